@@ -1,0 +1,47 @@
+"""The ``psygym`` console script (typer). Each subcommand lives in its own module.
+
+A command module defines ``register(app: typer.Typer) -> None``. Heavy libraries (torch, SB3,
+optuna) are imported inside the commands that need them, so ``psygym odds`` starts fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import typer
+
+COMMAND_MODULES = [
+    "experiments.odds",
+    "experiments.simulate",
+    "experiments.bench",
+    "experiments.solve",
+    "experiments.advise",
+    "experiments.evaluate",
+    "experiments.compare",
+    "experiments.train",
+    "experiments.tune",
+    "experiments.play",
+]
+"""Modules whose ``register(app)`` adds commands, in the order ``--help`` lists them."""
+
+app = typer.Typer(
+    name="psygym",
+    help="The Warhammer 40,000 psychic phase as a laboratory: odds, bots, solvers, RL, play.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+for _name in COMMAND_MODULES:
+    if importlib.util.find_spec(_name) is not None:
+        importlib.import_module(_name).register(app)
+
+
+def main() -> None:
+    """Entry point of the ``psygym`` console script."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

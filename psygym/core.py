@@ -1,0 +1,325 @@
+"""The game API shared by every edition (OpenSpiel-style) and its conformance checker.
+
+A ``Rules`` object is built from a scenario. States are frozen, hashable values; ``apply`` is pure
+and returns the next state. Dice are never rolled inside ``apply``: a state whose
+``current_player`` is :data:`CHANCE` lists its exact outcomes with ``chance_outcomes`` and the
+caller (an env, a sampler or a solver) picks or sums over them. One rules engine therefore serves
+sampling, exact odds and exact solving.
+
+``apply_with_events`` also reports :class:`Event` records (cast, perils, denied, wounds, slain, ...)
+for rendering, replays and statistics; events are not part of the state.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+CHANCE = -1
+"""``current_player`` value of a chance node."""
+TERMINAL = -2
+"""``current_player`` value of a finished game."""
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something that happened in one transition, for rendering and statistics.
+
+    Attributes:
+        kind: a short machine-readable tag (``"cast"``, ``"perils"``, ``"denied"``, ``"wounds"``,
+            ``"slain"``, ``"manifest"``, ``"phase"``, ...).
+        text: one line a player can read.
+        player: the player the event concerns, if any.
+        data: extra key/value pairs (sorted tuple so events stay hashable).
+    """
+
+    kind: str
+    text: str
+    player: int | None = None
+    data: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Value of one ``data`` entry."""
+        return dict(self.data).get(key, default)
+
+
+@dataclass(frozen=True)
+class ActionView:
+    """A typed, readable view of one action (``Rules.describe``); ``str()`` gives its label."""
+
+    label: str = field(default="", compare=False)
+
+    def __str__(self) -> str:
+        return self.label
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the given state; the message lists the legal ones."""
+
+    def __init__(self, action: int, legal: Sequence[int], labels: Sequence[str], where: str):
+        self.action = action
+        self.legal = list(legal)
+        shown = ", ".join(f"{a} ({lbl})" for a, lbl in zip(legal, labels))
+        super().__init__(f"action {action} is not legal {where}; legal actions: {shown}")
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Anything that chooses actions: heuristics, solvers, trained models.
+
+    ``action_probabilities`` returns a distribution over legal actions of ``player`` in ``state``
+    (a deterministic policy returns one action with probability 1).
+    """
+
+    name: str
+
+    def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
+        """Distribution over the legal actions of ``player`` in ``state``."""
+        ...
+
+
+class RulesBase(ABC):
+    """Base class of every edition's rules: the shared invariants live here once.
+
+    Subclasses implement the game hooks (``initial_state``, ``current_player``, ``legal_actions``,
+    ``chance_outcomes``, ``_apply``, ``returns``, ``observe``, ``describe``). This class provides
+    legality checking with a clear error, ``apply``/``apply_with_events``, masks and chance sampling.
+    """
+
+    edition: str = ""
+    num_players: int = 2
+    num_actions: int = 0
+    observation_size: int = 0
+    scenario: Any = None
+
+    @abstractmethod
+    def initial_state(self) -> Hashable:
+        """The state at the start of the game (possibly a chance node)."""
+
+    @abstractmethod
+    def current_player(self, state: Hashable) -> int:
+        """0 or 1 at a decision node, else :data:`CHANCE` or :data:`TERMINAL`."""
+
+    @abstractmethod
+    def legal_actions(self, state: Hashable) -> list[int]:
+        """Sorted legal actions of the player to move (empty at chance and terminal nodes)."""
+
+    @abstractmethod
+    def chance_outcomes(self, state: Hashable) -> list[tuple[int, float]]:
+        """Exact ``(outcome, probability)`` pairs at a chance node; probabilities sum to 1."""
+
+    @abstractmethod
+    def _apply(self, state: Hashable, action: int) -> tuple[Hashable, tuple[Event, ...]]:
+        """Next state and events; ``action`` is already known to be legal."""
+
+    @abstractmethod
+    def returns(self, state: Hashable) -> tuple[float, float]:
+        """Scores of players 0 and 1 so far (zero-sum: they add up to 0)."""
+
+    @abstractmethod
+    def observe(self, state: Hashable, player: int) -> np.ndarray:
+        """Flat float32 vector of what ``player`` may see (length ``observation_size``)."""
+
+    @abstractmethod
+    def describe(self, state: Hashable, action: int) -> ActionView:
+        """Typed view of ``action`` in ``state`` (a chance outcome at chance nodes)."""
+
+    def render(self, state: Hashable, player: int | None = None) -> str:
+        """Text picture of the state, as ``player`` may see it (``None``: everything)."""
+        return repr(state)
+
+    def apply(self, state: Hashable, action: int, *, check: bool = True) -> Hashable:
+        """Pure transition: the state after ``action`` (a decision or a chance outcome).
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
+        """
+        return self.apply_with_events(state, action, check=check)[0]
+
+    def apply_with_events(
+        self, state: Hashable, action: int, *, check: bool = True
+    ) -> tuple[Hashable, tuple[Event, ...]]:
+        """Like :meth:`apply`, also returning what happened."""
+        if check:
+            self.check_action(state, action)
+        return self._apply(state, int(action))
+
+    def check_action(self, state: Hashable, action: int) -> None:
+        """Raise :class:`IllegalActionError` unless ``action`` is legal in ``state``."""
+        player = self.current_player(state)
+        if player == TERMINAL:
+            raise IllegalActionError(action, [], [], "in a finished game")
+        if player == CHANCE:
+            legal = [o for o, _ in self.chance_outcomes(state)]
+            where = "as a chance outcome here"
+        else:
+            legal = self.legal_actions(state)
+            where = f"for player {player} here"
+        if action not in legal:
+            labels = [str(self.describe(state, a)) for a in legal]
+            raise IllegalActionError(action, legal, labels, where)
+
+    def is_terminal(self, state: Hashable) -> bool:
+        """Whether the game is over."""
+        return self.current_player(state) == TERMINAL
+
+    def legal_mask(self, state: Hashable) -> np.ndarray:
+        """Boolean mask over ``range(num_actions)`` derived from :meth:`legal_actions`."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[self.legal_actions(state)] = True
+        return mask
+
+    def sample_chance(self, state: Hashable, rng: np.random.Generator) -> int:
+        """Draw one chance outcome with ``rng`` (editions may override with a faster path)."""
+        outcomes = self.chance_outcomes(state)
+        probs = np.fromiter((p for _, p in outcomes), dtype=float, count=len(outcomes))
+        idx = int(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"))
+        return outcomes[min(idx, len(outcomes) - 1)][0]
+
+    def action_label(self, state: Hashable, action: int) -> str:
+        """Readable label of an action (``str(describe(...))``)."""
+        return str(self.describe(state, action))
+
+
+def sample_action(
+    policy: Policy, rules: RulesBase, state: Hashable, player: int, rng: np.random.Generator
+) -> int:
+    """Draw an action from ``policy`` in ``state`` with ``rng``."""
+    probs = policy.action_probabilities(rules, state, player)
+    if len(probs) == 1:
+        return int(next(iter(probs)))
+    actions = list(probs)
+    weights = np.fromiter((probs[a] for a in actions), dtype=float, count=len(actions))
+    idx = int(np.searchsorted(np.cumsum(weights), rng.random() * weights.sum(), side="right"))
+    return int(actions[min(idx, len(actions) - 1)])
+
+
+def play_game(
+    rules: RulesBase,
+    policies: Sequence[Policy],
+    rng: np.random.Generator,
+    *,
+    state: Hashable | None = None,
+    on_step: Any = None,
+) -> Hashable:
+    """Play one game to the end, sampling chance with ``rng``; returns the terminal state.
+
+    ``on_step(state, action, events)`` is called after every transition if given.
+    """
+    s = rules.initial_state() if state is None else state
+    while True:
+        player = rules.current_player(s)
+        if player == TERMINAL:
+            return s
+        if player == CHANCE:
+            a = rules.sample_chance(s, rng)
+        else:
+            a = sample_action(policies[player], rules, s, player, rng)
+        s2, events = rules.apply_with_events(s, a, check=False)
+        if on_step is not None:
+            on_step(s, a, events)
+        s = s2
+
+
+class RulesCheckError(AssertionError):
+    """A rules implementation broke one of the API's invariants."""
+
+
+@dataclass
+class CheckReport:
+    """What :func:`check_rules` visited."""
+
+    games: int = 0
+    decision_nodes: int = 0
+    chance_nodes: int = 0
+    max_length: int = 0
+
+
+def check_rules(
+    rules: RulesBase, *, games: int = 20, seed: int = 0, max_steps: int = 100_000
+) -> CheckReport:
+    """Check the invariants every edition must satisfy along random playouts.
+
+    Checks: chance probabilities are positive and sum to 1 with unique outcomes; legal actions are
+    non-empty, sorted, unique and inside ``range(num_actions)`` at decision nodes; the mask equals
+    the legal actions; states are hashable and ``apply`` leaves its input unchanged and is
+    deterministic; every legal action has a label; observations have the declared shape and are
+    finite; returns are zero-sum; playouts terminate within ``max_steps``.
+
+    Raises:
+        RulesCheckError: naming the broken invariant and where.
+    """
+    rng = np.random.default_rng(seed)
+    report = CheckReport()
+
+    def fail(msg: str, s: Hashable) -> None:
+        raise RulesCheckError(f"{rules.edition}: {msg} (state: {s!r})")
+
+    for _ in range(games):
+        s = rules.initial_state()
+        for step in range(max_steps + 1):
+            hash(s)
+            r = rules.returns(s)
+            if not math.isclose(sum(r), 0.0, abs_tol=1e-9):
+                fail(f"returns {r} are not zero-sum", s)
+            for p in range(rules.num_players):
+                obs = rules.observe(s, p)
+                if obs.shape != (rules.observation_size,) or obs.dtype != np.float32:
+                    fail(f"observe gave shape {obs.shape} {obs.dtype}", s)
+                if not np.all(np.isfinite(obs)):
+                    fail("observation has a non-finite value", s)
+            player = rules.current_player(s)
+            if player == TERMINAL:
+                if rules.legal_actions(s):
+                    fail("terminal state has legal actions", s)
+                break
+            if step == max_steps:
+                fail(f"game did not end within {max_steps} steps", s)
+            before = copy.deepcopy(s)
+            if player == CHANCE:
+                report.chance_nodes += 1
+                outcomes = rules.chance_outcomes(s)
+                keys = [o for o, _ in outcomes]
+                if not outcomes or len(set(keys)) != len(keys):
+                    fail(f"chance outcomes empty or repeated: {keys}", s)
+                if any(p <= 0 for _, p in outcomes):
+                    fail("a chance outcome has probability <= 0", s)
+                total = sum(p for _, p in outcomes)
+                if not math.isclose(total, 1.0, abs_tol=1e-9):
+                    fail(f"chance probabilities sum to {total}", s)
+                a = rules.sample_chance(s, rng)
+                if a not in keys:
+                    fail(f"sample_chance drew {a}, not an outcome", s)
+            else:
+                if player not in range(rules.num_players):
+                    fail(f"current_player {player} is not a player", s)
+                report.decision_nodes += 1
+                legal = rules.legal_actions(s)
+                if not legal:
+                    fail("no legal actions at a decision node", s)
+                if legal != sorted(set(legal)):
+                    fail(f"legal actions not sorted and unique: {legal}", s)
+                if legal[0] < 0 or legal[-1] >= rules.num_actions:
+                    fail(f"legal actions outside range({rules.num_actions}): {legal}", s)
+                mask = rules.legal_mask(s)
+                if list(np.flatnonzero(mask)) != legal:
+                    fail("legal_mask differs from legal_actions", s)
+                for a in legal:
+                    if not str(rules.describe(s, a)):
+                        fail(f"action {a} has an empty label", s)
+                a = legal[int(rng.integers(len(legal)))]
+            nxt = rules.apply(s, a)
+            if s != before:
+                fail("apply modified its input state", s)
+            if rules.apply(s, a) != nxt:
+                fail(f"apply is not deterministic for action {a}", s)
+            s = nxt
+            report.max_length = max(report.max_length, step + 1)
+        report.games += 1
+    return report

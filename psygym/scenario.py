@@ -1,0 +1,181 @@
+"""Scenario files: TOML data validated with pydantic, with errors that name file, field and fix.
+
+A scenario names its ``edition``, the game settings and two ``sides`` of units. Each edition
+subclasses :class:`UnitSpec`, :class:`SideSpec` and :class:`ScenarioSpec` with its own fields;
+this module holds what they share (units with wounds, toughness, saves, leadership, a position in
+inches; unique unit names; two non-empty sides) and the loader.
+
+Every problem becomes one :class:`ScenarioError` whose message reads
+``<file>: field <dotted.path>: <problem> (allowed: ...)``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+KNOWN_EDITIONS = ("rt", "2nd", "7th", "8th")
+"""Edition ids a scenario's ``edition`` field may take."""
+
+
+class ScenarioError(ValueError):
+    """A scenario (or data) file that cannot be used; the message names file, field and fix."""
+
+    def __init__(self, source: str, field: str, problem: str, allowed: str | None = None):
+        self.source, self.field, self.problem, self.allowed = source, field, problem, allowed
+        msg = f"{source}: field {field}: {problem}" if field else f"{source}: {problem}"
+        if allowed:
+            msg += f" (allowed: {allowed})"
+        super().__init__(msg)
+
+
+class Spec(BaseModel):
+    """Base of every scenario/data model: unknown fields are errors, values are immutable."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class UnitSpec(Spec):
+    """A unit shared by every edition's scenario (editions add their own fields)."""
+
+    name: str = Field(min_length=1, description="unique name of the unit in the scenario")
+    models: int = Field(1, ge=1, le=100, description="number of models")
+    wounds: int = Field(ge=1, le=100, description="wounds per model")
+    toughness: int = Field(4, ge=1, le=10)
+    save: int = Field(7, ge=2, le=7, description="armour save (7 means none)")
+    invulnerable: int | None = Field(None, ge=2, le=6, description="invulnerable save, if any")
+    leadership: int = Field(8, ge=2, le=10)
+    position: tuple[float, float] = Field(description="x, y in inches")
+    value_per_wound: float = Field(1.0, ge=0, description="score value of one wound")
+
+
+U = TypeVar("U", bound=UnitSpec)
+
+
+class SideSpec(Spec):
+    """One player's army: a name and at least one unit (editions narrow ``units``' type)."""
+
+    name: str = Field(min_length=1)
+    units: list[UnitSpec] = Field(min_length=1)
+
+
+class ScenarioSpec(Spec):
+    """A whole scenario: edition, name, description and exactly two sides."""
+
+    edition: str
+    name: str = Field(min_length=1)
+    description: str = ""
+    sides: list[SideSpec] = Field(min_length=2, max_length=2)
+
+    @model_validator(mode="after")
+    def _unique_unit_names(self) -> ScenarioSpec:
+        seen: set[str] = set()
+        for i, side in enumerate(self.sides):
+            for j, unit in enumerate(side.units):
+                if unit.name in seen:
+                    raise _FieldProblem(
+                        f"sides.{i}.units.{j}.name",
+                        f"unit name {unit.name!r} is used twice",
+                        "a name no other unit in the scenario has",
+                    )
+                seen.add(unit.name)
+        return self
+
+
+class _FieldProblem(ValueError):
+    """Raised inside validators to point at a precise field (turned into a ScenarioError)."""
+
+    def __init__(self, field: str, problem: str, allowed: str | None = None):
+        self.field, self.problem, self.allowed = field, problem, allowed
+        super().__init__(problem)
+
+
+def field_problem(field: str, problem: str, allowed: str | None = None) -> ValueError:
+    """Build an error for a validator to raise that points at ``field`` (a dotted path)."""
+    return _FieldProblem(field, problem, allowed)
+
+
+def _dotted(loc: tuple[Any, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def _allowed_from(err: Mapping[str, Any]) -> str | None:
+    ctx = err.get("ctx") or {}
+    kind = err.get("type", "")
+    if "expected" in ctx:
+        return str(ctx["expected"])
+    bounds = [f"{k.replace('_', ' ')} {ctx[k]}" for k in ("ge", "gt", "le", "lt") if k in ctx]
+    if bounds:
+        return ", ".join(bounds)
+    if kind == "missing":
+        return "this field is required"
+    if kind == "extra_forbidden":
+        return "only the fields the edition's scenario format documents"
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return kind.removesuffix("_type").removesuffix("_parsing").replace("_", " ")
+    if kind in ("too_short", "too_long"):
+        return f"length {ctx.get('min_length', 0)}..{ctx.get('max_length', 'any')}"
+    return None
+
+
+def validate(model: type[BaseModel], data: Mapping[str, Any], source: str) -> Any:
+    """Validate ``data`` with ``model``; raise one :class:`ScenarioError` for the first problem."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        inner = (err.get("ctx") or {}).get("error")
+        if isinstance(inner, _FieldProblem):
+            raise ScenarioError(source, inner.field, inner.problem, inner.allowed) from None
+        field = _dotted(tuple(err.get("loc", ())))
+        msg = err.get("msg", "invalid").removeprefix("Value error, ")
+        raise ScenarioError(source, field, msg, _allowed_from(err)) from None
+    except _FieldProblem as exc:
+        raise ScenarioError(source, exc.field, exc.problem, exc.allowed) from None
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """Read a TOML file, turning a missing file or a syntax error into a :class:`ScenarioError`."""
+    p = Path(path)
+    if not p.is_file():
+        raise ScenarioError(str(p), "", "no such file", "a path to a .toml file or a shipped name")
+    try:
+        with p.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(str(p), "", f"not valid TOML: {exc}") from None
+
+
+def read_edition(data: Mapping[str, Any], source: str) -> str:
+    """The ``edition`` field of a scenario's data, checked against :data:`KNOWN_EDITIONS`."""
+    edition = data.get("edition")
+    if edition is None:
+        raise ScenarioError(source, "edition", "missing", ", ".join(KNOWN_EDITIONS))
+    if edition not in KNOWN_EDITIONS:
+        raise ScenarioError(
+            source, "edition", f"unknown edition {edition!r}", ", ".join(KNOWN_EDITIONS)
+        )
+    return str(edition)
+
+
+def resolve_path(scenario: str | Path, shipped_dir: Path, edition: str) -> Path:
+    """A shipped scenario name (``"duel"``) or a path, as a path to an existing file."""
+    p = Path(scenario)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    candidate = shipped_dir / f"{scenario}.toml"
+    if candidate.is_file():
+        return candidate
+    names = ", ".join(sorted(f.stem for f in shipped_dir.glob("*.toml")))
+    raise ScenarioError(
+        str(scenario), "", f"no shipped {edition} scenario of that name", names or "none shipped"
+    )
+
+
+def distance(a: tuple[float, float], b: tuple[float, float]) -> float:
+    """Distance in inches between two positions."""
+    return ((a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2) ** 0.5
