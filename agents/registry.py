@@ -51,9 +51,10 @@ class _Factory:
     def supports(self, edition: str) -> bool:
         """Whether ``edition`` has an agent of this name."""
         if self.name == "random" or self.name in GENERIC:
-            return self.name == "random" or importlib.util.find_spec(
-                GENERIC[self.name].split(":")[0]
-            ) is not None
+            return (
+                self.name == "random"
+                or importlib.util.find_spec(GENERIC[self.name].split(":")[0]) is not None
+            )
         return self.name in _heuristics(edition)
 
     def __call__(self, rules: Any, arg: str | None = None) -> Any:

@@ -1,2 +1,4 @@
-"""The ``psygym`` command line: odds, simulate, bench, solve, advise, evaluate, compare, train,
-tune, play and replay, one module each."""
+"""The ``psygym`` command line, one module per command.
+
+Commands: odds, simulate, bench, solve, advise, evaluate, compare, train, tune, play and replay.
+"""

@@ -19,7 +19,8 @@ from rich.table import Table as RichTable
 
 from psygym.odds import Table
 
-console = Console()
+# Piped output (tests, files) gets a wide fixed width so tables do not wrap into columns of "…".
+console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -39,7 +40,7 @@ def user_errors() -> Iterator[None]:
 
 
 def check_choice(value: str, allowed: Sequence[str], option: str) -> str:
-    """Return ``value`` if allowed, else raise a ``ValueError`` naming the option and the choices."""
+    """Return ``value`` if allowed, else raise a ``ValueError`` naming option and choices."""
     if value not in allowed:
         raise ValueError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
     return value
@@ -59,16 +60,25 @@ def render_tables(tables: Sequence[Table], fmt: str) -> str:
         return out.getvalue()
     if fmt == "json":
         doc = [
-            {"name": t.name, "title": t.title, "columns": t.columns, "rows": t.text_rows(),
-             "note": t.note}
+            {
+                "name": t.name,
+                "title": t.title,
+                "columns": t.columns,
+                "rows": t.text_rows(),
+                "note": t.note,
+            }
             for t in tables
         ]
         return json.dumps(doc[0] if len(doc) == 1 else doc, indent=2)
     if fmt == "markdown":
         parts = []
         for t in tables:
-            lines = [f"### {t.title}", "", "| " + " | ".join(t.columns) + " |",
-                     "|" + "---|" * len(t.columns)]
+            lines = [
+                f"### {t.title}",
+                "",
+                "| " + " | ".join(t.columns) + " |",
+                "|" + "---|" * len(t.columns),
+            ]
             lines += ["| " + " | ".join(r) + " |" for r in t.text_rows()]
             if t.note:
                 lines += ["", t.note]
@@ -97,6 +107,11 @@ def new_run_dir(parent: str | Path, prefix: str) -> Path:
     return path
 
 
+def rate(x: float, digits: int = 1) -> str:
+    """A rate as a percentage, or "-" when undefined (nan)."""
+    return "-" if x != x else f"{x:.{digits}%}"
+
+
 def timestamp() -> str:
     """Local time as ``YYYYmmdd-HHMMSS`` for run folder names."""
     return datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -112,12 +127,15 @@ def split_names(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def progress(iterable: Sequence[T] | range, description: str, *, disable: bool = False) -> Iterator[T]:
+def progress(
+    iterable: Sequence[T] | range, description: str, *, disable: bool = False
+) -> Iterator[T]:
     """Iterate with a rich progress bar (to stderr, so CSV/JSON on stdout stay clean)."""
     from rich.progress import track
 
-    yield from track(iterable, description=description, console=err_console, disable=disable,
-                     transient=True)
+    yield from track(
+        iterable, description=description, console=err_console, disable=disable, transient=True
+    )
 
 
 def json_default(obj: Any) -> Any:

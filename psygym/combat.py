@@ -42,7 +42,7 @@ def to_wound_rt(strength: int, toughness: int) -> int | None:
 
 
 def to_wound_8th(strength: int, toughness: int) -> int:
-    """8th-edition wound table (8E-7.3): 2+ at S >= 2T, 3+ S > T, 4+ S = T, 5+ S < T, 6+ S <= T/2."""
+    """8th-edition wound table (8E-7.3): 2+ S >= 2T, 3+ S > T, 4+ S = T, 5+ S < T, 6+ S <= T/2."""
     if strength >= 2 * toughness:
         return 2
     if strength > toughness:
@@ -67,7 +67,7 @@ def unsaved_chance_7th(save: int, invulnerable: int | None, ap: int | None) -> F
 
 
 def unsaved_chance_8th(save: int, invulnerable: int | None, ap: int) -> Fraction:
-    """8th edition (8E-7.3): armour save worsened by AP (given as 0, -1, -2 ...); invulnerable kept."""
+    """8th edition (8E-7.3): armour save worsened by AP (0, -1, -2 ...); invulnerable kept."""
     return 1 - save_chance(save - ap if save < 7 else None, invulnerable)
 
 
@@ -111,8 +111,11 @@ def wound_distribution(
     """
     hd = distribution(hits) if isinstance(hits, str | int) else dict(hits)
     dd = distribution(damage) if isinstance(damage, str | int) else dict(damage)
-    dist = dict(_wound_distribution(tuple(sorted(hd.items())), Fraction(p_success),
-                                    tuple(sorted(dd.items()))))
+    dist = dict(
+        _wound_distribution(
+            tuple(sorted(hd.items())), Fraction(p_success), tuple(sorted(dd.items()))
+        )
+    )
     return capped(dist, cap) if cap is not None else dist
 
 

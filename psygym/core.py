@@ -89,7 +89,8 @@ class RulesBase(ABC):
 
     Subclasses implement the game hooks (``initial_state``, ``current_player``, ``legal_actions``,
     ``chance_outcomes``, ``_apply``, ``returns``, ``observe``, ``describe``). This class provides
-    legality checking with a clear error, ``apply``/``apply_with_events``, masks and chance sampling.
+    legality checking with a clear error, ``apply``/``apply_with_events``, masks and chance
+    sampling.
     """
 
     edition: str = ""

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from itertools import product
 from math import comb, factorial
 
@@ -58,7 +58,7 @@ class DiceExpr:
         return self.count * self.sides + self.modifier if self.sides else self.modifier
 
 
-@lru_cache(maxsize=None)
+@cache
 def parse(expr: str | int) -> DiceExpr:
     """Parse a dice expression such as ``"2D6"``, ``"D3"``, ``"D6+1"`` or ``"3"``.
 
@@ -92,7 +92,7 @@ def convolve(a: Mapping[int, Fraction], b: Mapping[int, Fraction]) -> Dist:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _dice_sum(count: int, sides: int) -> tuple[tuple[int, Fraction], ...]:
     single = {face: Fraction(1, sides) for face in range(1, sides + 1)}
     dist: Dist = {0: Fraction(1)}
@@ -114,7 +114,7 @@ def binomial(n: int, p: Fraction) -> Dist:
     return _binomial(n, Fraction(p))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _binomial(n: int, p: Fraction) -> Dist:
     return {k: comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)}
 
@@ -125,7 +125,7 @@ def prob_at_least(threshold: int, sides: int = 6) -> Fraction:
     return Fraction(min(max(hits, 0), sides), sides)
 
 
-@lru_cache(maxsize=None)
+@cache
 def pool(n: int, threshold: int = 4) -> dict[tuple[int, int], Fraction]:
     """Joint distribution of (rolls >= threshold, natural 6s) among ``n`` D6.
 
@@ -147,7 +147,7 @@ def pool(n: int, threshold: int = 4) -> dict[tuple[int, int], Fraction]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def pool_any_double(n: int, threshold: int = 4) -> dict[tuple[int, bool], Fraction]:
     """Joint distribution of (rolls >= threshold, some face shown twice or more) among ``n`` D6."""
     threshold = min(max(threshold, 2), 6)
@@ -173,7 +173,7 @@ def at_least(dist: Mapping[int, Fraction], k: int) -> Fraction:
     return sum((p for v, p in dist.items() if v >= k), Fraction(0))
 
 
-@lru_cache(maxsize=None)
+@cache
 def two_d6_faces() -> tuple[tuple[tuple[int, int], Fraction], ...]:
     """The 36 ordered results of 2D6, each 1/36, as ((die1, die2), p)."""
     return tuple(((a, b), Fraction(1, 36)) for a, b in product(range(1, 7), repeat=2))

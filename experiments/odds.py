@@ -1,0 +1,34 @@
+"""``psygym odds``: exact odds tables of an edition, as a table, CSV, JSON or Markdown."""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from experiments.common import FORMATS, console, render_tables, user_errors
+from psygym.editions import MODULES, edition_id
+
+
+def odds(
+    edition: str = typer.Option("7th", help="Edition: 7th, 8th, 2nd or rt."),
+    fmt: str = typer.Option("table", "--format", help=f"Output format: {', '.join(FORMATS)}."),
+    max_dice: int = typer.Option(10, min=1, max=30, help="7th: largest number of dice shown."),
+    deny: bool = typer.Option(False, "--deny", help="7th: chance to negate k successes."),
+    generation: bool = typer.Option(False, "--generation", help="7th: power generation odds."),
+) -> None:
+    """Print the exact odds tables of an edition (7th: casting, --deny, --generation)."""
+    with user_errors():
+        eid = edition_id(edition)
+        mod = importlib.import_module(f"{MODULES[eid]}.odds")
+        tables = mod.tables(max_dice=max_dice, deny=deny, generation=generation)
+        text = render_tables(tables, fmt)
+    if fmt == "table":
+        console.print(text, end="", highlight=False)
+    else:
+        typer.echo(text, nl=not text.endswith("\n"))
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``odds`` command."""
+    app.command("odds")(odds)

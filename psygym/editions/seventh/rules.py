@@ -1,0 +1,1166 @@
+"""7th-edition psychic phase rules (rules/seventh.md, 7E-1 to 7E-9).
+
+The game: power generation before the battle (7E-2), then a number of battle rounds in which each
+player has one Psychic phase while the other denies (7E-8.1).
+
+Action layout (``Discrete(num_actions)``; ``U`` units, ``R`` powers any psyker of the scenario may
+know, ``D`` disciplines named by the scenario, ``M`` the largest possible pool)::
+
+    0                              end the Psychic phase
+    1 + (caster*R + power)*U + t   choose caster, power and target t (7E-4.1)
+    DICE + n - 1                   cast with n dice, 1 <= n <= M
+    DENY + m                       deny with m dice, 0 <= m <= M (0: do not deny)
+    DISC + d                       generate the next power from discipline d (7E-2.1)
+    SWAP + 0 / SWAP + 1            keep the rolled power / take the Primaris instead (7E-2.2)
+
+Powers without a target (self, nova, conjuration) use the caster's own index as ``t``.
+
+Chance outcomes are aggregated: a cast of n dice is one node whose outcomes are
+``2*successes + perils``; a deny is one node "denied or not"; an attack is one node over the
+wounds it inflicts.
+
+Defaults chosen where the spec is silent (each can be seen in the code at the cited rule):
+
+- Decisions with a single option (one discipline to roll on, Primaris already known, no deny
+  dice, nothing left to cast) are taken automatically, so every decision node is a real choice.
+- A player whose army has no living psyker with a power skips its Psychic phase (no pool roll).
+- Perils is resolved in full right after the casting roll, before the deny (7E-5.4 "Perils already
+  suffered still stand"); so Power Drain shrinks the deny pool before the deny.
+- A "wound" from Perils removes one wound from the psyker's unit; Feel No Pain is not modelled.
+  Dragged into the Warp (failed) removes one model's worth of wounds and the unit's psyker; any
+  models left take the table's D6 S6 AP1 hits.
+- Wounds come off a unit's pool of models x wounds; damage per unsaved wound is capped at the
+  wounds of one model. Area attacks hit min(models left, 3/2/4) times (template/blast/large blast).
+- A nova hits every living enemy unit in range; the unit with the best deny modifiers denies.
+  A beam hits its one target.
+- A blessing or malediction already in force on a unit cannot be cast on it again (7E-7.2 "copies
+  do not stack"); it lasts until its owner's next Psychic phase. Warp Surge gives a 3++ save until
+  then and scores ``warp_surge_value``.
+- Life Leech heals its caster one wound (scored back) if it caused any wound.
+- Focused witchfires' precision shots change nothing (7E-4.5 default).
+- Ties for deny: the denier must negate all successes (7E-5.3); a power that targets none of the
+  denier's units is denied by natural 6s only (7E-5.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from psygym.combat import (
+    capped,
+    roll_chance,
+    to_wound_7th,
+    unsaved_chance_7th,
+    wound_distribution,
+)
+from psygym.core import CHANCE, TERMINAL, ActionView, Event, RulesBase
+from psygym.dice import Dist, at_least, binomial, distribution, parse, pool, pool_any_double
+from psygym.editions.seventh.spec import (
+    AREA_HITS,
+    PerilsFile,
+    Power,
+    PowerFile,
+    Scenario,
+)
+from psygym.editions.seventh.state import Cast, Stage, State, UnitState
+from psygym.scenario import distance
+
+_DECISIONS = (Stage.DISCIPLINE, Stage.SWAP, Stage.SELECT, Stage.DICE, Stage.DENY)
+
+
+# ----------------------------------------------------------------------------- action views
+@dataclass(frozen=True)
+class EndPhase(ActionView):
+    """End the Psychic phase (7E-4.1)."""
+
+
+@dataclass(frozen=True)
+class Choose(ActionView):
+    """Choose a psyker, one of its powers and a target (7E-4.1)."""
+
+    psyker: str = ""
+    power: str = ""
+    target: str = ""
+    warp_charge: int = 0
+
+
+@dataclass(frozen=True)
+class CastDice(ActionView):
+    """Cast the chosen power with ``dice`` dice (7E-4.3)."""
+
+    psyker: str = ""
+    power: str = ""
+    target: str = ""
+    dice: int = 0
+
+
+@dataclass(frozen=True)
+class Deny(ActionView):
+    """Deny the Witch with ``dice`` dice (0: let it through) (7E-5)."""
+
+    unit: str = ""
+    dice: int = 0
+
+
+@dataclass(frozen=True)
+class ChooseDiscipline(ActionView):
+    """Generate the next power from a discipline (7E-2.1)."""
+
+    psyker: str = ""
+    discipline: str = ""
+
+
+@dataclass(frozen=True)
+class KeepOrSwap(ActionView):
+    """Keep the rolled power or swap it for the Primaris power (7E-2.2)."""
+
+    psyker: str = ""
+    power: str = ""
+    swap: bool = False
+
+
+@dataclass(frozen=True)
+class Outcome(ActionView):
+    """A chance outcome."""
+
+
+# ----------------------------------------------------------------------------- exact tables
+@cache
+def ld_pass(leadership: int) -> Fraction:
+    """P(2D6 <= Ld), the Leadership test (7E-6)."""
+    return sum((p for v, p in distribution("2D6").items() if v <= leadership), Fraction(0))
+
+
+@cache
+def cast_distribution(dice: int, doubles_peril: bool) -> tuple[tuple[int, Fraction], ...]:
+    """Outcomes ``2*successes + perils`` of a casting roll (7E-4.3, 7E-4.4).
+
+    Successes are rolls of 4+; Perils is two or more 6s, or any double for Daemonology powers cast
+    by a psyker without the matching flag.
+    """
+    out: dict[int, Fraction] = {}
+    if doubles_peril:
+        for (k, dbl), p in pool_any_double(dice, 4).items():
+            key = 2 * k + int(dbl)
+            out[key] = out.get(key, Fraction(0)) + p
+    else:
+        for (k, sixes), p in pool(dice, 4).items():
+            key = 2 * k + int(sixes >= 2)
+            out[key] = out.get(key, Fraction(0)) + p
+    return tuple(sorted(out.items()))
+
+
+@cache
+def deny_chance(dice: int, threshold: int, successes: int) -> Fraction:
+    """P(at least ``successes`` of ``dice`` dice roll ``threshold``+) (7E-5.2, 7E-5.3)."""
+    return at_least(binomial(dice, roll_chance(threshold)), successes)
+
+
+def _floats(
+    dist: dict[int, Fraction] | tuple[tuple[int, Fraction], ...],
+) -> list[tuple[int, float]]:
+    items = dist.items() if isinstance(dist, dict) else dist
+    return [(int(k), float(p)) for k, p in sorted(items) if p]
+
+
+# ----------------------------------------------------------------------------- the rules
+class SeventhRules(RulesBase):
+    """7th-edition rules for one scenario; see the module docstring for layout and defaults."""
+
+    edition = "7th"
+
+    def __init__(self, scenario: Scenario, powers: PowerFile, perils: PerilsFile):
+        self.scenario = scenario
+        self.perils_table = {r.roll: r for r in perils.result}
+        self.removed_hits = perils.removed_hits
+        self.specs = [u for side in scenario.sides for u in side.units]
+        self.owner = tuple(i for i, side in enumerate(scenario.sides) for _ in side.units)
+        self.names = [u.name for u in self.specs]
+        self.max_wounds = tuple(u.models * u.wounds for u in self.specs)
+        game = scenario.game
+        self.total_phases = game.phase_limit or 2 * game.battle_rounds
+        by_name = {p.name: p for p in powers.power}
+
+        # Disciplines named by the scenario and the powers any psyker may come to know.
+        disciplines: list[str] = []
+        relevant: set[str] = set()
+        for u in self.specs:
+            if u.psyker is None:
+                continue
+            relevant.update(u.psyker.powers)
+            if u.psyker.force_weapon:
+                relevant.add("Force")
+            if game.generate_powers:
+                for d in u.psyker.disciplines:
+                    if d not in disciplines:
+                        disciplines.append(d)
+        for p in powers.power:
+            if p.discipline in disciplines:
+                relevant.add(p.name)
+        self.disciplines = disciplines
+        self.powers: list[Power] = [p for p in powers.power if p.name in relevant]
+        self.power_index = {p.name: i for i, p in enumerate(self.powers)}
+        self.primaris = {
+            d: self.power_index.get(
+                next((p.name for p in powers.power if p.discipline == d and p.number == 0), ""), -1
+            )
+            for d in disciplines
+        }
+        self.numbered = {
+            d: tuple(i for i, p in enumerate(self.powers) if p.discipline == d and p.number > 0)
+            for d in disciplines
+        }
+        del by_name
+
+        n_units, n_powers = len(self.specs), len(self.powers)
+        self.mastery = tuple(u.psyker.mastery if u.psyker else 0 for u in self.specs)
+        self.max_dice = 6 + max(
+            sum(self.mastery[i] for i in range(n_units) if self.owner[i] == side) + s.pool_bonus
+            for side, s in enumerate(scenario.sides)
+        )
+        self.CAST = 1
+        self.DICE = self.CAST + n_units * n_powers * n_units
+        self.DENY = self.DICE + self.max_dice
+        self.DISC = self.DENY + self.max_dice + 1
+        self.SWAP = self.DISC + len(disciplines)
+        self.num_actions = self.SWAP + 2
+
+        # Static geometry: candidate targets per (caster, power) (7E-4.1, disciplines.md).
+        self.candidates: dict[tuple[int, int], tuple[int, ...]] = {}
+        for c in range(len(self.specs)):
+            for p, power in enumerate(self.powers):
+                self.candidates[(c, p)] = self._candidates(c, power)
+        self.observation_size = (
+            11
+            + n_units * (6 + 3 * n_powers)
+            + 2 * n_units
+            + n_powers
+            + 5
+            + n_units
+            + len(disciplines)
+            + n_powers
+        )
+
+    # ------------------------------------------------------------------ static helpers
+    def _in_range(self, a: int, b: int, rng: float) -> bool:
+        return distance(self.specs[a].position, self.specs[b].position) <= rng
+
+    def _candidates(self, c: int, power: Power) -> tuple[int, ...]:
+        side = self.owner[c]
+        if power.target in ("self", "none", "enemies"):
+            return (c,)
+        wanted = side if power.target == "friendly" else 1 - side
+        return tuple(
+            t
+            for t in range(len(self.specs))
+            if self.owner[t] == wanted and (t == c or self._in_range(c, t, power.range))
+        )
+
+    def _nova_targets(self, s: State, c: int, power: Power) -> tuple[int, ...]:
+        return tuple(
+            t
+            for t, u in enumerate(s.units)
+            if self.owner[t] != self.owner[c] and u.alive() and self._in_range(c, t, power.range)
+        )
+
+    def _living_ml(self, s: State, side: int) -> int:
+        return sum(
+            self.mastery[i]
+            for i, u in enumerate(s.units)
+            if self.owner[i] == side and u.psyker and u.alive()
+        )
+
+    def _can_cast(self, s: State, side: int) -> bool:
+        return any(
+            self.owner[i] == side and u.psyker and u.alive() and u.powers
+            for i, u in enumerate(s.units)
+        )
+
+    def _side_alive(self, s: State, side: int) -> bool:
+        return any(u.alive() for i, u in enumerate(s.units) if self.owner[i] == side)
+
+    def models_left(self, s: State, unit: int) -> int:
+        """Models still in a unit (wounds left over wounds per model, rounded up)."""
+        w = self.specs[unit].wounds
+        return -(-s.units[unit].wounds // w)
+
+    def deny_unit_and_threshold(self, s: State, cast: Cast) -> tuple[int | None, int]:
+        """Which enemy unit denies and the roll it needs (7E-5.2): 6, 5, 4 or 3."""
+        power = self.powers[cast.power]
+        if power.target == "enemy":
+            units = [cast.target]
+        elif power.target == "enemies":
+            units = list(self._nova_targets(s, cast.caster, power))
+        else:
+            return None, 6
+        best: tuple[int | None, int] = (None, 6)
+        for t in units:
+            mods = 0
+            spec, u = self.specs[t], s.units[t]
+            if u.psyker and u.alive():
+                mods += 1
+                if self.mastery[t] > self.mastery[cast.caster]:
+                    mods += 1
+                if spec.psyker is not None and spec.psyker.adamantium_will:
+                    mods += 1
+            if best[0] is None or 6 - mods < best[1]:
+                best = (t, 6 - mods)
+        return best
+
+    # ------------------------------------------------------------------ API: structure
+    def initial_state(self) -> State:
+        """Units with their fixed powers (and Force), then power generation or the first phase."""
+        units = []
+        for u in self.specs:
+            if u.psyker is None:
+                units.append(UnitState(wounds=u.models * u.wounds, psyker=False))
+                continue
+            known = {self.power_index[n] for n in u.psyker.powers}
+            if u.psyker.force_weapon:
+                known.add(self.power_index["Force"])  # 7E-2.4
+            units.append(
+                UnitState(wounds=u.models * u.wounds, psyker=True, powers=tuple(sorted(known)))
+            )
+        s = State(stage=Stage.PHASE_ROLL, units=tuple(units))
+        if self.scenario.game.generate_powers:
+            return self._next_generation(s, -1)
+        return self._start_phase(s, 0)
+
+    def current_player(self, s: State) -> int:
+        """Owner at generation decisions, the active player when casting, the other at denies."""
+        if s.stage == Stage.OVER:
+            return TERMINAL
+        if s.stage in (Stage.DISCIPLINE, Stage.SWAP):
+            return self.owner[s.gen_unit]
+        if s.stage in (Stage.SELECT, Stage.DICE):
+            return s.active
+        if s.stage == Stage.DENY:
+            return 1 - s.active
+        return CHANCE
+
+    def is_response(self, s: State) -> bool:
+        """True at a deny decision, where the player answers the other's cast."""
+        return s.stage == Stage.DENY
+
+    def legal_actions(self, s: State) -> list[int]:
+        """Sorted legal actions (see the module docstring for the layout)."""
+        if s.stage == Stage.SELECT:
+            return [0, *self._legal_casts(s)]
+        if s.stage == Stage.DICE:
+            return list(range(self.DICE, self.DICE + s.pools[s.active]))
+        if s.stage == Stage.DENY:
+            return list(range(self.DENY, self.DENY + s.pools[1 - s.active] + 1))
+        if s.stage == Stage.DISCIPLINE:
+            return sorted(self.DISC + d for d in self._open_disciplines(s, s.gen_unit))
+        if s.stage == Stage.SWAP:
+            return [self.SWAP, self.SWAP + 1]
+        return []
+
+    def _legal_casts(self, s: State) -> list[int]:
+        out = []
+        n_units, n_powers = len(self.specs), len(self.powers)
+        for c, u in enumerate(s.units):
+            if self.owner[c] != s.active or not u.psyker or not u.alive():
+                continue
+            for p in u.powers:
+                if (c, p) in s.attempted:
+                    continue
+                power = self.powers[p]
+                if power.target == "enemies" and not self._nova_targets(s, c, power):
+                    continue
+                for t in self.candidates[(c, p)]:
+                    if not s.units[t].alive():
+                        continue
+                    if power.effect.value is not None and any(
+                        e[0] == p and e[1] == t for e in s.effects
+                    ):
+                        continue  # 7E-7.2: copies do not stack
+                    out.append(self.CAST + (c * n_powers + p) * n_units + t)
+        return sorted(out)
+
+    def _decode_cast(self, a: int) -> tuple[int, int, int]:
+        n_units, n_powers = len(self.specs), len(self.powers)
+        k = a - self.CAST
+        t = k % n_units
+        k //= n_units
+        return k // n_powers, k % n_powers, t
+
+    def _open_disciplines(self, s: State, unit: int) -> list[int]:
+        known = set(s.units[unit].powers)
+        spec = self.specs[unit].psyker
+        assert spec is not None
+        return [
+            self.disciplines.index(d)
+            for d in spec.disciplines
+            if any(p not in known for p in self.numbered[d])
+        ]
+
+    # ------------------------------------------------------------------ API: chance
+    def chance_outcomes(self, s: State) -> list[tuple[int, float]]:
+        """Exact outcomes of the pending chance event (see the stage comments in ``state.py``)."""
+        return list(self._chance(s)[0])
+
+    def sample_chance(self, s: State, rng: np.random.Generator) -> int:
+        """Draw a chance outcome with the cached cumulative table of the same exact outcomes."""
+        outcomes, cumulative = self._chance(s)
+        idx = int(np.searchsorted(cumulative, rng.random(), side="right"))
+        return outcomes[min(idx, len(outcomes) - 1)][0]
+
+    def _chance(self, s: State) -> tuple[tuple[tuple[int, float], ...], np.ndarray]:
+        return _tabulate(self.chance_distribution(s))
+
+    def chance_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
+        """Exact (Fraction) outcomes of the pending chance event."""
+        st = s.stage
+        if st == Stage.PHASE_ROLL:
+            return _d6()
+        if st == Stage.GEN_ROLL:
+            d = self.disciplines[s.gen_disc]
+            left = [p for p in self.numbered[d] if p not in s.units[s.gen_unit].powers]
+            return tuple((p, Fraction(1, len(left))) for p in left)
+        if st == Stage.CAST_ROLL:
+            assert s.cast is not None
+            return cast_distribution(s.cast.dice, self._doubles_peril(s.cast))
+        if st == Stage.PERILS:
+            return _d6()
+        if st == Stage.LD_TEST:
+            assert s.cast is not None
+            p = ld_pass(self.specs[s.cast.caster].leadership)
+            return _binary(p)
+        if st == Stage.PERILS_HITS:
+            assert s.cast is not None
+            return tuple(sorted(self._removed_hits_dist(s, s.cast.caster).items()))
+        if st == Stage.PURGE:
+            assert s.cast is not None
+            known = s.units[s.cast.caster].powers
+            return tuple((p, Fraction(1, len(known))) for p in known)
+        if st == Stage.DRAIN:
+            return tuple(sorted(distribution("D3").items()))
+        if st == Stage.DENY_ROLL:
+            assert s.cast is not None
+            _, threshold = self.deny_unit_and_threshold(s, s.cast)
+            return _binary(deny_chance(s.cast.deny_dice, threshold, s.cast.successes))
+        if st == Stage.EFFECT:
+            return tuple(sorted(self.effect_distribution(s, s.targets[0]).items()))
+        raise ValueError(f"stage {st.name} is not a chance node")
+
+    def _doubles_peril(self, cast: Cast) -> bool:
+        flag = self.powers[cast.power].doubles_perils_unless
+        psyker = self.specs[cast.caster].psyker
+        return flag is not None and not (psyker is not None and getattr(psyker, flag))
+
+    def _removed_hits_dist(self, s: State, unit: int) -> Dist:
+        spec, rh = self.specs[unit], self.removed_hits
+        hit = to_wound_7th(rh.strength, spec.toughness)
+        p = roll_chance(hit) * unsaved_chance_7th(spec.save, spec.invulnerable, rh.ap)
+        return wound_distribution(rh.hits, p, 1, cap=s.units[unit].wounds)
+
+    def effect_distribution(self, s: State, target: int) -> Dist:
+        """Exact wounds the pending manifested power inflicts on ``target`` (7E-7.1)."""
+        assert s.cast is not None
+        power = self.powers[s.cast.power]
+        eff = power.effect
+        spec, u = self.specs[target], s.units[target]
+        if eff.mortal is not None:
+            d = distribution(eff.mortal)
+            if eff.minus_target_ld:
+                d = {v - spec.leadership: p for v, p in d.items()}
+            return capped(d, u.wounds)
+        if eff.rolloff_mortal is not None:
+            caster_ld = self.specs[s.cast.caster].leadership
+            p_win = _rolloff_win(caster_ld, spec.leadership)
+            out = {
+                k: p * p_win for k, p in capped(distribution(eff.rolloff_mortal), u.wounds).items()
+            }
+            out[0] = out.get(0, Fraction(0)) + 1 - p_win
+            return out
+        atk = eff.attack
+        assert atk is not None
+        caster = self.specs[s.cast.caster]
+        if atk.hits in AREA_HITS:
+            hits: Dist = {min(self.models_left(s, target), AREA_HITS[atk.hits]): Fraction(1)}
+        else:
+            hits = distribution(atk.hits)
+        p_hit = (
+            Fraction(1) if atk.to_hit == "auto" else roll_chance(max(2, 7 - caster.ballistic_skill))
+        )
+        invuln = spec.invulnerable
+        if u.surge:
+            invuln = 3 if invuln is None else min(invuln, 3)  # 7E-6.6 Warp Surge: 3++
+        ap_dist = {None: Fraction(1)} if atk.ap == "none" else distribution(atk.ap)
+        damage = capped(distribution(atk.damage), spec.wounds)
+        out: Dist = {}
+        for strength, ps in distribution(atk.strength).items():
+            wound_on = atk.always_wounds_on or to_wound_7th(strength, spec.toughness)
+            for ap, pa in ap_dist.items():
+                p = p_hit * roll_chance(wound_on) * unsaved_chance_7th(spec.save, invuln, ap)
+                for w, pw in wound_distribution(hits, p, damage, cap=u.wounds).items():
+                    out[w] = out.get(w, Fraction(0)) + ps * pa * pw
+        return out
+
+    # ------------------------------------------------------------------ API: transitions
+    def _apply(self, s: State, a: int) -> tuple[State, tuple[Event, ...]]:
+        ev: list[Event] = []
+        st = s.stage
+        if st == Stage.SELECT:
+            if a == 0:
+                ev.append(
+                    Event("end_phase", f"{self._side(s.active)} ends the Psychic phase", s.active)
+                )
+                s = self._start_phase(s, s.phase + 1, ev)
+            else:
+                c, p, t = self._decode_cast(a)
+                s = replace(s, stage=Stage.DICE, cast=Cast(c, p, t))
+        elif st == Stage.DICE:
+            assert s.cast is not None
+            s = replace(s, stage=Stage.CAST_ROLL, cast=replace(s.cast, dice=a - self.DICE + 1))
+        elif st == Stage.DENY:
+            s = self._deny(s, a - self.DENY, ev)
+        elif st == Stage.DISCIPLINE:
+            s = replace(s, stage=Stage.GEN_ROLL, gen_disc=a - self.DISC)
+        elif st == Stage.SWAP:
+            s = self._finish_pick(s, swap=a == self.SWAP + 1, ev=ev)
+        else:
+            s = self._chance_result(s, a, ev)
+        return s, tuple(ev)
+
+    def _chance_result(self, s: State, a: int, ev: list[Event]) -> State:
+        st = s.stage
+        if st == Stage.PHASE_ROLL:
+            pools = [0, 0]
+            for side in (0, 1):
+                bonus = self.scenario.sides[side].pool_bonus if side == s.active else 0
+                pools[side] = a + self._living_ml(s, side) + bonus  # 7E-3.1
+            ev.append(
+                Event(
+                    "pools",
+                    f"Warp charge roll {a}: {self._side(s.active)} has "
+                    f"{pools[s.active]} dice, {self._side(1 - s.active)} "
+                    f"{pools[1 - s.active]} to deny",
+                    s.active,
+                    (("roll", a),),
+                )
+            )
+            return self._settle_select(replace(s, stage=Stage.SELECT, pools=tuple(pools)), ev)
+        if st == Stage.GEN_ROLL:
+            s = replace(s, gen_power=a)
+            d = self.disciplines[s.gen_disc]
+            prim = self.primaris[d]
+            ev.append(
+                Event(
+                    "generate",
+                    f"{self.names[s.gen_unit]} rolls {self.powers[a].name} ({d})",
+                    self.owner[s.gen_unit],
+                )
+            )
+            if prim < 0 or prim in s.units[s.gen_unit].powers:
+                return self._finish_pick(s, swap=False, ev=ev)
+            return replace(s, stage=Stage.SWAP)
+        assert s.cast is not None
+        cast = s.cast
+        if st == Stage.CAST_ROLL:
+            return self._cast_rolled(s, a // 2, bool(a % 2), ev)
+        if st == Stage.PERILS:
+            return self._perils(s, a, ev)
+        if st == Stage.LD_TEST:
+            row = self.perils_table[s.perils_roll]
+            passed = bool(a)
+            ev.append(
+                Event(
+                    "ld_test",
+                    f"{self.names[cast.caster]} "
+                    f"{'passes' if passed else 'fails'} its Leadership test",
+                    self.owner[cast.caster],
+                )
+            )
+            return self._perils_outcome(s, row.on_pass if passed else row.on_fail, ev)
+        if st == Stage.PERILS_HITS:
+            s = self._wound(s, cast.caster, a, ev, "Dragged into the Warp hits")
+            return self._after_perils(s, ev)
+        if st == Stage.PURGE:
+            unit = s.units[cast.caster]
+            s = s.with_unit(cast.caster, powers=tuple(p for p in unit.powers if p != a))
+            ev.append(
+                Event(
+                    "purge",
+                    f"{self.names[cast.caster]} forgets {self.powers[a].name}",
+                    self.owner[cast.caster],
+                )
+            )
+            return self._after_perils(s, ev)
+        if st == Stage.DRAIN:
+            pools = tuple(max(0, x - a) for x in s.pools)  # 7E-6.3
+            ev.append(Event("drain", f"Power Drain: both pools lose {a} dice", None))
+            return self._after_perils(replace(s, pools=pools), ev)
+        if st == Stage.DENY_ROLL:
+            if a:
+                ev.append(
+                    Event(
+                        "denied",
+                        f"{self._side(1 - s.active)} denies {self.powers[cast.power].name}",
+                        1 - s.active,
+                    )
+                )
+                return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+            ev.append(Event("deny_failed", "the deny fails", 1 - s.active))
+            return self._manifest(s, ev)
+        if st == Stage.EFFECT:
+            target = s.targets[0]
+            s = self._wound(s, target, a, ev, self.powers[cast.power].name)
+            if (
+                a > 0
+                and self.powers[cast.power].effect.attack is not None
+                and self.powers[cast.power].effect.attack.heal_caster
+            ):
+                s = self._heal(s, cast.caster, ev)
+            return self._next_target(replace(s, targets=s.targets[1:]), ev)
+        raise ValueError(f"stage {st.name} takes no chance outcome")
+
+    # ------------------------------------------------------------------ generation (7E-2)
+    def _next_generation(self, s: State, after: int) -> State:
+        for u in range(after + 1, len(self.specs)):
+            psy = self.specs[u].psyker
+            if psy is not None and psy.disciplines:
+                return self._begin_pick(replace(s, gen_unit=u, gen_pick=0))
+        return self._start_phase(replace(s, gen_unit=-1, gen_pick=0, gen_disc=-1, gen_power=-1), 0)
+
+    def _begin_pick(self, s: State) -> State:
+        psy = self.specs[s.gen_unit].psyker
+        assert psy is not None
+        if s.gen_pick >= psy.mastery:
+            return self._focus(s)
+        options = self._open_disciplines(s, s.gen_unit)
+        if not options:
+            return self._focus(s)
+        if len(options) == 1:
+            return replace(s, stage=Stage.GEN_ROLL, gen_disc=options[0])
+        return replace(s, stage=Stage.DISCIPLINE, gen_disc=-1, gen_power=-1)
+
+    def _finish_pick(self, s: State, swap: bool, ev: list[Event]) -> State:
+        d = self.disciplines[s.gen_disc]
+        power = self.primaris[d] if swap else s.gen_power
+        if swap:
+            ev.append(
+                Event(
+                    "generate",
+                    f"{self.names[s.gen_unit]} takes the Primaris power "
+                    f"{self.powers[power].name} instead",
+                    self.owner[s.gen_unit],
+                )
+            )
+        unit = s.units[s.gen_unit]
+        s = s.with_unit(
+            s.gen_unit,
+            powers=tuple(sorted({*unit.powers, power})),
+            generated=(*unit.generated, s.gen_disc),
+        )
+        return self._begin_pick(replace(s, gen_pick=s.gen_pick + 1, gen_disc=-1, gen_power=-1))
+
+    def _focus(self, s: State) -> State:
+        unit = s.units[s.gen_unit]
+        if unit.generated and len(set(unit.generated)) == 1:  # 7E-2.3 Psychic Focus
+            prim = self.primaris[self.disciplines[unit.generated[0]]]
+            if prim >= 0:
+                s = s.with_unit(s.gen_unit, powers=tuple(sorted({*unit.powers, prim})))
+        return self._next_generation(s, s.gen_unit)
+
+    # ------------------------------------------------------------------ phases (7E-3, 7E-8)
+    def _start_phase(self, s: State, phase: int, ev: list[Event] | None = None) -> State:
+        ev = [] if ev is None else ev
+        first = self.scenario.game.first_player
+        while True:
+            if phase >= self.total_phases or not all(self._side_alive(s, x) for x in (0, 1)):
+                return replace(s, stage=Stage.OVER, phase=phase, cast=None, targets=())
+            active = first if phase % 2 == 0 else 1 - first
+            # Blessings, maledictions and Warp Surge end at their owner's next phase (7E-6.6).
+            units = tuple(
+                replace(u, surge=False) if self.owner[i] == active and u.surge else u
+                for i, u in enumerate(s.units)
+            )
+            s = replace(
+                s,
+                units=units,
+                phase=phase,
+                active=active,
+                pools=(0, 0),
+                cast=None,
+                targets=(),
+                attempted=frozenset(),
+                effects=frozenset(e for e in s.effects if e[2] != active),
+            )
+            if self._can_cast(s, active):
+                ev.append(
+                    Event(
+                        "phase",
+                        f"Battle round {phase // 2 + 1}: {self._side(active)}'s Psychic phase",
+                        active,
+                    )
+                )
+                return replace(s, stage=Stage.PHASE_ROLL)
+            phase += 1
+
+    def _settle_select(self, s: State, ev: list[Event]) -> State:
+        if s.pools[s.active] > 0 and self._legal_casts(s):
+            return s
+        return self._start_phase(replace(s, stage=Stage.SELECT), s.phase + 1, ev)
+
+    # ------------------------------------------------------------------ casting (7E-4, 7E-5)
+    def _cast_rolled(self, s: State, successes: int, perils: bool, ev: list[Event]) -> State:
+        cast = replace(s.cast, successes=successes, perils=perils)
+        power = self.powers[cast.power]
+        pools = list(s.pools)
+        pools[s.active] -= cast.dice
+        s = replace(
+            s, cast=cast, pools=tuple(pools), attempted=s.attempted | {(cast.caster, cast.power)}
+        )
+        passed = successes >= power.warp_charge
+        ev.append(
+            Event(
+                "attempt",
+                f"{self.names[cast.caster]} casts {power.name} with "
+                f"{cast.dice} dice: {successes} successes"
+                f"{' and Perils of the Warp' if perils else ''}",
+                s.active,
+                (("power", power.name), ("dice", cast.dice), ("successes", successes)),
+            )
+        )
+        if passed:
+            ev.append(Event("passed", f"{power.name} is cast", s.active))
+        if perils or (power.perils_on_fail and not passed):  # 7E-4.4, Vortex of Doom
+            ev.append(
+                Event("perils", f"{self.names[cast.caster]} suffers Perils of the Warp", s.active)
+            )
+            return replace(s, stage=Stage.PERILS)
+        return self._after_perils(s, ev)
+
+    def _perils(self, s: State, roll: int, ev: list[Event]) -> State:
+        row = self.perils_table[roll]
+        ev.append(
+            Event("perils_roll", f"Perils roll {roll}: {row.name}", s.active, (("roll", roll),))
+        )
+        s = replace(s, perils_roll=roll)
+        if row.ld_test:
+            return replace(s, stage=Stage.LD_TEST)
+        return self._perils_outcome(s, row.on_pass, ev)
+
+    def _perils_outcome(self, s: State, outcome: str, ev: list[Event]) -> State:
+        cast = s.cast
+        assert cast is not None
+        caster = cast.caster
+        row = self.perils_table[s.perils_roll]
+        if outcome == "wound":
+            s = self._wound(s, caster, 1, ev, row.name)
+        elif outcome == "surge":
+            s = s.with_unit(caster, surge=True)
+            s = self._score(s, self.owner[caster], self.scenario.game.warp_surge_value)
+            ev.append(
+                Event(
+                    "surge", f"{self.names[caster]} is filled with a Warp Surge", self.owner[caster]
+                )
+            )
+        elif outcome == "removed":
+            lost = s.units[caster].wounds % self.specs[caster].wounds or self.specs[caster].wounds
+            s = self._wound(s, caster, lost, ev, "Dragged into the Warp")
+            s = s.with_unit(caster, psyker=False)
+            ev.append(
+                Event(
+                    "slain",
+                    f"{self.names[caster]}'s psyker is dragged into the warp",
+                    self.owner[caster],
+                    (("unit", self.names[caster]),),
+                )
+            )
+            if s.units[caster].alive():
+                return replace(s, stage=Stage.PERILS_HITS)
+        if row.extra == "purge" and s.units[caster].alive() and s.units[caster].powers:
+            return replace(s, stage=Stage.PURGE)
+        if row.extra == "drain":
+            return replace(s, stage=Stage.DRAIN)
+        return self._after_perils(s, ev)
+
+    def _after_perils(self, s: State, ev: list[Event]) -> State:
+        cast = s.cast
+        assert cast is not None
+        if cast.successes < self.powers[cast.power].warp_charge:
+            return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+        # 7E-6 note: a power still takes effect when its caster dies to Perils; the target must
+        # still be there.
+        if not s.units[cast.target].alive() and self.powers[cast.power].target != "enemies":
+            return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+        if s.pools[1 - s.active] > 0:
+            return replace(s, stage=Stage.DENY)
+        return self._manifest(s, ev)
+
+    def _deny(self, s: State, dice: int, ev: list[Event]) -> State:
+        if dice == 0:
+            return self._manifest(s, ev)
+        pools = list(s.pools)
+        pools[1 - s.active] -= dice
+        unit, threshold = self.deny_unit_and_threshold(s, s.cast)
+        who = self.names[unit] if unit is not None else self._side(1 - s.active)
+        ev.append(
+            Event(
+                "deny_attempt",
+                f"{who} tries to deny with {dice} dice ({threshold}+)",
+                1 - s.active,
+                (("dice", dice),),
+            )
+        )
+        return replace(
+            s, stage=Stage.DENY_ROLL, pools=tuple(pools), cast=replace(s.cast, deny_dice=dice)
+        )
+
+    def _manifest(self, s: State, ev: list[Event]) -> State:
+        cast = s.cast
+        assert cast is not None
+        power = self.powers[cast.power]
+        side = self.owner[cast.caster]
+        value = power.effect.value
+        ev.append(
+            Event(
+                "manifest",
+                f"{power.name} takes effect",
+                side,
+                (("power", power.name), ("value", value or 0.0)),
+            )
+        )
+        if value is not None:
+            s = self._score(s, side, value)
+            s = replace(s, effects=s.effects | {(cast.power, cast.target, side)})
+            return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+        if power.target == "enemies":
+            targets = self._nova_targets(s, cast.caster, power)
+        else:
+            targets = (cast.target,)
+        return self._next_target(replace(s, targets=targets), ev)
+
+    def _next_target(self, s: State, ev: list[Event]) -> State:
+        """Resolve the manifested power's targets; deterministic results need no chance node."""
+        cast = s.cast
+        assert cast is not None
+        power = self.powers[cast.power]
+        while s.targets:
+            target = s.targets[0]
+            if not s.units[target].alive():
+                s = replace(s, targets=s.targets[1:])
+                continue
+            dist = self.effect_distribution(s, target)
+            if len(dist) > 1:
+                return replace(s, stage=Stage.EFFECT)
+            wounds = next(iter(dist))
+            s = self._wound(s, target, wounds, ev, power.name)
+            if wounds and power.effect.attack is not None and power.effect.attack.heal_caster:
+                s = self._heal(s, cast.caster, ev)
+            s = replace(s, targets=s.targets[1:])
+        return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+
+    # ------------------------------------------------------------------ wounds and score
+    def _score(self, s: State, side: int, value: float) -> State:
+        return replace(s, score=s.score + (value if side == 0 else -value))
+
+    def _wound(self, s: State, unit: int, amount: int, ev: list[Event], cause: str) -> State:
+        u = s.units[unit]
+        amount = min(amount, u.wounds)
+        if amount <= 0:
+            ev.append(
+                Event(
+                    "wounds",
+                    f"{cause}: {self.names[unit]} takes no wounds",
+                    self.owner[unit],
+                    (("unit", self.names[unit]), ("amount", 0)),
+                )
+            )
+            return s
+        s = s.with_unit(unit, wounds=u.wounds - amount)
+        # 7E-8.2: the wounded unit's owner loses the value, the other side gains it.
+        s = self._score(s, 1 - self.owner[unit], amount * self.specs[unit].value_per_wound)
+        ev.append(
+            Event(
+                "wounds",
+                f"{cause}: {self.names[unit]} loses {amount} wound{'s' if amount != 1 else ''}",
+                self.owner[unit],
+                (("unit", self.names[unit]), ("amount", amount)),
+            )
+        )
+        if not s.units[unit].alive():
+            s = s.with_unit(unit, psyker=False)
+            ev.append(
+                Event(
+                    "slain",
+                    f"{self.names[unit]} is destroyed",
+                    self.owner[unit],
+                    (("unit", self.names[unit]),),
+                )
+            )
+        return s
+
+    def _heal(self, s: State, unit: int, ev: list[Event]) -> State:
+        u = s.units[unit]
+        if not u.alive() or u.wounds >= self.max_wounds[unit]:
+            return s
+        s = s.with_unit(unit, wounds=u.wounds + 1)
+        s = self._score(s, self.owner[unit], self.specs[unit].value_per_wound)
+        ev.append(Event("heal", f"{self.names[unit]} regains a wound", self.owner[unit]))
+        return s
+
+    def returns(self, s: State) -> tuple[float, float]:
+        """Zero-sum score so far (7E-8.2)."""
+        return (s.score, -s.score)
+
+    # ------------------------------------------------------------------ views
+    def _side(self, side: int) -> str:
+        return self.scenario.sides[side].name
+
+    def describe(self, s: State, a: int) -> ActionView:
+        """Typed view of a decision or chance outcome."""
+        st = s.stage
+        if st == Stage.SELECT:
+            if a == 0:
+                return EndPhase(label="End the Psychic phase")
+            c, p, t = self._decode_cast(a)
+            power = self.powers[p]
+            at = (
+                ""
+                if t == c and power.target in ("self", "none", "enemies")
+                else f" at {self.names[t]}"
+            )
+            return Choose(
+                label=f"{self.names[c]}: {power.name} (WC {power.warp_charge}){at}",
+                psyker=self.names[c],
+                power=power.name,
+                target=self.names[t],
+                warp_charge=power.warp_charge,
+            )
+        if st == Stage.DICE:
+            cast = s.cast
+            n = a - self.DICE + 1
+            power = self.powers[cast.power]
+            return CastDice(
+                label=f"Cast {power.name} with {n} dice",
+                psyker=self.names[cast.caster],
+                power=power.name,
+                target=self.names[cast.target],
+                dice=n,
+            )
+        if st == Stage.DENY:
+            m = a - self.DENY
+            unit, _ = self.deny_unit_and_threshold(s, s.cast)
+            label = "Do not deny" if m == 0 else f"Deny with {m} dice"
+            return Deny(label=label, unit=self.names[unit] if unit is not None else "", dice=m)
+        if st == Stage.DISCIPLINE:
+            d = self.disciplines[a - self.DISC]
+            return ChooseDiscipline(
+                label=f"{self.names[s.gen_unit]} rolls on {d}",
+                psyker=self.names[s.gen_unit],
+                discipline=d,
+            )
+        if st == Stage.SWAP:
+            swap = a == self.SWAP + 1
+            d = self.disciplines[s.gen_disc]
+            name = self.powers[self.primaris[d] if swap else s.gen_power].name
+            return KeepOrSwap(
+                label=f"{'Swap for' if swap else 'Keep'} {name}",
+                psyker=self.names[s.gen_unit],
+                power=name,
+                swap=swap,
+            )
+        return Outcome(label=self._outcome_label(s, a))
+
+    def _outcome_label(self, s: State, a: int) -> str:
+        st = s.stage
+        if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
+            return f"roll {a}"
+        if st == Stage.CAST_ROLL:
+            return f"{a // 2} successes{' with Perils' if a % 2 else ''}"
+        if st == Stage.LD_TEST:
+            return "Leadership test passed" if a else "Leadership test failed"
+        if st == Stage.DENY_ROLL:
+            return "denied" if a else "not denied"
+        if st in (Stage.GEN_ROLL, Stage.PURGE):
+            return self.powers[a].name
+        return f"{a} wounds"
+
+    def observe(self, s: State, player: int) -> np.ndarray:
+        """Flat float32 view for ``player`` (7th edition has no hidden information).
+
+        Layout: [0:6] one-hot decision kind (discipline, swap, select, dice, deny, none);
+        [6] battle round / rounds; [7] 1 if it is ``player``'s phase; [8] own dice / 10;
+        [9] enemy dice / 10; [10] phases left / total. Then per unit: own unit, alive,
+        wounds / max, living psyker, ML / 4, warp surge, and per power: knows it, attempted this
+        phase, in force on the unit. Then the pending cast: caster one-hot, power one-hot, target
+        one-hot, dice / 10, successes / 10, warp charge / 3, deny threshold / 6, perils. Then
+        generation: psyker one-hot, discipline one-hot, rolled power one-hot.
+        """
+        n_units, n_powers = len(self.specs), len(self.powers)
+        obs = np.zeros(self.observation_size, dtype=np.float32)
+        kinds = {Stage.DISCIPLINE: 0, Stage.SWAP: 1, Stage.SELECT: 2, Stage.DICE: 3, Stage.DENY: 4}
+        obs[kinds.get(s.stage, 5)] = 1
+        obs[6] = (s.phase // 2 + 1) / max(1, (self.total_phases + 1) // 2)
+        obs[7] = float(s.active == player)
+        obs[8] = s.pools[player] / 10
+        obs[9] = s.pools[1 - player] / 10
+        obs[10] = max(0, self.total_phases - s.phase) / self.total_phases
+        i = 11
+        for t, u in enumerate(s.units):
+            obs[i : i + 6] = (
+                self.owner[t] == player,
+                u.alive(),
+                u.wounds / self.max_wounds[t],
+                u.psyker,
+                self.mastery[t] / 4,
+                u.surge,
+            )
+            i += 6
+            for p in u.powers:
+                obs[i + p] = 1
+            for c, p in s.attempted:
+                if c == t:
+                    obs[i + n_powers + p] = 1
+            for p, unit, _ in s.effects:
+                if unit == t:
+                    obs[i + 2 * n_powers + p] = 1
+            i += 3 * n_powers
+        if s.cast is not None:
+            cast = s.cast
+            obs[i + cast.caster] = 1
+            obs[i + n_units + cast.power] = 1
+            obs[i + n_units + n_powers + cast.target] = 1
+            base = i + 2 * n_units + n_powers
+            _, threshold = self.deny_unit_and_threshold(s, cast)
+            obs[base : base + 5] = (
+                cast.dice / 10,
+                cast.successes / 10,
+                self.powers[cast.power].warp_charge / 3,
+                threshold / 6,
+                cast.perils,
+            )
+        i += 2 * n_units + n_powers + 5
+        if s.gen_unit >= 0:
+            obs[i + s.gen_unit] = 1
+            if s.gen_disc >= 0:
+                obs[i + n_units + s.gen_disc] = 1
+            if s.gen_power >= 0:
+                obs[i + n_units + len(self.disciplines) + s.gen_power] = 1
+        return obs
+
+    def render(self, s: State, player: int | None = None) -> str:
+        """Text picture: round, pools, every unit with wounds and powers, the pending cast."""
+        lines = []
+        if s.stage == Stage.OVER:
+            lines.append(f"Game over. Score {s.score:+.2f} for {self._side(0)}")
+        elif s.gen_unit >= 0:
+            lines.append(f"Generating powers: {self.names[s.gen_unit]}")
+        else:
+            lines.append(
+                f"Battle round {s.phase // 2 + 1}, {self._side(s.active)}'s Psychic "
+                f"phase. Dice: {self._side(0)} {s.pools[0]}, {self._side(1)} "
+                f"{s.pools[1]}. Score {s.score:+.2f}"
+            )
+        for side in (0, 1):
+            lines.append(f"{self._side(side)}:")
+            for t, u in enumerate(s.units):
+                if self.owner[t] != side:
+                    continue
+                spec = self.specs[t]
+                status = f"{u.wounds}/{self.max_wounds[t]} W" if u.alive() else "destroyed"
+                extra = ""
+                if spec.psyker is not None and u.psyker:
+                    names = ", ".join(
+                        f"{self.powers[p].name}{'*' if (t, p) in s.attempted else ''}"
+                        for p in u.powers
+                    )
+                    extra = f"  ML{spec.psyker.mastery} [{names}]"
+                    if u.surge:
+                        extra += " (Warp Surge)"
+                lines.append(f"  {spec.name:<16} {status}{extra}")
+        if s.cast is not None:
+            c = s.cast
+            lines.append(
+                f"Casting: {self.names[c.caster]} -> {self.powers[c.power].name}"
+                f" at {self.names[c.target]}, {c.dice} dice, {c.successes} successes"
+            )
+        return "\n".join(lines)
+
+
+@cache
+def _rolloff_win(ld_a: int, ld_b: int) -> Fraction:
+    """P(D6 + ld_a > D6 + ld_b)."""
+    d6 = distribution("D6")
+    return sum(
+        (p * q for a, p in d6.items() for b, q in d6.items() if a + ld_a > b + ld_b), Fraction(0)
+    )
+
+
+@cache
+def _d6() -> tuple[tuple[int, Fraction], ...]:
+    return tuple(sorted(distribution("D6").items()))
+
+
+def _binary(p: Fraction) -> tuple[tuple[int, Fraction], ...]:
+    return tuple((k, q) for k, q in ((0, 1 - p), (1, p)) if q)
+
+
+_TABLES: dict[tuple[tuple[int, Fraction], ...], tuple[tuple, np.ndarray]] = {}
+
+
+def _tabulate(
+    dist: tuple[tuple[int, Fraction], ...],
+) -> tuple[tuple[tuple[int, float], ...], np.ndarray]:
+    """Float outcomes and their cumulative table, cached per exact distribution."""
+    hit = _TABLES.get(dist)
+    if hit is None:
+        outcomes = tuple(_floats(dist))
+        cumulative = np.cumsum([p for _, p in outcomes])
+        cumulative[-1] = 1.0
+        hit = _TABLES[dist] = (outcomes, cumulative)
+    return hit
+
+
+def load_rules(scenario: Scenario, source: str) -> SeventhRules:
+    """Build rules for a validated scenario, checking power and discipline names."""
+    from psygym.editions.seventh.spec import load_perils, load_powers
+    from psygym.scenario import ScenarioError
+
+    powers_path = scenario.powers_file
+    if powers_path is not None and not Path(powers_path).is_absolute():
+        powers_path = str(Path(source).parent / powers_path)
+    powers = load_powers(powers_path) if powers_path else load_powers()
+    names = {p.name for p in powers.power}
+    disciplines = sorted({p.discipline for p in powers.power if p.discipline})
+    for i, side in enumerate(scenario.sides):
+        for j, u in enumerate(side.units):
+            if u.psyker is None:
+                continue
+            where = f"sides.{i}.units.{j}.psyker"
+            for k, name in enumerate(u.psyker.powers):
+                if name not in names:
+                    raise ScenarioError(
+                        source,
+                        f"{where}.powers.{k}",
+                        f"unknown power {name!r}",
+                        ", ".join(sorted(names)),
+                    )
+            for k, d in enumerate(u.psyker.disciplines):
+                if d not in disciplines:
+                    raise ScenarioError(
+                        source,
+                        f"{where}.disciplines.{k}",
+                        f"unknown discipline {d!r}",
+                        ", ".join(disciplines),
+                    )
+            if not u.psyker.powers and not u.psyker.disciplines and not u.psyker.force_weapon:
+                raise ScenarioError(
+                    source,
+                    where,
+                    "a psyker needs powers or disciplines",
+                    "powers = [...] or disciplines = [...]",
+                )
+    return SeventhRules(scenario, powers, load_perils())
+
+
+__all__ = ["SeventhRules", "load_rules", "cast_distribution", "deny_chance", "ld_pass", "parse"]

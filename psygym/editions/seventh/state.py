@@ -1,0 +1,82 @@
+"""Frozen, hashable 7th-edition game state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import IntEnum
+
+
+class Stage(IntEnum):
+    """What the state is waiting for: a decision (D) or a chance outcome (C)."""
+
+    DISCIPLINE = 0  # D owner: discipline for the next generated power (7E-2.1)
+    GEN_ROLL = 1  # C: the numbered power rolled, duplicates re-rolled (7E-2.1)
+    SWAP = 2  # D owner: keep it or take the Primaris power (7E-2.2)
+    PHASE_ROLL = 3  # C: the D6 that sets both pools (7E-3.1)
+    SELECT = 4  # D active: psyker, power and target, or end the phase (7E-4.1)
+    DICE = 5  # D active: how many dice (7E-4.1)
+    CAST_ROLL = 6  # C: (successes, perils) of the casting dice (7E-4.3, 7E-4.4)
+    PERILS = 7  # C: the Perils of the Warp D6 (7E-6)
+    LD_TEST = 8  # C: the periling psyker's Leadership test (7E-6)
+    PERILS_HITS = 9  # C: wounds from D6 S6 AP1 hits after Dragged into the Warp (7E-6.1)
+    PURGE = 10  # C: which power Mental Purge takes (7E-6.2)
+    DRAIN = 11  # C: dice Power Drain takes from both pools (7E-6.3)
+    DENY = 12  # D opponent: how many dice to deny with (7E-5.1)
+    DENY_ROLL = 13  # C: denied or not (7E-5.2, 7E-5.3)
+    EFFECT = 14  # C: wounds a manifested power inflicts on the next target (7E-7)
+    OVER = 15  # terminal
+
+
+@dataclass(frozen=True, slots=True)
+class Cast:
+    """The casting attempt being resolved."""
+
+    caster: int
+    power: int  # index into the scenario's power list
+    target: int
+    dice: int = 0
+    successes: int = 0
+    perils: bool = False
+    deny_dice: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class UnitState:
+    """One unit's changing facts."""
+
+    wounds: int  # wounds left in the unit's pool
+    psyker: bool  # a living psyker is in the unit (can cast, counts for the pools)
+    powers: tuple[int, ...] = ()  # power indices known, sorted
+    generated: tuple[int, ...] = ()  # discipline index of each generated power (7E-2.3)
+    surge: bool = False  # Warp Surge until its next friendly Psychic phase (7E-6.6)
+
+    def alive(self) -> bool:
+        """Whether the unit still has wounds."""
+        return self.wounds > 0
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The whole 7th-edition game state (immutable; ``apply`` returns a new one)."""
+
+    stage: Stage
+    units: tuple[UnitState, ...]
+    phase: int = 0  # index of the current Psychic phase (0-based, two per battle round)
+    active: int = 0  # player whose Psychic phase it is
+    pools: tuple[int, int] = (0, 0)  # warp charge dice left, per player
+    attempted: frozenset[tuple[int, int]] = frozenset()  # (unit, power) tried this phase
+    effects: frozenset[tuple[int, int, int]] = frozenset()  # (power, unit, owner) in force
+    cast: Cast | None = None
+    perils_roll: int = 0
+    targets: tuple[int, ...] = ()  # units still to resolve the manifested power against
+    gen_unit: int = -1  # psyker generating powers
+    gen_pick: int = 0  # how many it has generated
+    gen_disc: int = -1  # discipline chosen for the current pick
+    gen_power: int = -1  # power rolled for the current pick
+    score: float = 0.0  # player 0's score (7E-8.2); player 1's is its negative
+
+    def with_unit(self, index: int, **changes: object) -> State:
+        """A copy with one unit's fields changed."""
+        units = list(self.units)
+        units[index] = replace(units[index], **changes)
+        return replace(self, units=tuple(units))
