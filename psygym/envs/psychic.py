@@ -13,6 +13,36 @@ from psygym.editions import load
 from psygym.policies import resolve_policy
 
 _MAX_RESETS = 1000
+OBSERVATION_BOUND = 1000.0
+"""Default bound of every observation entry (editions may set ``observation_bound``)."""
+
+
+class LegalDiscrete(spaces.Discrete):
+    """``Discrete`` whose ``sample()`` without a mask draws one of the current legal actions.
+
+    Random agents and ``gymnasium.utils.env_checker.check_env`` call ``action_space.sample()``;
+    with this space they get a legal action, while stepping an illegal one still raises (DESIGN:
+    one source of legality). Each unmasked sample remembers the env's episode number, so the env
+    can tell a sample drawn before a ``reset()`` (as Gymnasium's determinism check does) from a
+    caller's illegal choice. Pickled or copied, it becomes a plain ``Discrete`` so saved models
+    do not carry the env.
+    """
+
+    def __init__(self, n: int, env: PsychicPhaseEnv, seed: int | None = None):
+        super().__init__(n, seed=seed)
+        self._env = env
+        self.last_sample: tuple[int, int] | None = None
+
+    def sample(self, mask: np.ndarray | None = None, probability: Any = None) -> np.int64:
+        """A uniformly random legal action (or as ``mask``/``probability`` say)."""
+        if mask is not None or probability is not None:
+            return super().sample(mask=mask, probability=probability)
+        action = super().sample(mask=self._env.action_masks().astype(np.int8))
+        self.last_sample = (int(action), self._env.episode)
+        return action
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        return (spaces.Discrete, (int(self.n), None, int(self.start)))
 
 
 class PsychicPhaseEnv(gym.Env):
@@ -33,14 +63,16 @@ class PsychicPhaseEnv(gym.Env):
     Warboss with 3 dice"). Only legal actions may be taken: the mask is ``env.action_masks()``
     (the sb3-contrib convention) and ``info["action_mask"]``, both derived from
     ``rules.legal_actions``. An illegal action raises ``IllegalActionError`` naming the legal ones.
+    ``env.action_space.sample()`` without a mask draws a legal action; one drawn before a
+    ``reset()`` and stepped after it (as Gymnasium's env checker does) is mapped to a legal one.
 
     ## Observation Space
 
-    ``Box(-inf, inf, (rules.observation_size,), float32)``: ``rules.observe(state, seat)``, what the
-    agent may see. Its layout is documented in each edition's ``observe`` docstring (which kind of
-    decision is asked, battle round, pools or cards or psi-points, every unit's wounds and
-    psyker status, the pending casting roll when deciding a deny, ...). In editions with hidden
-    information (2nd) the opponent's hand and the deck order are never part of it.
+    ``Box(-1000, 1000, (rules.observation_size,), float32)``: ``rules.observe(state, seat)``,
+    what the agent may see. Its layout is documented in each edition's ``observe`` docstring
+    (which kind of decision is asked, battle round, pools or cards or psi-points, every unit's
+    wounds and psyker status, the pending casting roll when deciding a deny, ...). In editions
+    with hidden information (2nd) the opponent's hand and the deck order are never part of it.
 
     ## Rewards
 
@@ -101,11 +133,13 @@ class PsychicPhaseEnv(gym.Env):
         self.opponent = resolve_policy(opponent, self.rules)
         self.seat = seat
         self.render_mode = render_mode
-        self.action_space = spaces.Discrete(self.rules.num_actions)
+        self.action_space = LegalDiscrete(self.rules.num_actions, self)
+        bound = float(getattr(self.rules, "observation_bound", OBSERVATION_BOUND))
         self.observation_space = spaces.Box(
-            -np.inf, np.inf, (self.rules.observation_size,), dtype=np.float32
+            -bound, bound, (self.rules.observation_size,), dtype=np.float32
         )
         self.state: Any = None
+        self.episode = 0
         self._score = 0.0
         self._events: list[Event] = []
 
@@ -135,9 +169,12 @@ class PsychicPhaseEnv(gym.Env):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a new game and advance it to the agent's first decision."""
         super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
         reset_opponent = getattr(self.opponent, "reset", None)
         if callable(reset_opponent):
             reset_opponent()
+        self.episode += 1
         for _ in range(_MAX_RESETS):
             self._events = []
             self.state = self._advance(self.rules.initial_state())
@@ -155,7 +192,8 @@ class PsychicPhaseEnv(gym.Env):
         if self.state is None:
             raise RuntimeError("call reset() before step()")
         self._events = []
-        state, events = self.rules.apply_with_events(self.state, int(action))
+        action = self._stale_sample(int(action))
+        state, events = self.rules.apply_with_events(self.state, action)
         self._events.extend(events)
         self.state = self._advance(state)
         score = self.rules.returns(self.state)[self.seat]
@@ -163,6 +201,18 @@ class PsychicPhaseEnv(gym.Env):
         terminated = self.rules.is_terminal(self.state)
         obs = self.rules.observe(self.state, self.seat)
         return obs, float(reward), terminated, False, self._info()
+
+    def _stale_sample(self, action: int) -> int:
+        """Map an ``action_space.sample()`` drawn before the last reset to a legal action.
+
+        The mapping is deterministic (the ``action``-th legal action, cyclically), so a seeded
+        reset followed by the same stale sample gives the same step.
+        """
+        last = self.action_space.last_sample
+        if last is None or last != (action, last[1]) or last[1] == self.episode:
+            return action
+        legal = np.flatnonzero(self.action_masks())
+        return action if action in legal else int(legal[action % len(legal)])
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of the agent as a bool mask (all true once the game is over)."""
