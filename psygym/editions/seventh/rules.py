@@ -37,6 +37,8 @@ Defaults chosen where the spec is silent (each can be seen in the code at the ci
   do not stack"); it lasts until its owner's next Psychic phase. Warp Surge gives a 3++ save until
   then and scores ``warp_surge_value``.
 - Life Leech heals its caster one wound (scored back) if it caused any wound.
+- A power whose caster died to Perils still takes effect (7E-6 note), but a power aimed at a unit
+  no longer on the table (a self-blessing of the dead psyker) has nothing to act on.
 - Focused witchfires' precision shots change nothing (7E-4.5 default).
 - Ties for deny: the denier must negate all successes (7E-5.3); a power that targets none of the
   denier's units is denied by natural 6s only (7E-5.2).
@@ -235,6 +237,9 @@ class SeventhRules(RulesBase):
         for c in range(len(self.specs)):
             for p, power in enumerate(self.powers):
                 self.candidates[(c, p)] = self._candidates(c, power)
+        self._float_cache: dict[tuple, tuple] = {}
+        self._exact_cache: dict[tuple, tuple[tuple[int, Fraction], ...]] = {}
+        self._effect_cache: dict[tuple, Dist] = {}
         self.observation_size = (
             11
             + n_units * (6 + 3 * n_powers)
@@ -412,10 +417,53 @@ class SeventhRules(RulesBase):
         return outcomes[min(idx, len(outcomes) - 1)][0]
 
     def _chance(self, s: State) -> tuple[tuple[tuple[int, float], ...], np.ndarray]:
-        return _tabulate(self.chance_distribution(s))
+        """Float outcomes and cumulative table, cached per chance-node key."""
+        key = self._chance_key(s)
+        hit = self._float_cache.get(key)
+        if hit is None:
+            hit = self._float_cache[key] = _tabulate(self._exact(key, s))
+        return hit
+
+    def _chance_key(self, s: State) -> tuple:
+        """Everything the pending chance event's distribution depends on."""
+        st = s.stage
+        cast = s.cast
+        if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
+            return (st,)
+        if st == Stage.GEN_ROLL:
+            return (st, s.gen_disc, s.units[s.gen_unit].powers)
+        assert cast is not None
+        if st == Stage.CAST_ROLL:
+            return (st, cast.dice, self._doubles_peril(cast))
+        if st == Stage.LD_TEST:
+            return (st, cast.caster)
+        if st == Stage.PERILS_HITS:
+            return (st, cast.caster, s.units[cast.caster].wounds)
+        if st == Stage.PURGE:
+            return (st, s.units[cast.caster].powers)
+        if st == Stage.DENY_ROLL:
+            _, threshold = self.deny_unit_and_threshold(s, cast)
+            return (st, cast.deny_dice, threshold, cast.successes)
+        if st == Stage.EFFECT:
+            return self._effect_key(s, s.targets[0])
+        raise ValueError(f"stage {st.name} is not a chance node")
+
+    def _effect_key(self, s: State, target: int) -> tuple:
+        assert s.cast is not None
+        u = s.units[target]
+        return (Stage.EFFECT, s.cast.power, s.cast.caster, target, u.wounds, u.surge)
 
     def chance_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         """Exact (Fraction) outcomes of the pending chance event."""
+        return self._exact(self._chance_key(s), s)
+
+    def _exact(self, key: tuple, s: State) -> tuple[tuple[int, Fraction], ...]:
+        hit = self._exact_cache.get(key)
+        if hit is None:
+            hit = self._exact_cache[key] = self._compute_distribution(s)
+        return hit
+
+    def _compute_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         st = s.stage
         if st == Stage.PHASE_ROLL:
             return _d6()
@@ -462,6 +510,15 @@ class SeventhRules(RulesBase):
 
     def effect_distribution(self, s: State, target: int) -> Dist:
         """Exact wounds the pending manifested power inflicts on ``target`` (7E-7.1)."""
+        key = self._effect_key(s, target)
+        hit = self._effect_cache.get(key)
+        if hit is None:
+            hit = self._effect_cache[key] = {
+                k: p for k, p in self._effect_distribution(s, target).items() if p
+            }
+        return hit
+
+    def _effect_distribution(self, s: State, target: int) -> Dist:
         assert s.cast is not None
         power = self.powers[s.cast.power]
         eff = power.effect
@@ -1105,20 +1162,14 @@ def _binary(p: Fraction) -> tuple[tuple[int, Fraction], ...]:
     return tuple((k, q) for k, q in ((0, 1 - p), (1, p)) if q)
 
 
-_TABLES: dict[tuple[tuple[int, Fraction], ...], tuple[tuple, np.ndarray]] = {}
-
-
 def _tabulate(
     dist: tuple[tuple[int, Fraction], ...],
 ) -> tuple[tuple[tuple[int, float], ...], np.ndarray]:
-    """Float outcomes and their cumulative table, cached per exact distribution."""
-    hit = _TABLES.get(dist)
-    if hit is None:
-        outcomes = tuple(_floats(dist))
-        cumulative = np.cumsum([p for _, p in outcomes])
-        cumulative[-1] = 1.0
-        hit = _TABLES[dist] = (outcomes, cumulative)
-    return hit
+    """Float outcomes (zero-probability ones dropped) and their cumulative table."""
+    outcomes = tuple(_floats(dist))
+    cumulative = np.cumsum([p for _, p in outcomes])
+    cumulative[-1] = 1.0
+    return outcomes, cumulative
 
 
 def load_rules(scenario: Scenario, source: str) -> SeventhRules:
