@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table as RichTable
 
 from psygym.odds import Table
@@ -35,7 +36,7 @@ def user_errors() -> Iterator[None]:
         yield
     except (ValueError, FileNotFoundError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        err_console.print(f"[red]error:[/red] {msg}", highlight=False)
+        err_console.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
 
 
@@ -136,6 +137,17 @@ def progress(
     yield from track(
         iterable, description=description, console=err_console, disable=disable, transient=True
     )
+
+
+def strict_json(obj: Any) -> Any:
+    """A copy of nested dicts/lists with NaN and infinities replaced by ``None`` (valid JSON)."""
+    if isinstance(obj, dict):
+        return {k: strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [strict_json(v) for v in obj]
+    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
+        return None
+    return obj
 
 
 def json_default(obj: Any) -> Any:

@@ -9,7 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import typer
 
-from experiments.common import console, progress, rate, split_names, user_errors
+from experiments.common import (
+    console,
+    progress,
+    rate,
+    split_names,
+    strict_json,
+    user_errors,
+)
 from psygym.core import Event, play_game
 from psygym.editions import load
 from psygym.policies import resolve_policy
@@ -109,20 +116,18 @@ def simulate(
             raise ValueError(f"--agents needs two names separated by a comma, got {agents!r}")
         policies = [resolve_policy(n, rules) for n in names]
     stats = run_games(rules, policies, episodes, seed)
-    result = {names[p]: stats.summary(p) for p in (0, 1)}
+    summaries = [stats.summary(p) for p in (0, 1)]
     if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    "edition": rules.edition,
-                    "scenario": rules.scenario.name,
-                    "seed": seed,
-                    "players": names,
-                    "results": result,
-                },
-                indent=2,
-            )
-        )
+        doc = {
+            "edition": rules.edition,
+            "scenario": rules.scenario.name,
+            "seed": seed,
+            "episodes": episodes,
+            "results": [
+                {"player": p, "agent": names[p], **summaries[p]} for p in (0, 1)
+            ],
+        }
+        typer.echo(json.dumps(strict_json(doc), indent=2, allow_nan=False))
         return
     from rich.table import Table as RichTable
 
@@ -139,7 +144,7 @@ def simulate(
     ):
         table.add_column(col, justify="right")
     for p, name in enumerate(names):
-        r = result[name]
+        r = summaries[p]
         table.add_row(
             str(p),
             name,

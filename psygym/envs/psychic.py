@@ -77,7 +77,8 @@ class PsychicPhaseEnv(gym.Env):
     ## Rewards
 
     The change in the agent's zero-sum score at each step: value of wounds and effects it
-    inflicted minus what it suffered (``rules.returns``). The episode return is the agent's score.
+    inflicted minus what it suffered (``rules.returns``). The episode return is the agent's final
+    score: anything scored before the agent's first decision is paid with its first reward.
 
     ## Starting State
 
@@ -140,7 +141,8 @@ class PsychicPhaseEnv(gym.Env):
         )
         self.state: Any = None
         self.episode = 0
-        self._score = 0.0
+        self._score = 0.0  # the agent's score now
+        self._paid = 0.0  # what the rewards so far add up to
         self._events: list[Event] = []
 
     def _advance(self, state: Any) -> Any:
@@ -185,6 +187,7 @@ class PsychicPhaseEnv(gym.Env):
                 f"the agent in seat {self.seat} never gets a decision in this scenario"
             )
         self._score = self.rules.returns(self.state)[self.seat]
+        self._paid = 0.0
         return self.rules.observe(self.state, self.seat), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
@@ -197,7 +200,10 @@ class PsychicPhaseEnv(gym.Env):
         self._events.extend(events)
         self.state = self._advance(state)
         score = self.rules.returns(self.state)[self.seat]
-        reward, self._score = score - self._score, score
+        # What happened before the agent's first decision is paid with its first reward, so the
+        # rewards of an episode always add up to the final score.
+        reward = score - self._paid
+        self._paid = self._score = score
         terminated = self.rules.is_terminal(self.state)
         obs = self.rules.observe(self.state, self.seat)
         return obs, float(reward), terminated, False, self._info()

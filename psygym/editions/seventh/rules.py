@@ -37,8 +37,9 @@ Defaults chosen where the spec is silent (each can be seen in the code at the ci
   do not stack"); it lasts until its owner's next Psychic phase. Warp Surge gives a 3++ save until
   then and scores ``warp_surge_value``.
 - Life Leech heals its caster one wound (scored back) if it caused any wound.
-- A power whose caster died to Perils still takes effect (7E-6 note), but a power aimed at a unit
-  no longer on the table (a self-blessing of the dead psyker) has nothing to act on.
+- A power whose caster died to Perils still takes effect (7E-6 note), conjurations included, but
+  a power aimed at a unit no longer on the table (a self-blessing of the dead psyker) has nothing
+  to act on.
 - Focused witchfires' precision shots change nothing (7E-4.5 default).
 - Ties for deny: the denier must negate all successes (7E-5.3); a power that targets none of the
   denier's units is denied by natural 6s only (7E-5.2).
@@ -762,7 +763,12 @@ class SeventhRules(RulesBase):
             phase += 1
 
     def _settle_select(self, s: State, ev: list[Event]) -> State:
-        if s.pools[s.active] > 0 and self._legal_casts(s):
+        """Stay in the casting decision while there is a cast to make, else end the phase.
+
+        A side with no units left ends the game at once (7E-8.1).
+        """
+        sides_alive = self._side_alive(s, 0) and self._side_alive(s, 1)
+        if s.pools[s.active] > 0 and sides_alive and self._legal_casts(s):
             return s
         return self._start_phase(replace(s, stage=Stage.SELECT), s.phase + 1, ev)
 
@@ -845,9 +851,10 @@ class SeventhRules(RulesBase):
         assert cast is not None
         if cast.successes < self.powers[cast.power].warp_charge:
             return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
-        # 7E-6 note: a power still takes effect when its caster dies to Perils; the target must
-        # still be there.
-        if not s.units[cast.target].alive() and self.powers[cast.power].target != "enemies":
+        # 7E-6 note: a power still takes effect when its caster dies to Perils; a power aimed at a
+        # unit needs that unit still on the table (conjurations and novas aim at none).
+        power = self.powers[cast.power]
+        if power.target in ("enemy", "friendly", "self") and not s.units[cast.target].alive():
             return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
         if s.pools[1 - s.active] > 0:
             return replace(s, stage=Stage.DENY)

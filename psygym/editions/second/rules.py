@@ -1,0 +1,1608 @@
+"""2nd-edition psychic phase: warp cards, hidden hands and alternating play (rules/second.md).
+
+Flow of one game (2E-8): optional set-up draws of power cards (2E-1.1), then for each battle
+round the Psychic phase of the first player and then the other's. A phase (2E-3, 2E-4): the warp
+flux roll (chance), cards dealt one at a time alternately starting with the active player (chance
+per card: outcomes are card kinds with probability count/deck size, 2E-2), then the effects of
+powers that remain in play (2E-6), then alternating turns until two passes in a row, nobody can
+act, or Energy Drain. When a power is cast the opponent may answer it (2E-5.2). At the end of the
+phase the hands are discarded (2E-4.3).
+
+Hidden information: the deck is a multiset of card kinds (its order is never in the state), each
+hand is a multiset; :meth:`SecondRules.view` / :meth:`SecondRules.observe` give a player their own
+hand, the other hand's size, the deck's size, the discard pile and the public table, and never
+the other hand. Legal actions depend only on the mover's view.
+
+## Where each rule lives
+
+* 2E-1 psykers and power cards: ``spec.Psyker``, ``data.PowerSpec`` (fixed and variable Force
+  costs), set-up draws (stage ``SETUP``, :meth:`SecondRules._next_draw`); 2E-1.2 is the setting
+  ``ml_limits_power_level``.
+* 2E-2 the persistent 36-card deck: ``data/deck.toml``, the ``DEAL`` chance node, the reshuffle
+  of the discard pile in :meth:`SecondRules._settle`.
+* 2E-3 warp flux (:meth:`SecondRules.flux_dice`, stage ``FLUX``), alternate dealing, then the
+  effects of powers in play (upkeep, in :meth:`SecondRules._settle`).
+* 2E-4 alternating play: :meth:`SecondRules._turn_actions`, :meth:`SecondRules._pass`,
+  :meth:`SecondRules._end_phase` (end-of-phase discards, ``retain_specials``).
+* 2E-5 casting and responses: :meth:`SecondRules._cast`, :meth:`SecondRules._response_actions`,
+  :meth:`SecondRules._apply_response`, :meth:`SecondRules.nullify_need`,
+  :meth:`SecondRules._finish_pending`.
+* 2E-6 effects: :meth:`SecondRules.effect_distribution` (``to_wound_rt``, Strength save
+  modifiers), :meth:`SecondRules._effects`, value effects in :meth:`SecondRules._settle`.
+* 2E-7 Psychic Duel: :meth:`SecondRules.duel_distribution`.
+* 2E-8 battle rounds and the zero-sum score: :meth:`SecondRules._end_phase`,
+  :meth:`SecondRules._wound`, :meth:`SecondRules.returns`.
+
+## Action layout (``Discrete(num_actions)``; P psykers, M power slots, U units)
+
+* ``0`` PASS: on your turn, pass; when answering a power, play no response card.
+* ``1`` ENERGY_DRAIN: play Energy Drain (the phase ends at once, 2E-4.3).
+* ``2`` NULLIFY, ``3`` DESTROY_POWER, ``4`` REFLECTION, ``5`` DAEMONIC_ATTACK: response cards
+  against the power being cast (2E-5.2).
+* ``6 + i*P + k``: Psychic Duel between your psyker ``i`` and enemy psyker ``k`` (2E-7).
+* ``end_base + i*M + j``: end your own remain-in-play power in slot ``j`` of psyker ``i``.
+* ``nullify_base + i*M + j``: Nullify the enemy remain-in-play power of psyker ``i``, slot ``j``.
+* ``cast_base + ((i*M + j)*(U+1) + t)*5 + pay``: psyker ``i`` casts the power in slot ``j`` at
+  unit ``t`` (``t = U``: every enemy unit in range), paying ``pay`` Force cards (0..3) or, with
+  ``pay = 4``, Ultimate Force (it pays the whole cost, the highest Force of a variable power).
+
+Psykers are numbered in scenario order over both sides; units likewise. Decisions where the only
+legal action is PASS are taken automatically (no forced single-choice nodes).
+
+## Defaults chosen where rules/second.md and the source are silent
+
+* Power cards drawn at set-up are public; each psyker draws without replacement from its own
+  copy of its disciplines' cards. The disciplines grouping of the shipped powers is ours.
+* Psykers are single models; a slain psyker's remain-in-play powers end (source text).
+* Ending your own remain-in-play power uses that psyker's action for the phase (the source says it
+  is picked up "instead of playing a new Psychic Power"); a power nullified while in play goes
+  back to its psyker and may be cast again once that psyker has not cast this phase.
+* A remain-in-play power takes effect when cast and again at the start of every later phase of
+  either player.
+* Cards paid for a power lie on the table (``paid``) until it resolves or is stopped, then go to
+  the discard pile. If the deck and the discard pile are both empty, dealing stops.
+* Every non-Force card counts as special for ``retain_specials``.
+* Nullify with no psyker of your own alive: your best ML counts as 0. A psychic hood helps when
+  its wearer is alive; the re-roll is taken automatically on a failed roll.
+* Ultimate Force on a variable power pays its highest Force.
+* Psychic Duel needs a living psyker on each side, has no range, cannot be answered and does not
+  count as a psyker's power for the phase. Energy Drain is played on your turn only.
+* Reflection: an attack (or mortal wounds) hits the caster's unit once (an 'every enemy in range'
+  power too); a duel power is fought the other way round; a ``value`` effect is scored for the
+  reflecting side instead and does not stay in play.
+* Attacks: damage per unsaved wound is capped at the target's wounds per model; wounds at the
+  unit's remaining wounds. Invulnerable saves are not modified by Strength.
+* The game ends after the last battle round, when a side has no unit left, or when no psyker can
+  use powers any more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass, replace
+from fractions import Fraction
+from functools import cache
+
+import numpy as np
+
+from psygym.combat import (
+    capped,
+    roll_chance,
+    save_chance,
+    strength_save_modifier,
+    to_wound_rt,
+    wound_distribution,
+)
+from psygym.core import CHANCE, TERMINAL, ActionView, Event, RulesBase
+from psygym.dice import Dist, distribution
+from psygym.editions.second.data import (
+    CARD_LABELS,
+    NUM_CARDS,
+    AttackEffect,
+    Card,
+    DuelEffect,
+    MortalEffect,
+    PowerSpec,
+    ValueEffect,
+    load_deck,
+    load_powers,
+)
+from psygym.editions.second.spec import RuleSettings, SecondScenario, draw_pool
+from psygym.editions.second.state import (
+    DEAL,
+    FLUX,
+    OVER,
+    RESPONSE,
+    ROLL,
+    ROLL_DAEMONIC,
+    ROLL_DUEL,
+    ROLL_NULLIFY,
+    ROLL_NULLIFY_IN_PLAY,
+    SETUP,
+    TURN,
+    Effect,
+    InPlay,
+    Pending,
+    Roll,
+    SecondState,
+    evolve,
+)
+from psygym.scenario import distance
+
+EDITION = "2nd"
+
+PASS = 0
+ENERGY_DRAIN = 1
+NULLIFY = 2
+DESTROY_POWER = 3
+REFLECTION = 4
+DAEMONIC_ATTACK = 5
+DUEL_BASE = 6
+PAY_OPTIONS = 5
+PAY_ULTIMATE = 4
+
+RESPONSE_CARDS = {
+    NULLIFY: Card.NULLIFY,
+    DESTROY_POWER: Card.DESTROY_POWER,
+    REFLECTION: Card.REFLECTION,
+    DAEMONIC_ATTACK: Card.DAEMONIC_ATTACK,
+}
+"""Response action -> the card it plays."""
+
+# Kinds of decision in the observation's first entries.
+DECISION_TURN = 0
+DECISION_RESPONSE = 1
+DECISION_WAIT = 2
+DECISION_OVER = 3
+NUM_DECISIONS = 4
+
+_NO_CARDS = (0,) * NUM_CARDS
+
+
+def _plus(counts: tuple[int, ...], card: int, n: int = 1) -> tuple[int, ...]:
+    out = list(counts)
+    out[card] += n
+    return tuple(out)
+
+
+def _sum(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(x + y for x, y in zip(a, b))
+
+
+@cache
+def _difference(dice: str, plus_a: int, plus_b: int) -> Dist:
+    """Distribution of (dice + plus_a) - (dice + plus_b) for two independent rolls."""
+    a = distribution(dice)
+    out: Dist = {}
+    for x, p in a.items():
+        for y, q in a.items():
+            d = x + plus_a - y - plus_b
+            out[d] = out.get(d, Fraction(0)) + p * q
+    return out
+
+
+def nullify_roll_needed(settings: RuleSettings, best_ml: int, caster_ml: int) -> int:
+    """D6 score a Nullify needs (2E-5.2).
+
+    ``nullify_target`` shifted one ``nullify_ml_step`` per ML the nullifier's best psyker has
+    above (easier) or below (harder) the caster, limited to ``nullify_best``..``nullify_worst``.
+    """
+    need = settings.nullify_target - settings.nullify_ml_step * (best_ml - caster_ml)
+    return min(max(need, settings.nullify_best), settings.nullify_worst)
+
+
+def nullify_chance(need: int, reroll: bool) -> Fraction:
+    """Chance that a Nullify roll of ``need``+ succeeds, with one re-roll of a failure (2E-5.2)."""
+    p = roll_chance(need)
+    return p + (1 - p) * p if reroll else p
+
+
+# ---------------------------------------------------------------------------------------------
+# Action views
+
+
+@dataclass(frozen=True)
+class PassView(ActionView):
+    """Pass on your turn, or play no response card."""
+
+    player: int = 0
+    response: bool = False
+
+
+@dataclass(frozen=True)
+class CardView(ActionView):
+    """Play Energy Drain or a response card."""
+
+    player: int = 0
+    card: str = ""
+
+
+@dataclass(frozen=True)
+class CastView(ActionView):
+    """Cast a power (2E-5.1)."""
+
+    player: int = 0
+    psyker: str = ""
+    power: str = ""
+    target: str = ""
+    force: int = 0
+    ultimate: bool = False
+    psyker_index: int = -1
+    slot: int = -1
+    target_index: int = -1
+
+
+@dataclass(frozen=True)
+class InPlayView(ActionView):
+    """End your own remain-in-play power, or Nullify an enemy one."""
+
+    player: int = 0
+    psyker: str = ""
+    power: str = ""
+    nullify: bool = False
+    psyker_index: int = -1
+    slot: int = -1
+
+
+@dataclass(frozen=True)
+class DuelView(ActionView):
+    """Play Psychic Duel (2E-7)."""
+
+    player: int = 0
+    psyker: str = ""
+    enemy: str = ""
+    psyker_index: int = -1
+    enemy_index: int = -1
+
+
+@dataclass(frozen=True)
+class OutcomeView(ActionView):
+    """A chance outcome."""
+
+    kind: str = ""
+    value: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SecondView:
+    """What one player may see of a state: its own hand and the public table, nothing hidden.
+
+    Heuristics and :meth:`SecondRules.observe` read only this.
+    """
+
+    player: int
+    decision: int
+    phase: int
+    active: int
+    to_move: int
+    passes: int
+    hand: tuple[int, ...]
+    opponent_hand_size: int
+    deck_size: int
+    discard: tuple[int, ...]
+    paid: tuple[int, ...]
+    wounds: tuple[int, ...]
+    powers: tuple[tuple[int, ...], ...]
+    used: tuple[bool, ...]
+    in_play: tuple[InPlay, ...]
+    pending: Pending | None
+    roll: Roll | None
+    score: float
+    """The player's own score so far."""
+
+
+class SecondRules(RulesBase):
+    """The rules of one 2nd-edition scenario (see the module docstring for layouts and defaults).
+
+    Args:
+        scenario: the validated scenario.
+        powers: the power-card data (default: the shipped ``data/powers.toml``).
+        deck: card counts of the warp deck in :class:`Card` order (default: ``data/deck.toml``).
+    """
+
+    edition = EDITION
+
+    def __init__(
+        self,
+        scenario: SecondScenario,
+        powers: tuple[PowerSpec, ...] | None = None,
+        deck: tuple[int, ...] | None = None,
+    ):
+        self.scenario = scenario
+        self.settings = scenario.rules
+        self.game = scenario.game
+        self.power_data = powers if powers is not None else load_powers()
+        self.deck_counts = tuple(deck if deck is not None else load_deck())
+        self.power_index = {p.name: i for i, p in enumerate(self.power_data)}
+        self.force_range = tuple((p.min_force, p.max_force) for p in self.power_data)
+        """Per power: lowest and highest Force that may be paid."""
+        self.power_value = tuple(scenario.power_values.get(p.name) for p in self.power_data)
+
+        units, owner = [], []
+        for side_idx, side in enumerate(scenario.sides):
+            for unit in side.units:
+                units.append(unit)
+                owner.append(side_idx)
+        self.units = tuple(units)
+        self.owner = tuple(owner)
+        self.side_names = tuple(side.name for side in scenario.sides)
+        self.num_units = len(units)
+        self.side_units = tuple(
+            tuple(u for u in range(len(units)) if owner[u] == s) for s in (0, 1)
+        )
+        self.max_wounds = tuple(u.models * u.wounds for u in units)
+        self.psyker_unit = tuple(i for i, u in enumerate(units) if u.psyker is not None)
+        self.unit_psyker = tuple(
+            self.psyker_unit.index(i) if u.psyker is not None else -1 for i, u in enumerate(units)
+        )
+        self.num_psykers = len(self.psyker_unit)
+        profiles = [units[u].psyker for u in self.psyker_unit]
+        self.ml = tuple(p.mastery for p in profiles)
+        self.psyker_side = tuple(owner[u] for u in self.psyker_unit)
+        self.side_psykers = tuple(
+            tuple(i for i in range(self.num_psykers) if self.psyker_side[i] == s) for s in (0, 1)
+        )
+        self.hood = tuple(p.psychic_hood for p in profiles)
+        ml_limits = self.settings.ml_limits_power_level
+        self.draw_pools: tuple[tuple[int, ...] | None, ...] = tuple(
+            draw_pool(p, self.power_data, ml_limits) if p.disciplines else None for p in profiles
+        )
+        fixed = [p.powers or [] for p in profiles]
+        self.num_slots = max([len(f) or p.mastery for f, p in zip(fixed, profiles)] or [1])
+        self.initial_powers = tuple(
+            tuple(self.power_index[n] for n in f) + (-1,) * (self.num_slots - len(f)) for f in fixed
+        )
+        self._targets, self._area = self._geometry()
+
+        P, M, U = self.num_psykers, self.num_slots, self.num_units
+        self.end_base = DUEL_BASE + P * P
+        self.nullify_base = self.end_base + P * M
+        self.cast_base = self.nullify_base + P * M
+        self.num_actions = self.cast_base + P * M * (U + 1) * PAY_OPTIONS
+        per_psyker = 5 + M * (2 + len(self.power_data))
+        self._obs_pending = NUM_DECISIONS + 5 + 4 * NUM_CARDS + 2 + 1 + 4 * U + P * per_psyker
+        self.observation_size = self._obs_pending + 1 + P + M + (U + 1) + 3
+        self._dist_cache: dict[tuple[int, ...], tuple[tuple[int, float], ...]] = {}
+        """Float outcomes of chance nodes by :meth:`_chance_key`."""
+        self._mean_cache: dict[tuple[int, ...], float] = {}
+        """Expected wounds of an effect by (power, force, attacker, victim, wounds left)."""
+        self._last_turn: tuple[SecondState | None, list[int]] = (None, [])
+        self._deal_events = tuple(
+            Event("deal", f"{self.side_names[p]} is dealt a warp card.", p) for p in (0, 1)
+        )
+
+    # -----------------------------------------------------------------------------------------
+    # Set-up and geometry
+
+    def _geometry(
+        self,
+    ) -> tuple[dict[tuple[int, int], tuple[int, ...]], dict[tuple[int, int], tuple[int, ...]]]:
+        """Per (psyker, power): the units it may target, and the enemies an area power hits."""
+        targets: dict[tuple[int, int], tuple[int, ...]] = {}
+        area: dict[tuple[int, int], tuple[int, ...]] = {}
+        for i, unit_i in enumerate(self.psyker_unit):
+            me = self.units[unit_i]
+            side = self.psyker_side[i]
+            for k, power in enumerate(self.power_data):
+                in_range = [
+                    u
+                    for u in range(self.num_units)
+                    if distance(me.position, self.units[u].position) <= power.range + 1e-9
+                ]
+                kind = power.target
+                if kind == "self":
+                    found: tuple[int, ...] = (unit_i,)
+                elif kind == "friendly":
+                    found = tuple(u for u in in_range if self.owner[u] == side)
+                elif kind == "enemy":
+                    found = tuple(u for u in in_range if self.owner[u] != side)
+                elif kind == "enemy-psyker":
+                    found = tuple(
+                        u for u in in_range if self.owner[u] != side and self.unit_psyker[u] >= 0
+                    )
+                else:  # "enemies": every enemy unit in range
+                    area[(i, k)] = tuple(u for u in in_range if self.owner[u] != side)
+                    found = (self.num_units,) if area[(i, k)] else ()
+                targets[(i, k)] = found
+        return targets, area
+
+    def initial_state(self) -> SecondState:
+        """The state before set-up draws and the first Psychic phase's warp flux."""
+        s = SecondState(
+            stage=SETUP,
+            phase=0,
+            to_move=self.game.first_player,
+            passes=0,
+            wounds=self.max_wounds,
+            powers=self.initial_powers,
+            used=(False,) * self.num_psykers,
+            in_play=(),
+            deck=self.deck_counts,
+            discard=_NO_CARDS,
+            hands=(_NO_CARDS, _NO_CARDS),
+            paid=_NO_CARDS,
+            to_deal=0,
+            deal_to=0,
+            pending=None,
+            roll=None,
+            effects=(),
+            score=0.0,
+        )
+        return self._settle(s, [])
+
+    def _next_draw(self, state: SecondState) -> int:
+        """The psyker that draws a power card next at set-up, or -1 when set-up is done."""
+        for i, pool in enumerate(self.draw_pools):
+            if pool is not None and state.powers[i].count(-1) > self.num_slots - self.ml[i]:
+                return i
+        return -1
+
+    # -----------------------------------------------------------------------------------------
+    # Small queries
+
+    def active(self, state: SecondState) -> int:
+        """The player whose Psychic phase it is."""
+        return (self.game.first_player + state.phase) % 2
+
+    def battle_round(self, state: SecondState) -> int:
+        """Battle round of the state, from 1."""
+        return min(state.phase // 2 + 1, self.game.battle_rounds)
+
+    def alive(self, state: SecondState, psyker: int) -> bool:
+        """Whether a psyker is on the table."""
+        return state.wounds[self.psyker_unit[psyker]] > 0
+
+    def can_use_powers(self, state: SecondState, psyker: int) -> bool:
+        """A living psyker with at least one power card left (2E-3.2)."""
+        return self.alive(state, psyker) and any(p >= 0 for p in state.powers[psyker])
+
+    def flux_dice(self, state: SecondState) -> int:
+        """Dice of warp flux this phase: ``warp_flux_dice`` capped by usable psykers (2E-3.2)."""
+        n = self.settings.warp_flux_dice
+        if self.settings.flux_cap == "both-sides":
+            n = min(n, sum(self.can_use_powers(state, i) for i in range(self.num_psykers)))
+        return n
+
+    def card_total(self, state: SecondState) -> int:
+        """Deck + discard pile + both hands + paid cards: always the deck size (conservation)."""
+        return sum(state.deck) + sum(state.discard) + sum(map(sum, state.hands)) + sum(state.paid)
+
+    def is_response(self, state: SecondState) -> bool:
+        """Whether the player to move is answering the other player's power (2E-5.2)."""
+        return state.stage == RESPONSE and not state.effects
+
+    def responder(self, state: SecondState) -> int:
+        """The player who may answer the pending power."""
+        assert state.pending is not None
+        return 1 - self.psyker_side[state.pending.psyker]
+
+    def nullify_need(self, state: SecondState, side: int, caster: int) -> tuple[int, bool]:
+        """D6 score a Nullify by ``side`` needs against ``caster``'s power, and the hood re-roll.
+
+        2E-5.2: see :func:`nullify_roll_needed`; the best ML counts living psykers only (0 when
+        the side has none), and a living psyker with a psychic hood allows one re-roll.
+        """
+        mine = [i for i in self.side_psykers[side] if self.alive(state, i)]
+        best = max((self.ml[i] for i in mine), default=0)
+        need = nullify_roll_needed(self.settings, best, self.ml[caster])
+        return need, any(self.hood[i] for i in mine)
+
+    # -----------------------------------------------------------------------------------------
+    # Actions
+
+    def cast_action(self, psyker: int, slot: int, target: int, pay: int) -> int:
+        """Index of a cast action (see the module docstring)."""
+        return self.cast_base + (
+            ((psyker * self.num_slots + slot) * (self.num_units + 1) + target) * PAY_OPTIONS + pay
+        )
+
+    def decode_cast(self, action: int) -> tuple[int, int, int, int]:
+        """``(psyker, slot, target, pay)`` of a cast action."""
+        rest, pay = divmod(action - self.cast_base, PAY_OPTIONS)
+        rest, target = divmod(rest, self.num_units + 1)
+        psyker, slot = divmod(rest, self.num_slots)
+        return psyker, slot, target, pay
+
+    def current_player(self, state: SecondState) -> int:
+        """0 or 1 at a decision, else CHANCE or TERMINAL."""
+        stage = state.stage
+        if stage == OVER:
+            return TERMINAL
+        if state.effects or stage in (SETUP, FLUX, DEAL, ROLL):
+            return CHANCE
+        if stage == RESPONSE:
+            return self.responder(state)
+        return state.to_move
+
+    def legal_actions(self, state: SecondState) -> list[int]:
+        """Sorted legal actions of the player to move (computed from that player's view only)."""
+        if self.current_player(state) < 0:
+            return []
+        if state.stage == RESPONSE:
+            return self._response_actions(state)
+        cached_state, cached = self._last_turn
+        if cached_state is state:
+            return list(cached)
+        return self._turn_actions(state)
+
+    def _response_actions(self, state: SecondState) -> list[int]:
+        pending = state.pending
+        assert pending is not None
+        if pending.responses >= self.settings.responses_per_power:
+            return [PASS]
+        hand = state.hands[self.responder(state)]
+        acts = [PASS]
+        for action, card in RESPONSE_CARDS.items():
+            if hand[card] and not (card == Card.NULLIFY and pending.ultimate):
+                acts.append(action)
+        return acts
+
+    def _turn_actions(self, state: SecondState) -> list[int]:
+        p = state.to_move
+        hand = state.hands[p]
+        acts = [PASS]
+        if hand[Card.ENERGY_DRAIN]:
+            acts.append(ENERGY_DRAIN)
+        mine = [i for i in self.side_psykers[p] if self.alive(state, i)]
+        if hand[Card.PSYCHIC_DUEL] and mine:
+            P = self.num_psykers
+            enemies = [k for k in self.side_psykers[1 - p] if self.alive(state, k)]
+            acts.extend(DUEL_BASE + i * P + k for i in mine for k in enemies)
+        M = self.num_slots
+        in_play = set()
+        for ip in state.in_play:
+            in_play.add((ip.psyker, ip.slot))
+            if self.psyker_side[ip.psyker] == p:
+                if not state.used[ip.psyker]:
+                    acts.append(self.end_base + ip.psyker * M + ip.slot)
+            elif hand[Card.NULLIFY]:
+                acts.append(self.nullify_base + ip.psyker * M + ip.slot)
+        forces, ultimate = hand[Card.FORCE], hand[Card.ULTIMATE_FORCE]
+        ml_limits = self.settings.ml_limits_power_level
+        wounds = state.wounds
+        for i in mine:
+            if state.used[i]:
+                continue
+            for j, k in enumerate(state.powers[i]):
+                if k < 0 or (i, j) in in_play:
+                    continue
+                power = self.power_data[k]
+                if ml_limits and power.level > self.ml[i]:
+                    continue
+                lo, hi = self.force_range[k]
+                pays = list(range(lo, min(hi, forces) + 1))
+                if ultimate:
+                    pays.append(PAY_ULTIMATE)
+                if not pays:
+                    continue
+                for t in self._targets[(i, k)]:
+                    if t < self.num_units:
+                        if wounds[t] <= 0:
+                            continue
+                    elif not any(wounds[u] > 0 for u in self._area[(i, k)]):
+                        continue
+                    acts.extend(self.cast_action(i, j, t, pay) for pay in pays)
+        acts.sort()
+        return acts
+
+    # -----------------------------------------------------------------------------------------
+    # Chance
+
+    def chance_outcomes(self, state: SecondState) -> list[tuple[int, float]]:
+        """Outcomes of the chance node as floats: :meth:`chance_distribution` converted."""
+        if state.stage == DEAL and not state.effects:
+            n = sum(state.deck)
+            return [(c, k / n) for c, k in enumerate(state.deck) if k]
+        key = self._chance_key(state)
+        found = self._dist_cache.get(key)
+        if found is None:
+            found = tuple((k, float(p)) for k, p in self.chance_distribution(state))
+            self._dist_cache[key] = found
+        return list(found)
+
+    def _chance_key(self, state: SecondState) -> tuple[int, ...]:
+        """Everything the chance node's law depends on (the cache key of its outcomes)."""
+        if state.effects:
+            attacker, victim = self._effect_units(state.effects[0])
+            eff = state.effects[0]
+            return (0, eff.power, eff.force, attacker, victim, state.wounds[victim])
+        if state.stage == FLUX:
+            return (1, self.flux_dice(state))
+        if state.stage == SETUP:
+            i = self._next_draw(state)
+            return (2, i, *state.powers[i])
+        roll = state.roll
+        assert roll is not None
+        if roll.kind == ROLL_DUEL:
+            wounds = state.wounds
+            left = (wounds[self.psyker_unit[roll.a]], wounds[self.psyker_unit[roll.b]])
+            return (3, roll.a, roll.b, *left)
+        return (4, roll.kind, roll.a, roll.need, roll.reroll)
+
+    def chance_distribution(self, state: SecondState) -> tuple[tuple[int, Fraction], ...]:
+        """Exact ``(outcome, probability)`` pairs of the chance node, as Fractions.
+
+        Outcomes: a dealt card kind (count / deck size, 2E-2); a warp flux total (2E-3.1); a
+        power card drawn at set-up; Nullify or Daemonic Attack success (1) or failure (0)
+        (2E-5.2); a Psychic Duel result (+w: the enemy psyker loses w wounds, -w: yours, 2E-7);
+        the wounds an effect inflicts (2E-6).
+        """
+        if state.effects:
+            eff = state.effects[0]
+            attacker, victim = self._effect_units(eff)
+            dist = self.effect_distribution(
+                eff.power, eff.force, attacker, victim, state.wounds[victim]
+            )
+        elif state.stage == DEAL:
+            n = sum(state.deck)
+            dist = {c: Fraction(k, n) for c, k in enumerate(state.deck)}
+        elif state.stage == FLUX:
+            dist = distribution(f"{self.flux_dice(state)}D6")
+        elif state.stage == SETUP:
+            i = self._next_draw(state)
+            pool = [k for k in self.draw_pools[i] or () if k not in state.powers[i]]
+            dist = {k: Fraction(1, len(pool)) for k in pool}
+        elif state.stage == ROLL and state.roll is not None:
+            roll = state.roll
+            if roll.kind == ROLL_DUEL:
+                dist = self.duel_distribution(state, roll.a, roll.b)
+            else:
+                p = (
+                    self.daemonic_chance(roll.a)
+                    if roll.kind == ROLL_DAEMONIC
+                    else nullify_chance(roll.need, roll.reroll)
+                )
+                dist = {0: 1 - p, 1: p}
+        else:
+            return ()
+        return tuple(sorted((k, p) for k, p in dist.items() if p))
+
+    def sample_chance(self, state: SecondState, rng: np.random.Generator) -> int:
+        """Draw one chance outcome with ``rng``: the same law as :meth:`chance_outcomes`, faster.
+
+        A deal picks card number ``floor(u * deck size)`` of the deck's multiset (u uniform in
+        [0, 1)), i.e. each card kind with probability count / deck size.
+        """
+        if state.stage == DEAL and not state.effects:
+            pick = int(rng.random() * sum(state.deck))
+            for card, count in enumerate(state.deck):
+                pick -= count
+                if pick < 0:
+                    return card
+        outcomes = self.chance_outcomes(state)
+        x = rng.random()
+        for outcome, p in outcomes:
+            x -= p
+            if x < 0:
+                return outcome
+        return outcomes[-1][0]
+
+    def daemonic_chance(self, psyker: int) -> Fraction:
+        """Chance that Daemonic Attack slays ``psyker``: D6 + ML below the setting (2E-5.2)."""
+        below = self.settings.daemonic_attack_below
+        return Fraction(sum(1 for d in range(1, 7) if d + self.ml[psyker] < below), 6)
+
+    def duel_distribution(self, state: SecondState, mine: int, enemy: int) -> Dist:
+        """Psychic Duel (2E-7) outcome: +w the enemy loses w wounds, -w your psyker loses w."""
+        st = self.settings
+        add = st.psychic_duel_add_ml
+        diff = _difference(
+            st.psychic_duel_dice, self.ml[mine] if add else 0, self.ml[enemy] if add else 0
+        )
+        left_mine = state.wounds[self.psyker_unit[mine]]
+        left_enemy = state.wounds[self.psyker_unit[enemy]]
+        out: Dist = {}
+        for d, p in diff.items():
+            k = min(d, left_enemy) if d > 0 else -min(-d, left_mine)
+            out[k] = out.get(k, Fraction(0)) + p
+        return out
+
+    def _effect_units(self, eff: Effect) -> tuple[int, int]:
+        """``(attacker unit, victim unit)`` of an effect, Reflection included."""
+        caster = self.psyker_unit[eff.psyker]
+        if not eff.reflected:
+            return caster, eff.target
+        spec = self.power_data[eff.power].effect(eff.force)
+        if isinstance(spec, DuelEffect):
+            return eff.target, caster
+        return caster, caster
+
+    def effect_distribution(
+        self, power: int, force: int, attacker: int, victim: int, left: int
+    ) -> Dist:
+        """Exact distribution of wounds an effect inflicts on ``victim`` with ``left`` wounds.
+
+        2E-6: attacks wound by the 2nd-edition chart (``to_wound_rt``) and armour saves are
+        worsened by Strength (``strength_save_modifier``); invulnerable saves are not.
+        """
+        spec = self.power_data[power].effect(force)
+        target = self.units[victim]
+        if isinstance(spec, AttackEffect):
+            shooter = self.units[attacker]
+            p_hit = (
+                Fraction(1)
+                if spec.to_hit == "auto"
+                else roll_chance(max(2, 7 - shooter.ballistic_skill))
+            )
+            p_wound = roll_chance(to_wound_rt(spec.strength, target.toughness))
+            unsaved = Fraction(1)
+            if spec.saves:
+                armour = target.save + strength_save_modifier(spec.strength)
+                unsaved = 1 - save_chance(armour if target.save < 7 else None, target.invulnerable)
+            damage = capped(distribution(spec.damage), target.wounds)
+            return wound_distribution(spec.hits, p_hit * p_wound * unsaved, damage, cap=left)
+        if isinstance(spec, MortalEffect):
+            return capped(distribution(spec.wounds), left)
+        if isinstance(spec, DuelEffect):
+            a = self.ml[self.unit_psyker[attacker]]
+            b = self.ml[self.unit_psyker[victim]]
+            out: Dist = {}
+            for d, p in _difference(spec.dice, a, b).items():
+                k = min(max(d, 0), left)
+                out[k] = out.get(k, Fraction(0)) + p
+            return out
+        return {0: Fraction(1)}
+
+    def _rolls_dice(self, state: SecondState, eff: Effect) -> bool:
+        """Whether an effect is a chance node (not a value, and its victim still stands)."""
+        spec = self.power_data[eff.power].effect(eff.force)
+        if isinstance(spec, ValueEffect):
+            return False
+        return state.wounds[self._effect_units(eff)[1]] > 0
+
+    # -----------------------------------------------------------------------------------------
+    # Transitions
+
+    def _apply(self, state: SecondState, action: int) -> tuple[SecondState, tuple[Event, ...]]:
+        events: list[Event] = []
+        if self.current_player(state) == CHANCE:
+            state = self._apply_chance(state, action, events)
+        elif state.stage == RESPONSE:
+            state = self._apply_response(state, action, events)
+        else:
+            state = self._apply_turn(state, action, events)
+        return self._settle(state, events), tuple(events)
+
+    def _apply_chance(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
+        if s.effects:
+            eff, rest = s.effects[0], s.effects[1:]
+            s = evolve(s, effects=rest)
+            _, victim = self._effect_units(eff)
+            power = self.power_data[eff.power].name
+            if outcome == 0:
+                events.append(
+                    Event(
+                        "no_effect",
+                        f"{power} causes no wounds on {self.units[victim].name}.",
+                        self.owner[victim],
+                        (("power", power), ("unit", self.units[victim].name)),
+                    )
+                )
+                return s
+            return self._wound(s, victim, outcome, events, power)
+        stage = s.stage
+        if stage == DEAL:
+            p = s.deal_to
+            hands = list(s.hands)
+            hands[p] = _plus(hands[p], outcome)
+            events.append(self._deal_events[p])  # never names the card: hands are secret
+            return evolve(
+                s,
+                deck=_plus(s.deck, outcome, -1),
+                hands=(hands[0], hands[1]),
+                to_deal=s.to_deal - 1,
+                deal_to=1 - p,
+            )
+        if stage == FLUX:
+            active = self.active(s)
+            first = active if self.settings.deal_first == "active" else 1 - active
+            dice = self.flux_dice(s)
+            events.append(
+                Event(
+                    "phase",
+                    f"Battle round {self.battle_round(s)}: "
+                    f"Psychic phase of {self.side_names[active]}.",
+                    active,
+                    (("round", self.battle_round(s)),),
+                )
+            )
+            events.append(
+                Event(
+                    "flux",
+                    f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
+                    active,
+                    (("dice", dice), ("cards", outcome)),
+                )
+            )
+            return evolve(s, stage=DEAL, to_deal=outcome, deal_to=first)
+        if stage == SETUP:
+            i = self._next_draw(s)
+            powers = list(s.powers)
+            slots = list(powers[i])
+            slots[slots.index(-1)] = outcome
+            powers[i] = tuple(slots)
+            name = self.units[self.psyker_unit[i]].name
+            events.append(
+                Event(
+                    "draw_power",
+                    f"{name} draws {self.power_data[outcome].name}.",
+                    self.psyker_side[i],
+                )
+            )
+            return evolve(s, powers=tuple(powers))
+        return self._apply_roll(s, outcome, events)
+
+    def _apply_roll(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
+        roll = s.roll
+        assert roll is not None
+        s = evolve(s, roll=None, stage=TURN)
+        if roll.kind == ROLL_NULLIFY:
+            pending = s.pending
+            assert pending is not None
+            power = self.power_data[pending.power].name
+            if outcome:
+                events.append(
+                    Event(
+                        "denied",
+                        f"Nullify succeeds: {power} is stopped.",
+                        roll.player,
+                        (("power", power), ("card", "Nullify")),
+                    )
+                )
+                return self._finish_pending(s, events, reflected=False, stopped=True)
+            events.append(
+                Event(
+                    "nullify_failed",
+                    f"Nullify fails: {power} goes on.",
+                    roll.player,
+                    (("power", power),),
+                )
+            )
+            return evolve(
+                s, stage=RESPONSE, pending=replace(pending, responses=pending.responses + 1)
+            )
+        if roll.kind == ROLL_NULLIFY_IN_PLAY:
+            entry = next(ip for ip in s.in_play if (ip.psyker, ip.slot) == (roll.a, roll.b))
+            power = self.power_data[entry.power].name
+            s = evolve(s, to_move=1 - roll.player)
+            if outcome:
+                events.append(
+                    Event("nullified", f"Nullify ends {power}.", roll.player, (("power", power),))
+                )
+                return evolve(s, in_play=tuple(ip for ip in s.in_play if ip != entry))
+            events.append(
+                Event(
+                    "nullify_failed",
+                    f"Nullify fails: {power} stays in play.",
+                    roll.player,
+                    (("power", power),),
+                )
+            )
+            return s
+        if roll.kind == ROLL_DAEMONIC:
+            s = evolve(s, to_move=roll.player)
+            unit = self.psyker_unit[roll.a]
+            if outcome:
+                events.append(
+                    Event(
+                        "daemonic_attack",
+                        f"Daemonic Attack: {self.units[unit].name} is dragged into the warp.",
+                        self.owner[unit],
+                    )
+                )
+                return self._wound(s, unit, s.wounds[unit], events, "Daemonic Attack")
+            events.append(
+                Event(
+                    "daemonic_attack",
+                    f"{self.units[unit].name} survives the Daemonic Attack.",
+                    self.owner[unit],
+                )
+            )
+            return s
+        # Psychic Duel (2E-7)
+        s = evolve(s, to_move=1 - roll.player)
+        if outcome > 0:
+            return self._wound(s, self.psyker_unit[roll.b], outcome, events, "Psychic Duel")
+        if outcome < 0:
+            return self._wound(s, self.psyker_unit[roll.a], -outcome, events, "Psychic Duel")
+        events.append(Event("duel_tie", "The Psychic Duel is a tie.", roll.player))
+        return s
+
+    def _apply_turn(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
+        p = s.to_move
+        name = self.side_names[p]
+        if action == PASS:
+            events.append(Event("pass", f"{name} passes.", p))
+            return self._pass(s, events)
+        if action == ENERGY_DRAIN:
+            s = self._play_card(s, p, Card.ENERGY_DRAIN)
+            events.append(Event("energy_drain", f"{name} plays Energy Drain: the phase ends.", p))
+            return self._end_phase(s, events)
+        if action < self.end_base:
+            i, k = divmod(action - DUEL_BASE, self.num_psykers)
+            events.append(
+                Event(
+                    "duel",
+                    f"{name} plays Psychic Duel: "
+                    f"{self._psyker_name(i)} against {self._psyker_name(k)}.",
+                    p,
+                )
+            )
+            roll = Roll(ROLL_DUEL, i, k, player=p)
+            return evolve(
+                s, stage=ROLL, roll=roll, passes=0, **self._played(s, p, Card.PSYCHIC_DUEL)
+            )
+        if action < self.cast_base:
+            nullify = action >= self.nullify_base
+            i, j = divmod(
+                action - (self.nullify_base if nullify else self.end_base), self.num_slots
+            )
+            power = self.power_data[s.powers[i][j]].name
+            if not nullify:
+                events.append(Event("end_power", f"{self._psyker_name(i)} ends {power}.", p))
+                used = list(s.used)
+                used[i] = True
+                return evolve(
+                    s,
+                    used=tuple(used),
+                    to_move=1 - p,
+                    passes=0,
+                    in_play=tuple(ip for ip in s.in_play if (ip.psyker, ip.slot) != (i, j)),
+                )
+            need, reroll = self.nullify_need(s, p, i)
+            events.append(
+                Event(
+                    "deny_attempt",
+                    f"{name} plays Nullify on {power} "
+                    f"(needs {need}+{', hood re-roll' if reroll else ''}).",
+                    p,
+                    (("power", power), ("card", "Nullify")),
+                )
+            )
+            roll = Roll(ROLL_NULLIFY_IN_PLAY, i, j, need, reroll, p)
+            return evolve(s, stage=ROLL, roll=roll, passes=0, **self._played(s, p, Card.NULLIFY))
+        return self._cast(s, action, events)
+
+    def _cast(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
+        """Pay for a power and open the response window (2E-5.1)."""
+        i, j, target, pay = self.decode_cast(action)
+        p = s.to_move
+        k = s.powers[i][j]
+        power = self.power_data[k]
+        hand, paid = s.hands[p], _NO_CARDS
+        if pay == PAY_ULTIMATE:
+            force = self.force_range[k][1]
+            hand, paid = _plus(hand, Card.ULTIMATE_FORCE, -1), _plus(paid, Card.ULTIMATE_FORCE)
+        else:
+            force = pay
+            hand, paid = _plus(hand, Card.FORCE, -pay), _plus(paid, Card.FORCE, pay)
+        hands = (hand, s.hands[1]) if p == 0 else (s.hands[0], hand)
+        used = list(s.used)
+        used[i] = True
+        view = self.describe(s, action)
+        events.append(
+            Event(
+                "attempt",
+                f"{view.label}.",
+                p,
+                (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
+            )
+        )
+        events.append(Event("passed", f"{power.name} is paid for.", p, (("power", power.name),)))
+        return evolve(
+            s,
+            hands=hands,
+            paid=paid,
+            used=tuple(used),
+            passes=0,
+            stage=RESPONSE,
+            pending=Pending(i, j, k, target, force, pay == PAY_ULTIMATE),
+        )
+
+    def _apply_response(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
+        pending = s.pending
+        assert pending is not None
+        p = self.responder(s)
+        name = self.side_names[p]
+        power = self.power_data[pending.power].name
+        if action == PASS:
+            return self._finish_pending(s, events, reflected=False, stopped=False)
+        card = RESPONSE_CARDS[action]
+        s = self._play_card(s, p, card)
+        label = CARD_LABELS[card]
+        data = (("power", power), ("card", label))
+        events.append(Event("deny_attempt", f"{name} answers {power} with {label}.", p, data))
+        if action == NULLIFY:
+            need, reroll = self.nullify_need(s, p, pending.psyker)
+            return evolve(
+                s, stage=ROLL, roll=Roll(ROLL_NULLIFY, pending.psyker, -1, need, reroll, p)
+            )
+        events.append(Event("denied", f"{label} stops {power}.", p, data))
+        if action == DESTROY_POWER:
+            if self.settings.destroy_power == "lose-card":
+                powers = list(s.powers)
+                slots = list(powers[pending.psyker])
+                slots[pending.slot] = -1
+                powers[pending.psyker] = tuple(slots)
+                s = evolve(s, powers=tuple(powers))
+                events.append(
+                    Event(
+                        "power_destroyed",
+                        f"{self._psyker_name(pending.psyker)} "
+                        f"loses {power} for the rest of the game.",
+                        1 - p,
+                        (("power", power),),
+                    )
+                )
+            return self._finish_pending(s, events, reflected=False, stopped=True)
+        if action == REFLECTION:
+            return self._finish_pending(
+                s, events, reflected=self.settings.reflection == "caster", stopped=True
+            )
+        s = self._finish_pending(s, events, reflected=False, stopped=True)
+        return evolve(s, stage=ROLL, roll=Roll(ROLL_DAEMONIC, pending.psyker, player=p))
+
+    def _finish_pending(
+        self, s: SecondState, events: list[Event], *, reflected: bool, stopped: bool
+    ) -> SecondState:
+        """Resolve or cancel the power being cast; paid cards go to the discard pile (2E-5.3)."""
+        pending = s.pending
+        assert pending is not None
+        side = self.psyker_side[pending.psyker]
+        power = self.power_data[pending.power]
+        in_play = s.in_play
+        effects: tuple[Effect, ...] = ()
+        if not stopped:
+            value = self._value_of(pending.power, pending.force)
+            events.append(
+                Event(
+                    "manifest",
+                    f"{power.name} takes effect.",
+                    side,
+                    (("power", power.name), ("force", pending.force), ("value", value)),
+                )
+            )
+            if power.remain_in_play:
+                entry = InPlay(
+                    pending.psyker, pending.slot, pending.power, pending.target, pending.force
+                )
+                in_play = tuple(sorted((*in_play, entry), key=lambda e: (e.psyker, e.slot)))
+            effects = self._effects(
+                s, pending.psyker, pending.power, pending.force, pending.target, False
+            )
+        elif reflected:
+            events.append(
+                Event(
+                    "reflected",
+                    f"{power.name} is turned against its caster.",
+                    1 - side,
+                    (("power", power.name),),
+                )
+            )
+            effects = self._effects(
+                s, pending.psyker, pending.power, pending.force, pending.target, True
+            )
+        return evolve(
+            s,
+            pending=None,
+            stage=TURN,
+            to_move=1 - side,
+            in_play=in_play,
+            discard=_sum(s.discard, s.paid),
+            paid=_NO_CARDS,
+            effects=s.effects + effects,
+        )
+
+    def _effects(
+        self, s: SecondState, psyker: int, power: int, force: int, target: int, reflected: bool
+    ) -> tuple[Effect, ...]:
+        """The effects a power resolves (one per unit for 'every enemy unit in range')."""
+        if target == self.num_units:
+            if reflected:
+                return (Effect(power, force, psyker, self.psyker_unit[psyker], True),)
+            return tuple(
+                Effect(power, force, psyker, u)
+                for u in self._area[(psyker, power)]
+                if s.wounds[u] > 0
+            )
+        return (Effect(power, force, psyker, target, reflected),)
+
+    def _value_of(self, power: int, force: int) -> float | None:
+        spec = self.power_data[power].effect(force)
+        if not isinstance(spec, ValueEffect):
+            return None
+        override = self.power_value[power]
+        return spec.value if override is None else override
+
+    def _played(self, s: SecondState, player: int, card: int) -> dict[str, tuple]:
+        """The ``hands`` and ``discard`` after ``player`` plays one ``card`` from hand."""
+        hands = list(s.hands)
+        hands[player] = _plus(hands[player], card, -1)
+        return {"hands": (hands[0], hands[1]), "discard": _plus(s.discard, card)}
+
+    def _play_card(self, s: SecondState, player: int, card: int) -> SecondState:
+        """Move one card from ``player``'s hand to the discard pile."""
+        return evolve(s, **self._played(s, player, card))
+
+    def _wound(
+        self, s: SecondState, unit: int, amount: int, events: list[Event], source: str
+    ) -> SecondState:
+        """Take ``amount`` wounds from ``unit``; score them; remove it when slain."""
+        amount = min(amount, s.wounds[unit])
+        if amount <= 0:
+            return s
+        spec = self.units[unit]
+        owner = self.owner[unit]
+        wounds = list(s.wounds)
+        wounds[unit] -= amount
+        value = amount * spec.value_per_wound
+        s = evolve(s, wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
+        events.append(
+            Event(
+                "wounds",
+                f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
+                owner,
+                (("unit", spec.name), ("amount", amount), ("source", source)),
+            )
+        )
+        if wounds[unit] == 0:
+            events.append(Event("slain", f"{spec.name} is slain.", owner, (("unit", spec.name),)))
+            psyker = self.unit_psyker[unit]
+            if psyker >= 0:
+                ended = [ip for ip in s.in_play if ip.psyker == psyker]
+                for ip in ended:
+                    events.append(
+                        Event(
+                            "end_power",
+                            f"{self.power_data[ip.power].name} ends with {spec.name}.",
+                            owner,
+                        )
+                    )
+                # Its powers end, and so do their effects still waiting this phase.
+                s = evolve(
+                    s,
+                    in_play=tuple(ip for ip in s.in_play if ip.psyker != psyker),
+                    effects=tuple(e for e in s.effects if e.psyker != psyker),
+                )
+            if all(wounds[u] <= 0 for u in self.side_units[owner]):
+                events.append(
+                    Event(
+                        "game_over",
+                        f"{self.side_names[owner]} has no unit left: the game ends.",
+                        owner,
+                    )
+                )
+                s = evolve(s, stage=OVER, pending=None, roll=None)
+        return s
+
+    def _pass(self, s: SecondState, events: list[Event]) -> SecondState:
+        """A pass; two in a row end the phase (2E-4.3)."""
+        if s.passes + 1 >= 2:
+            return self._end_phase(s, events)
+        return evolve(s, passes=s.passes + 1, to_move=1 - s.to_move)
+
+    def _end_phase(self, s: SecondState, events: list[Event]) -> SecondState:
+        """Discard hands (keeping non-Force cards with ``retain_specials``) and move on (2E-4.3)."""
+        discard = s.discard
+        hands = []
+        for hand in s.hands:
+            keep = (
+                _plus(hand, Card.FORCE, -hand[Card.FORCE])
+                if self.settings.retain_specials
+                else _NO_CARDS
+            )
+            discard = _sum(discard, tuple(h - k for h, k in zip(hand, keep)))
+            hands.append(keep)
+        events.append(
+            Event("phase_end", "The Psychic phase ends; hands are discarded.", self.active(s))
+        )
+        phase = s.phase + 1
+        stage = FLUX if phase < 2 * self.game.battle_rounds else OVER
+        return evolve(
+            s,
+            stage=stage,
+            phase=phase,
+            discard=discard,
+            hands=(hands[0], hands[1]),
+            used=(False,) * self.num_psykers,
+            passes=0,
+            to_deal=0,
+            to_move=(self.game.first_player + phase) % 2,
+        )
+
+    def _settle(self, s: SecondState, events: list[Event]) -> SecondState:
+        """Take every step that needs no decision and no dice, up to the next node."""
+        while True:
+            if s.stage == OVER:
+                return s
+            if s.effects:
+                eff = s.effects[0]
+                if self._rolls_dice(s, eff):
+                    return s
+                value = self._value_of(eff.power, eff.force)
+                if value is None:  # an attack on a unit already slain: nothing happens
+                    s = evolve(s, effects=s.effects[1:])
+                else:
+                    side = self.psyker_side[eff.psyker]
+                    if eff.reflected:
+                        side = 1 - side
+                    score = s.score + (value if side == 0 else -value)
+                    s = evolve(s, effects=s.effects[1:], score=score)
+                    events.append(
+                        Event(
+                            "value",
+                            f"{self.power_data[eff.power].name} scores "
+                            f"{value:g} for {self.side_names[side]}.",
+                            side,
+                            (("power", self.power_data[eff.power].name), ("value", value)),
+                        )
+                    )
+                continue
+            stage = s.stage
+            if stage == SETUP:
+                if self._next_draw(s) >= 0:
+                    return s
+                s = evolve(s, stage=FLUX)
+            elif stage == FLUX:
+                if not any(self.can_use_powers(s, i) for i in range(self.num_psykers)):
+                    events.append(Event("game_over", "No psyker can use powers: the game ends."))
+                    return evolve(s, stage=OVER)
+                return s
+            elif stage == DEAL:
+                if s.to_deal > 0:
+                    if sum(s.deck):
+                        return s
+                    if sum(s.discard):
+                        events.append(
+                            Event(
+                                "reshuffle",
+                                "The discard pile is shuffled into a new warp deck.",
+                                None,
+                                (("cards", sum(s.discard)),),
+                            )
+                        )
+                        s = evolve(s, deck=s.discard, discard=_NO_CARDS)
+                    else:
+                        events.append(Event("exhausted", "No warp cards are left to deal."))
+                        s = evolve(s, to_deal=0)
+                    continue
+                # 2E-3.4: powers that remain in play take effect again before any new power.
+                upkeep = tuple(
+                    eff
+                    for ip in s.in_play
+                    for eff in self._effects(s, ip.psyker, ip.power, ip.force, ip.target, False)
+                )
+                s = evolve(s, stage=TURN, to_move=self.active(s), passes=0, effects=upkeep)
+            elif stage == TURN:
+                legal = self._turn_actions(s)
+                if legal != [PASS]:
+                    # The caller usually asks for these next: keep them (by identity).
+                    self._last_turn = (s, legal)
+                    return s
+                # Worded like a chosen pass: events must not tell what the hand holds.
+                events.append(Event("pass", f"{self.side_names[s.to_move]} passes.", s.to_move))
+                s = self._pass(s, events)
+            elif stage == RESPONSE:
+                if self._response_actions(s) != [PASS]:
+                    return s
+                s = self._finish_pending(s, events, reflected=False, stopped=False)
+            else:  # ROLL
+                return s
+
+    def returns(self, state: SecondState) -> tuple[float, float]:
+        """Zero-sum scores of players 0 and 1 (2E-8)."""
+        return state.score, -state.score
+
+    # -----------------------------------------------------------------------------------------
+    # What a player may see
+
+    def view(self, state: SecondState, player: int) -> SecondView:
+        """The part of ``state`` that ``player`` may see: own hand, public table, card counts."""
+        mover = self.current_player(state)
+        if mover == TERMINAL:
+            decision = DECISION_OVER
+        elif mover != player:
+            decision = DECISION_WAIT
+        else:
+            decision = DECISION_RESPONSE if state.stage == RESPONSE else DECISION_TURN
+        return SecondView(
+            player=player,
+            decision=decision,
+            phase=state.phase,
+            active=self.active(state),
+            to_move=state.to_move,
+            passes=state.passes,
+            hand=state.hands[player],
+            opponent_hand_size=sum(state.hands[1 - player]),
+            deck_size=sum(state.deck),
+            discard=state.discard,
+            paid=state.paid,
+            wounds=state.wounds,
+            powers=state.powers,
+            used=state.used,
+            in_play=state.in_play,
+            pending=state.pending,
+            roll=state.roll,
+            score=state.score if player == 0 else -state.score,
+        )
+
+    def observe(self, state: SecondState, player: int) -> np.ndarray:
+        """What ``player`` may see as a flat float32 vector (built from :meth:`view` only).
+
+        Layout (P psykers, M slots, U units, K = 8 card kinds, N powers in the data):
+
+        * ``[0:4]`` decision asked of ``player``: own turn, own response, waiting, game over;
+        * ``[4:9]`` is the active player, battle round / rounds, phase / phases, passes in a row,
+          is the player to move in the alternation;
+        * own hand (K counts), other hand's size, deck size, discard pile (K), cards paid for the
+          power being cast (K), unseen cards by kind (K: deck + other hand together, which any
+          card counter knows), own score;
+        * per unit (U x 4): mine, alive, wounds left, fraction of wounds left;
+        * per psyker (P x (5 + M x (2 + N))): mine, alive, ML, has cast this phase, psychic hood;
+          per slot: holds a card, in play, one-hot of the power;
+        * pending power: present, psyker one-hot (P), slot one-hot (M), target one-hot (U + 1),
+          Force paid, Ultimate Force, response cards played.
+        """
+        v = self.view(state, player)
+        obs = np.zeros(self.observation_size, dtype=np.float32)
+        obs[v.decision] = 1.0
+        o = NUM_DECISIONS
+        rounds = self.game.battle_rounds
+        obs[o : o + 5] = (
+            v.active == player,
+            (v.phase // 2 + 1) / rounds,
+            v.phase / (2 * rounds),
+            v.passes,
+            v.to_move == player,
+        )
+        o += 5
+        K = NUM_CARDS
+        obs[o : o + K] = v.hand
+        o += K
+        obs[o] = v.opponent_hand_size
+        obs[o + 1] = v.deck_size
+        o += 2
+        obs[o : o + K] = v.discard
+        o += K
+        obs[o : o + K] = v.paid
+        o += K
+        # Cards whose place is unknown to this player: the deck plus the other hand, by kind.
+        obs[o : o + K] = [
+            c - h - d - q for c, h, d, q in zip(self.deck_counts, v.hand, v.discard, v.paid)
+        ]
+        o += K
+        obs[o] = v.score
+        o += 1
+        for u in range(self.num_units):
+            left = v.wounds[u]
+            obs[o : o + 4] = (self.owner[u] == player, left > 0, left, left / self.max_wounds[u])
+            o += 4
+        n_powers = len(self.power_data)
+        in_play = {(ip.psyker, ip.slot) for ip in v.in_play}
+        for i in range(self.num_psykers):
+            obs[o : o + 5] = (
+                self.psyker_side[i] == player,
+                v.wounds[self.psyker_unit[i]] > 0,
+                self.ml[i],
+                v.used[i],
+                self.hood[i],
+            )
+            o += 5
+            for j, k in enumerate(v.powers[i]):
+                obs[o] = k >= 0
+                obs[o + 1] = (i, j) in in_play
+                if k >= 0:
+                    obs[o + 2 + k] = 1.0
+                o += 2 + n_powers
+        pending = v.pending
+        if pending is not None:
+            obs[o] = 1.0
+            obs[o + 1 + pending.psyker] = 1.0
+            base = o + 1 + self.num_psykers
+            obs[base + pending.slot] = 1.0
+            base += self.num_slots
+            obs[base + pending.target] = 1.0
+            base += self.num_units + 1
+            obs[base : base + 3] = (pending.force, pending.ultimate, pending.responses)
+        return obs
+
+    # -----------------------------------------------------------------------------------------
+    # Values (for heuristics and advice; from public information only)
+
+    def effect_value(
+        self, wounds: tuple[int, ...], psyker: int, power: int, force: int, target: int
+    ) -> float:
+        """Expected score the caster's side gains when a power resolves now (public info only)."""
+        value = self._value_of(power, force)
+        if value is not None:
+            return value
+        side = self.psyker_side[psyker]
+        victims = self._area[(psyker, power)] if target == self.num_units else (target,)
+        total = 0.0
+        attacker = self.psyker_unit[psyker]
+        for victim in victims:
+            left = wounds[victim]
+            if left <= 0:
+                continue
+            key = (power, force, attacker, victim, left)
+            mean = self._mean_cache.get(key)
+            if mean is None:
+                dist = self.effect_distribution(power, force, attacker, victim, left)
+                mean = self._mean_cache[key] = float(sum(w * p for w, p in dist.items()))
+            sign = 1.0 if self.owner[victim] != side else -1.0
+            total += sign * mean * self.units[victim].value_per_wound
+        return total
+
+    def cast_value(self, view: SecondView, action: int) -> float:
+        """Expected value of a cast action for the caster's side, from a player's view."""
+        i, j, target, pay = self.decode_cast(action)
+        k = view.powers[i][j]
+        force = self.power_data[k].max_force if pay == PAY_ULTIMATE else pay
+        return self.effect_value(view.wounds, i, k, force, target)
+
+    def pending_value(self, view: SecondView) -> float:
+        """Expected value, for its caster, of the power waiting for a response."""
+        p = view.pending
+        if p is None:
+            return 0.0
+        return self.effect_value(view.wounds, p.psyker, p.power, p.force, p.target)
+
+    def duel_value(self, view: SecondView, action: int) -> float:
+        """Expected wound value of a Psychic Duel action for the player who plays it."""
+        i, k = divmod(action - DUEL_BASE, self.num_psykers)
+        mine, theirs = self.psyker_unit[i], self.psyker_unit[k]
+        st = self.settings
+        add = st.psychic_duel_add_ml
+        diff = _difference(st.psychic_duel_dice, self.ml[i] if add else 0, self.ml[k] if add else 0)
+        total = Fraction(0)
+        for d, p in diff.items():
+            if d > 0:
+                total += (
+                    p * min(d, view.wounds[theirs]) * Fraction(self.units[theirs].value_per_wound)
+                )
+            elif d < 0:
+                total -= p * min(-d, view.wounds[mine]) * Fraction(self.units[mine].value_per_wound)
+        return float(total)
+
+    # -----------------------------------------------------------------------------------------
+    # Text
+
+    def _psyker_name(self, psyker: int) -> str:
+        return self.units[self.psyker_unit[psyker]].name
+
+    def _target_name(self, psyker: int, power: int, target: int) -> str:
+        if target == self.num_units:
+            return f'every enemy unit within {self.power_data[power].range:g}"'
+        return self.units[target].name if 0 <= target < self.num_units else "?"
+
+    def describe(self, state: SecondState, action: int) -> ActionView:
+        """Typed view of an action (or of a chance outcome at chance nodes)."""
+        player = self.current_player(state)
+        if player == CHANCE:
+            return self._describe_chance(state, action)
+        p = max(player, 0)
+        name = self.side_names[p]
+        if state.stage == RESPONSE:
+            if action == PASS:
+                return PassView(f"{name} plays no response card", p, True)
+            card = RESPONSE_CARDS.get(action)
+            label = CARD_LABELS[card] if card is not None else f"action {action}"
+            return CardView(f"{name} plays {label}", p, label)
+        if action == PASS:
+            return PassView(f"{name} passes", p, False)
+        if action == ENERGY_DRAIN:
+            return CardView(f"{name} plays Energy Drain", p, "Energy Drain")
+        if DUEL_BASE <= action < self.end_base:
+            i, k = divmod(action - DUEL_BASE, self.num_psykers)
+            a, b = self._psyker_name(i), self._psyker_name(k)
+            return DuelView(f"{name} plays Psychic Duel: {a} against {b}", p, a, b, i, k)
+        if self.end_base <= action < self.cast_base:
+            nullify = action >= self.nullify_base
+            i, j = divmod(
+                action - (self.nullify_base if nullify else self.end_base), self.num_slots
+            )
+            k = state.powers[i][j]
+            power = self.power_data[k].name if k >= 0 else "(no card)"
+            psyker = self._psyker_name(i)
+            label = (
+                f"{name} plays Nullify on {psyker}'s {power}"
+                if nullify
+                else f"{psyker} ends {power}"
+            )
+            return InPlayView(label, p, psyker, power, nullify, i, j)
+        if self.cast_base <= action < self.num_actions:
+            i, j, t, pay = self.decode_cast(action)
+            k = state.powers[i][j]
+            if k < 0:
+                return CastView(f"{self._psyker_name(i)}: empty power slot {j}", p)
+            power = self.power_data[k]
+            force = power.max_force if pay == PAY_ULTIMATE else pay
+            target = self._target_name(i, k, t)
+            psyker = self._psyker_name(i)
+            paying = "Ultimate Force" if pay == PAY_ULTIMATE else f"{pay} Force"
+            label = f"{psyker} casts {power.name} (Force {force}, paying {paying}) at {target}"
+            return CastView(
+                label, p, psyker, power.name, target, force, pay == PAY_ULTIMATE, i, j, t
+            )
+        return ActionView(f"action {action} (not an action of this scenario)")
+
+    def _describe_chance(self, state: SecondState, outcome: int) -> OutcomeView:
+        if state.effects:
+            _, victim = self._effect_units(state.effects[0])
+            return OutcomeView(
+                f"{self.units[victim].name} loses {outcome} wounds", "wounds", outcome
+            )
+        stage = state.stage
+        if stage == DEAL:
+            label = CARD_LABELS[outcome] if 0 <= outcome < NUM_CARDS else "?"
+            return OutcomeView(f"deal {label} to {self.side_names[state.deal_to]}", "deal", outcome)
+        if stage == FLUX:
+            return OutcomeView(f"warp flux {outcome}: {outcome} cards", "flux", outcome)
+        if stage == SETUP:
+            i = self._next_draw(state)
+            power = self.power_data[outcome].name if 0 <= outcome < len(self.power_data) else "?"
+            return OutcomeView(f"{self._psyker_name(i)} draws {power}", "draw", outcome)
+        roll = state.roll
+        if roll is not None and roll.kind in (ROLL_NULLIFY, ROLL_NULLIFY_IN_PLAY):
+            text = "succeeds" if outcome else "fails"
+            return OutcomeView(f"Nullify {text}", "nullify", outcome)
+        if roll is not None and roll.kind == ROLL_DAEMONIC:
+            text = "slays the caster" if outcome else "is survived"
+            return OutcomeView(f"Daemonic Attack {text}", "daemonic", outcome)
+        if roll is not None:
+            who = self._psyker_name(roll.b if outcome > 0 else roll.a)
+            return OutcomeView(f"Psychic Duel: {who} loses {abs(outcome)} wounds", "duel", outcome)
+        return OutcomeView(f"outcome {outcome}", "", outcome)
+
+    def render(self, state: Hashable, player: int | None = None) -> str:
+        """The table as ``player`` sees it: only that player's hand (``None``: both hands)."""
+        assert isinstance(state, SecondState)
+        lines = [
+            f"2nd edition - {self.scenario.name} - battle round {self.battle_round(state)}/"
+            f"{self.game.battle_rounds}, Psychic phase of {self.side_names[self.active(state)]}"
+            + (" (game over)" if state.stage == OVER else ""),
+            f"Score {self.side_names[0]} {state.score:+.2f}",
+        ]
+        for side in (0, 1):
+            lines.append(f"{self.side_names[side]}:")
+            for u in self.side_units[side]:
+                unit = self.units[u]
+                text = f"  {unit.name}: {state.wounds[u]}/{self.max_wounds[u]} wounds"
+                i = self.unit_psyker[u]
+                if state.wounds[u] <= 0:
+                    text += " (slain)"
+                elif i >= 0:
+                    cards = []
+                    for j, k in enumerate(state.powers[i]):
+                        if k < 0:
+                            continue
+                        mark = (
+                            " [in play]"
+                            if any((ip.psyker, ip.slot) == (i, j) for ip in state.in_play)
+                            else ""
+                        )
+                        cards.append(f"{self.power_data[k].name} ({self.power_data[k].cost}){mark}")
+                    text += f", ML{self.ml[i]}{', hood' if self.hood[i] else ''}"
+                    text += ", cast" if state.used[i] else ""
+                    text += f"; powers: {', '.join(cards) or 'none'}"
+                lines.append(text)
+        for side in (0, 1):
+            if player is None or player == side:
+                lines.append(f"Hand of {self.side_names[side]}: {self._cards(state.hands[side])}")
+            else:
+                lines.append(f"Hand of {self.side_names[side]}: {sum(state.hands[side])} cards")
+        lines.append(f"Deck: {sum(state.deck)} cards; discard pile: {self._cards(state.discard)}")
+        if state.pending is not None:
+            pend = state.pending
+            lines.append(
+                f"Being cast: {self.power_data[pend.power].name} by "
+                f"{self._psyker_name(pend.psyker)} at "
+                f"{self._target_name(pend.psyker, pend.power, pend.target)}, Force "
+                f"{pend.force}{' (Ultimate Force)' if pend.ultimate else ''}"
+            )
+        return "\n".join(lines)
+
+    @staticmethod
+    def _cards(counts: tuple[int, ...]) -> str:
+        parts = [f"{n} {CARD_LABELS[c]}" for c, n in enumerate(counts) if n]
+        return ", ".join(parts) or "none"

@@ -1,0 +1,294 @@
+"""Bad scenario files: each raises ONE clear ScenarioError naming the file and the field.
+
+The files are written into ``tmp_path`` and loaded with ``psygym.editions.load("7th", path)``
+(and ``load_file``), as a user would. Messages read ``<file>: field <dotted.path>: <problem>
+(allowed: ...)`` (DESIGN.md "Scenarios").
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from psygym.editions import load, load_file
+from psygym.scenario import ScenarioError
+from tests.helpers import psyker7, scenario7, toml_dumps, unit7, write_toml
+
+
+def valid() -> dict:
+    return scenario7(
+        [
+            unit7("Marine", wounds=1, models=5),
+            unit7("Librarian", (2, 0), wounds=2, psyker=psyker7(2, powers=["Smite"])),
+        ],
+        [
+            unit7("Sorcerer", (0, 12), wounds=2, psyker=psyker7(1, disciplines=["Telepathy"])),
+            unit7("Cultists", (3, 12), models=10),
+        ],
+    )
+
+
+def unit(d: dict, side: int, index: int) -> dict:
+    return d["sides"][side]["units"][index]
+
+
+def setter(path: str, value) -> Callable[[dict], None]:
+    """Mutation setting a dotted path (list indices as numbers) to ``value``."""
+
+    def mutate(d: dict) -> None:
+        *parents, last = path.split(".")
+        node = d
+        for p in parents:
+            node = node[int(p)] if p.isdigit() else node[p]
+        node[int(last) if last.isdigit() else last] = value
+
+    return mutate
+
+
+def deleter(path: str) -> Callable[[dict], None]:
+    def mutate(d: dict) -> None:
+        *parents, last = path.split(".")
+        node = d
+        for p in parents:
+            node = node[int(p)] if p.isdigit() else node[p]
+        del node[last]
+
+    return mutate
+
+
+def dup_name(d: dict) -> None:
+    unit(d, 1, 1)["name"] = "Marine"
+
+
+def one_side(d: dict) -> None:
+    del d["sides"][1]
+
+
+def bare_psyker(d: dict) -> None:
+    unit(d, 0, 1)["psyker"] = {"mastery": 1}
+
+
+CASES = [
+    # id, mutation, dotted field, words the message must contain
+    ("missing-field", deleter("sides.0.units.0.wounds"), "sides.0.units.0.wounds", "required"),
+    ("missing-name", deleter("sides.1.units.1.name"), "sides.1.units.1.name", "required"),
+    (
+        "wrong-type",
+        setter("sides.0.units.0.leadership", "ten"),
+        "sides.0.units.0.leadership",
+        "integer",
+    ),
+    ("wrong-type-psyker", setter("sides.0.units.1.psyker", 3), "sides.0.units.1.psyker", ""),
+    ("ml-0", setter("sides.0.units.1.psyker.mastery", 0), "sides.0.units.1.psyker.mastery", "ge 1"),
+    ("ml-5", setter("sides.0.units.1.psyker.mastery", 5), "sides.0.units.1.psyker.mastery", "le 4"),
+    (
+        "unknown-power",
+        setter("sides.0.units.1.psyker.powers", ["Smite", "Smiet"]),
+        "sides.0.units.1.psyker.powers.1",
+        "unknown power 'Smiet'",
+    ),
+    (
+        "unknown-discipline",
+        setter("sides.1.units.0.psyker.disciplines", ["Necromancy"]),
+        "sides.1.units.0.psyker.disciplines.0",
+        "unknown discipline 'Necromancy'",
+    ),
+    ("negative-wounds", setter("sides.1.units.1.wounds", -1), "sides.1.units.1.wounds", "ge 1"),
+    ("zero-models", setter("sides.0.units.0.models", 0), "sides.0.units.0.models", "ge 1"),
+    ("bad-save", setter("sides.0.units.0.save", 1), "sides.0.units.0.save", "ge 2"),
+    ("duplicate-names", dup_name, "sides.1.units.1.name", "used twice"),
+    (
+        "position-triple",
+        setter("sides.0.units.0.position", [1, 2, 3]),
+        "sides.0.units.0.position",
+        "at most 2 items",
+    ),
+    (
+        "position-single",
+        setter("sides.0.units.0.position", [1]),
+        "sides.0.units.0.position.1",
+        "required",
+    ),
+    ("position-number", setter("sides.0.units.0.position", 4), "sides.0.units.0.position", ""),
+    (
+        "position-text",
+        setter("sides.0.units.0.position", ["a", "b"]),
+        "sides.0.units.0.position.0",
+        "",
+    ),
+    ("empty-side", setter("sides.1.units", []), "sides.1.units", "at least 1"),
+    ("one-side", one_side, "sides", "at least 2"),
+    (
+        "unknown-unit-field",
+        setter("sides.0.units.0.colour", "blue"),
+        "sides.0.units.0.colour",
+        "Extra inputs",
+    ),
+    ("unknown-game-field", setter("game.warp_flux", 2), "game.warp_flux", "Extra inputs"),
+    ("unknown-top-field", setter("weather", "rain"), "weather", "Extra inputs"),
+    (
+        "unknown-psyker-flag",
+        setter("sides.0.units.1.psyker.hood", True),
+        "sides.0.units.1.psyker.hood",
+        "Extra inputs",
+    ),
+    ("bad-battle-rounds", setter("game.battle_rounds", 0), "game.battle_rounds", "ge 1"),
+    ("bad-first-player", setter("game.first_player", 2), "game.first_player", ""),
+    ("negative-pool-bonus", setter("sides.0.pool_bonus", -1), "sides.0.pool_bonus", "ge 0"),
+    ("psyker-without-powers", bare_psyker, "sides.0.units.1.psyker", "needs powers"),
+    ("missing-edition", deleter("edition"), "edition", "missing"),
+    ("unknown-edition", setter("edition", "9th"), "edition", "unknown edition '9th'"),
+    ("other-edition", setter("edition", "8th"), "edition", "for edition '8th', not '7th'"),
+]
+
+
+def write_bad(tmp_path: Path, name: str, mutate: Callable[[dict], None]) -> Path:
+    data = copy.deepcopy(valid())
+    mutate(data)
+    return write_toml(tmp_path / f"{name}.toml", data)
+
+
+def assert_clear(err: ScenarioError, path: Path, field: str, words: str) -> None:
+    msg = str(err)
+    assert str(path) in msg, msg
+    assert err.source == str(path)
+    if field:
+        assert err.field == field, msg
+        assert f"field {field}:" in msg, msg
+    assert words in msg, msg
+    assert "\n" not in msg and "pydantic" not in msg.lower(), msg
+
+
+def test_toml_writer_round_trips():
+    import tomllib
+
+    assert tomllib.loads(toml_dumps(valid())) == valid()
+
+
+def test_the_valid_base_loads(tmp_path):
+    path = write_toml(tmp_path / "ok.toml", valid())
+    rules = load("7th", path)
+    assert rules.names == ["Marine", "Librarian", "Sorcerer", "Cultists"]
+    assert load_file(path).names == rules.names
+
+
+@pytest.mark.parametrize("case,mutate,field,words", CASES, ids=[c[0] for c in CASES])
+def test_bad_scenario_raises_one_clear_error(tmp_path, case, mutate, field, words):
+    path = write_bad(tmp_path, case, mutate)
+    with pytest.raises(ScenarioError) as err:
+        load("7th", path)
+    assert_clear(err.value, path, field, words)
+
+
+@pytest.mark.parametrize(
+    "case,mutate,field,words",
+    [c for c in CASES if c[0] not in ("other-edition",)],
+    ids=[c[0] for c in CASES if c[0] != "other-edition"],
+)
+def test_bad_scenario_through_load_file(tmp_path, case, mutate, field, words):
+    path = write_bad(tmp_path, case, mutate)
+    with pytest.raises(ScenarioError) as err:
+        load_file(path)
+    assert_clear(err.value, path, field, words)
+
+
+def test_errors_name_the_allowed_values(tmp_path):
+    path = write_bad(tmp_path, "p", setter("sides.0.units.1.psyker.powers", ["Smiet"]))
+    with pytest.raises(ScenarioError) as err:
+        load("7th", path)
+    assert "Smite" in err.value.allowed and "Psychic Shriek" in err.value.allowed
+    path = write_bad(tmp_path, "e", setter("edition", "9th"))
+    with pytest.raises(ScenarioError) as err:
+        load("7th", path)
+    assert err.value.allowed == "rt, 2nd, 7th, 8th"
+
+
+def test_toml_syntax_error(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text(toml_dumps(valid()).replace("[game]", "[game", 1))
+    with pytest.raises(ScenarioError) as err:
+        load("7th", path)
+    msg = str(err.value)
+    assert msg.startswith(f"{path}: not valid TOML") and "line" in msg and "\n" not in msg
+    with pytest.raises(ScenarioError, match="not valid TOML"):
+        load_file(path)
+
+
+def test_missing_file_and_unknown_shipped_name(tmp_path):
+    missing = tmp_path / "nowhere.toml"
+    with pytest.raises(ScenarioError) as err:
+        load("7th", missing)
+    assert str(missing) in str(err.value) and "no such file" in str(err.value)
+    with pytest.raises(ScenarioError) as err:
+        load("7th", "no-such-scenario")
+    assert "no-such-scenario" in str(err.value)
+    assert "duel" in str(err.value) and "single-phase" in str(err.value)
+
+
+def test_unknown_edition_name_in_load():
+    with pytest.raises(ValueError, match="unknown edition '9th'; known editions: rt, 2nd, 7th"):
+        load("9th", "duel")
+
+
+# ----------------------------------------------------------------------------- 7E-9 data files
+CUSTOM_POWERS = """
+[[power]]
+name = "Mind Spike"
+discipline = "Homebrew"
+number = 0
+warp_charge = 1
+kind = "witchfire"
+target = "enemy"
+range = 24
+effect = { mortal = "D3" }
+"""
+
+
+def test_custom_disciplines_file_loads(tmp_path):
+    """7E-9: users may add their own disciplines (``powers_file``, relative to the scenario)."""
+    (tmp_path / "homebrew.toml").write_text(CUSTOM_POWERS)
+    data = valid()
+    data["powers_file"] = "homebrew.toml"
+    data["sides"][0]["units"][1]["psyker"] = psyker7(1, powers=["Mind Spike"])
+    data["sides"][1]["units"][0]["psyker"] = psyker7(1, disciplines=["Homebrew"])
+    rules = load("7th", write_toml(tmp_path / "custom.toml", data))
+    assert [p.name for p in rules.powers] == ["Mind Spike"]
+
+
+@pytest.mark.parametrize(
+    "replace_from,replace_to,field,words",
+    [
+        ("warp_charge = 1", "warp_charge = 4", "power.0.warp_charge", "le 3"),
+        ('kind = "witchfire"', 'kind = "miracle"', "power.0.kind", "witchfire"),
+        (
+            'effect = { mortal = "D3" }',
+            'effect = { mortal = "D3", value = 1 }',
+            "power.0.effect",
+            "exactly one",
+        ),
+        ('effect = { mortal = "D3" }', 'effect = { mortal = "3Q" }', "power.0.effect", "3Q"),
+        ("number = 0", "number = 9", "power.0.number", "le 6"),
+    ],
+)
+def test_bad_disciplines_file_names_its_file_and_field(
+    tmp_path, replace_from, replace_to, field, words
+):
+    bad = tmp_path / "homebrew.toml"
+    bad.write_text(CUSTOM_POWERS.replace(replace_from, replace_to))
+    data = valid()
+    data["powers_file"] = str(bad)
+    path = write_toml(tmp_path / "custom.toml", data)
+    with pytest.raises(ScenarioError) as err:
+        load("7th", path)
+    assert str(bad) in str(err.value) and err.value.field == field
+    assert words in str(err.value)
+
+
+def test_missing_disciplines_file(tmp_path):
+    data = valid()
+    data["powers_file"] = "nope.toml"
+    with pytest.raises(ScenarioError, match="no such file"):
+        load("7th", write_toml(tmp_path / "custom.toml", data))

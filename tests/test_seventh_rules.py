@@ -1,0 +1,935 @@
+"""7th-edition rules, scripted through explicit decisions and forced chance outcomes.
+
+Each test builds a small scenario dict, walks the state machine (``tests.helpers.force`` for
+dice, ``choose``/``act`` for decisions) and asserts the state after each step: stage, wounds,
+pools, score. Rule ids refer to ``shared/rules/seventh.md``.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from itertools import product
+
+import numpy as np
+import pytest
+
+import psygym
+from agents.base import RandomPolicy
+from psygym.combat import capped, wound_distribution
+from psygym.core import CHANCE, TERMINAL, IllegalActionError, check_rules, play_game
+from psygym.dice import binomial
+from psygym.editions import scenario_names
+from psygym.editions.seventh.state import Stage
+from tests.helpers import (
+    act,
+    act_ev,
+    action_by_label,
+    choose,
+    choose_ev,
+    exact_outcomes,
+    force,
+    force_ev,
+    kinds,
+    labels,
+    psyker7,
+    rules_from,
+    scenario7,
+    unit7,
+    walk_exact,
+)
+
+F = Fraction
+LIB, BROS, SORC, CULT = 0, 1, 2, 3
+"""Unit indices of the base scenario."""
+
+
+def base(**game) -> dict:
+    """Ultramarines (Lib ML2, Brothers: a 5-model ML1 brotherhood) vs Chaos (Sorcerer ML1,
+    10 Cultists). Pools: r + 3 for the Ultramarines, r + 1 for Chaos."""
+    return scenario7(
+        [
+            unit7(
+                "Lib",
+                (0, 0),
+                wounds=2,
+                toughness=4,
+                save=3,
+                leadership=9,
+                psyker=psyker7(2, powers=["Smite", "Iron Arm", "Enfeeble", "Forewarning"]),
+            ),
+            unit7(
+                "Brothers",
+                (2, 0),
+                models=5,
+                wounds=1,
+                toughness=4,
+                save=3,
+                leadership=8,
+                psyker=psyker7(1, powers=["Smite", "Forewarning"]),
+            ),
+        ],
+        [
+            unit7(
+                "Sorcerer",
+                (0, 12),
+                wounds=2,
+                toughness=4,
+                save=3,
+                leadership=9,
+                ballistic_skill=4,
+                psyker=psyker7(1, powers=["Smite"]),
+            ),
+            unit7(
+                "Cultists",
+                (4, 12),
+                models=10,
+                wounds=1,
+                toughness=3,
+                save=6,
+                leadership=7,
+                value_per_wound=0.5,
+            ),
+        ],
+        **game,
+    )
+
+
+@pytest.fixture(scope="module")
+def rules():
+    return rules_from(base())
+
+
+def start(rules, roll: int, state=None):
+    """Force the warp charge roll (7E-3.1) of a phase and return the SELECT state."""
+    s = rules.initial_state() if state is None else state
+    assert s.stage == Stage.PHASE_ROLL
+    assert exact_outcomes(rules, s) == {r: F(1, 6) for r in range(1, 7)}
+    s = force(rules, s, roll)
+    assert s.stage == Stage.SELECT
+    return s
+
+
+def cast(rules, s, label: str, dice: int):
+    """Choose a cast by label and commit ``dice`` dice; returns the CAST_ROLL state."""
+    s = choose(rules, s, label)
+    assert s.stage == Stage.DICE
+    s = act(rules, s, rules.DICE + dice - 1)
+    assert s.stage == Stage.CAST_ROLL and s.cast.dice == dice
+    return s
+
+
+def roll(successes: int, perils: bool = False) -> int:
+    """CAST_ROLL outcome code: 2 * successes + perils."""
+    return 2 * successes + int(perils)
+
+
+def wounds(s) -> tuple[int, ...]:
+    return tuple(u.wounds for u in s.units)
+
+
+def deny(rules, s, dice: int):
+    assert s.stage == Stage.DENY
+    return act(rules, s, rules.DENY + dice)
+
+
+# ----------------------------------------------------------------------------- shipped scenarios
+@pytest.mark.parametrize("name", scenario_names("7th"))
+def test_check_rules_on_every_shipped_scenario(name):
+    """Every API invariant along random playouts of each shipped 7th scenario."""
+    rules = psygym.load("7th", name)
+    report = check_rules(rules, games=25, seed=3)
+    assert report.games == 25 and report.decision_nodes > 25 and report.chance_nodes > 25
+
+
+def test_check_rules_on_the_scripted_scenarios(deny_rules):
+    """The custom scenarios used below satisfy the API invariants too."""
+    report = check_rules(rules_from(base(phases=4, rounds=2)), games=40, seed=1)
+    assert report.decision_nodes > 40
+    report = check_rules(deny_rules, games=20, seed=2)
+    assert report.decision_nodes > 40
+
+
+def test_a_thousand_random_games_without_error():
+    """900 random single-phase games and 100 random duels (7E-8): all end, zero-sum, and the
+    games reach perils, denies and deaths (so the random play explores the rules)."""
+    seen: set[str] = set()
+
+    def on_step(_s, _a, events):
+        seen.update(e.kind for e in events)
+
+    rng = np.random.default_rng(1000)
+    for name, games in (("single-phase", 900), ("duel", 100)):
+        rules = psygym.load("7th", name)
+        players = [RandomPolicy(), RandomPolicy()]
+        for _ in range(games):
+            end = play_game(rules, players, rng, on_step=on_step)
+            assert rules.is_terminal(end) and end.stage == Stage.OVER
+            a, b = rules.returns(end)
+            assert a == -b == end.score
+    assert {
+        "phase",
+        "attempt",
+        "passed",
+        "perils",
+        "deny_attempt",
+        "denied",
+        "manifest",
+        "wounds",
+        "slain",
+        "generate",
+    } <= seen
+
+
+# ----------------------------------------------------------------------------- 7E-3 pools
+def test_pools_7E_3_1_roll_plus_mastery(rules):
+    for r in range(1, 7):
+        s = start(rules, r)
+        assert s.pools == (r + 3, r + 1)
+        assert s.active == 0
+
+
+def test_pool_bonus_7E_3_1_only_for_the_active_player():
+    data = base(phases=2)
+    data["sides"][0]["pool_bonus"] = 2
+    data["sides"][1]["pool_bonus"] = 1
+    rules = rules_from(data)
+    s = start(rules, 3)
+    assert s.pools == (3 + 3 + 2, 3 + 1)
+    s = act(rules, s, 0)  # end phase: Chaos' phase
+    s = start(rules, 3, s)
+    assert s.active == 1
+    assert s.pools == (3 + 3, 3 + 1 + 1)
+
+
+def test_pool_7E_3_2_dead_psyker_keeps_the_pool_now_and_stops_counting_later():
+    rules = rules_from(base(phases=3, rounds=2))
+    s = start(rules, 4)  # (7, 5)
+    s = cast(rules, s, "Lib: Enfeeble (WC 1) at Cultists", 3)
+    s = force(rules, s, roll(2, True))
+    s = force(rules, s, 1)  # Dragged into the Warp
+    s = force(rules, s, 0)  # failed Leadership: removed
+    assert not s.units[LIB].alive() and not s.units[LIB].psyker
+    assert s.pools == (4, 5)  # 7E-3.2: not shrunk mid-phase
+    s = deny(rules, s, 0)
+    s = act(rules, s, 0)  # end the phase
+    s = start(rules, 4, s)  # Chaos: Ultramarines deny with r + 1 (Lib is gone)
+    assert (s.active, s.pools) == (1, (4 + 1, 4 + 1))
+    s = act(rules, s, 0)
+    s = start(rules, 4, s)
+    assert (s.active, s.pools) == (0, (4 + 1, 4 + 1))
+
+
+def test_side_without_a_casting_psyker_skips_its_phase_7E_3():
+    data = base(phases=None, rounds=2)
+    del data["sides"][1]["units"][0]  # no Sorcerer: Chaos never casts
+    rules = rules_from(data)
+    s = start(rules, 2)
+    assert s.pools == (5, 2)  # the deny pool is the roll alone
+    s, ev = act_ev(rules, s, 0)
+    assert s.stage == Stage.PHASE_ROLL and (s.phase, s.active) == (2, 0)
+    assert [e.text for e in ev if e.kind == "phase"] == [
+        "Battle round 2: Attackers's Psychic phase"
+    ]
+
+
+# ----------------------------------------------------------------------------- 7E-4 casting
+def test_cast_7E_4_1_dice_from_one_to_the_pool(rules):
+    s = start(rules, 2)  # pool 5
+    s = choose(rules, s, "Lib: Smite (WC 1) at Cultists")
+    assert rules.legal_actions(s) == list(range(rules.DICE, rules.DICE + 5))
+    assert labels(rules, s)[rules.DICE + 4] == "Cast Smite with 5 dice"
+
+
+def test_cast_7E_4_2_each_power_once_per_psyker_per_phase(rules):
+    s = start(rules, 6)
+    s = cast(rules, s, "Lib: Smite (WC 1) at Cultists", 1)
+    s = force(rules, s, roll(0))  # fizzles
+    assert s.stage == Stage.SELECT and (LIB, rules.power_index["Smite"]) in s.attempted
+    names = set(labels(rules, s).values())
+    assert not any(n.startswith("Lib: Smite") for n in names)
+    assert "Brothers: Smite (WC 1) at Cultists" in names  # another psyker may cast it
+    assert "Lib: Enfeeble (WC 1) at Cultists" in names
+
+
+def test_cast_7E_4_3_fizzle_spends_the_dice(rules):
+    s = start(rules, 3)  # (6, 4)
+    s = cast(rules, s, "Lib: Enfeeble (WC 1) at Cultists", 4)
+    s, ev = force_ev(rules, s, roll(0))
+    assert s.stage == Stage.SELECT and s.pools == (2, 4) and s.cast is None
+    assert kinds(ev) == ["attempt"]
+    assert s.score == 0
+
+
+def test_cast_7E_4_3_warp_charge_two_needs_two_successes():
+    rules = rules_from(
+        scenario7(
+            [unit7("Lib", wounds=2, psyker=psyker7(2, powers=["Psychic Maelstrom"]))],
+            [unit7("Squad", (0, 10), models=5)],
+        )
+    )
+    s = cast(rules, start(rules, 4), "Psychic Maelstrom", 3)
+    one, ev = force_ev(rules, s, roll(1))
+    assert kinds(ev) == ["attempt"] and one.stage == Stage.OVER  # fizzled, nothing left
+    two, ev = force_ev(rules, s, roll(2))
+    assert "passed" in kinds(ev) and two.stage == Stage.DENY
+
+
+def test_perils_7E_4_4_even_when_the_power_fails():
+    """Two 6s among three dice for a WC3 power: it fails (2 successes) and still perils."""
+    rules = rules_from(
+        scenario7(
+            [
+                unit7(
+                    "Herald",
+                    wounds=3,
+                    leadership=9,
+                    psyker=psyker7(2, powers=["Possession"], daemon=True),
+                )
+            ],
+            [unit7("Squad", (0, 10), models=5)],
+        )
+    )
+    s = cast(rules, start(rules, 4), "Possession", 3)
+    s, ev = force_ev(rules, s, roll(2, True))
+    assert kinds(ev) == ["attempt", "perils"]
+    assert s.stage == Stage.PERILS
+    s = force(rules, s, 4)  # Psychic Backlash
+    assert s.units[0].wounds == 2 and s.score == -1
+    assert s.stage == Stage.OVER  # nothing left to cast in this one-phase scenario
+
+
+def test_outcome_labels(rules):
+    s = cast(rules, start(rules, 3), "Lib: Smite (WC 1) at Cultists", 3)
+    assert rules.action_label(s, roll(2, True)) == "2 successes with Perils"
+    assert rules.action_label(s, roll(1)) == "1 successes"
+
+
+# ----------------------------------------------------------------------------- 7E-5 deny
+DENIERS = [
+    # name, profile, threshold: +1 psyker, +1 higher ML than the caster (ML2), +1 AW
+    ("Grunts", None, 6),
+    ("Acolyte", psyker7(1, powers=["Smite"]), 5),
+    ("Peer", psyker7(2, powers=["Smite"]), 5),
+    ("Master", psyker7(3, powers=["Smite"]), 4),
+    ("Stoic", psyker7(1, powers=["Smite"], adamantium_will=True), 4),
+    ("Peer AW", psyker7(2, powers=["Smite"], adamantium_will=True), 4),
+    ("Master AW", psyker7(3, powers=["Smite"], adamantium_will=True), 3),
+]
+
+
+@pytest.fixture(scope="module")
+def deny_rules():
+    side1 = [
+        unit7(name, (2 * i, 10), wounds=2, **({"psyker": p} if p else {}))
+        for i, (name, p, _) in enumerate(DENIERS)
+    ]
+    return rules_from(
+        scenario7(
+            [
+                unit7(
+                    "Caster",
+                    wounds=3,
+                    psyker=psyker7(2, powers=["Enfeeble", "Iron Arm", "Forewarning", "Shockwave"]),
+                ),
+                unit7("Guard", (1, 1), models=5),
+            ],
+            side1,
+        )
+    )
+
+
+def p_at_least(k: int, m: int, threshold: int) -> Fraction:
+    """Brute force: at least k of m D6 roll threshold or more."""
+    return F(
+        sum(1 for r in product(range(1, 7), repeat=m) if sum(x >= threshold for x in r) >= k), 6**m
+    )
+
+
+@pytest.mark.parametrize(
+    "name,threshold", [(n, t) for n, _, t in DENIERS], ids=[n for n, _, _ in DENIERS]
+)
+def test_deny_7E_5_2_modifiers_give_6_5_4_3(deny_rules, name, threshold):
+    """Deny threshold by the targeted unit: psyker / higher ML / Adamantium Will."""
+    rules = deny_rules
+    s = start(rules, 3)
+    s = cast(rules, s, f"Caster: Enfeeble (WC 1) at {name}", 4)
+    s = force(rules, s, roll(3))
+    assert s.stage == Stage.DENY and rules.current_player(s) == 1 and rules.is_response(s)
+    unit, t = rules.deny_unit_and_threshold(s, s.cast)
+    assert (rules.names[unit], t) == (name, threshold)
+    pool = s.pools[1]
+    s, ev = act_ev(rules, s, rules.DENY + 4)
+    assert s.pools[1] == pool - 4 and s.stage == Stage.DENY_ROLL
+    assert f"({threshold}+)" in ev[0].text and ev[0].kind == "deny_attempt"
+    # 7E-5.3: all three successes must be negated by the four dice
+    assert exact_outcomes(rules, s) == {
+        1: p_at_least(3, 4, threshold),
+        0: 1 - p_at_least(3, 4, threshold),
+    }
+
+
+def test_deny_7E_5_3_two_negations_do_not_stop_three_successes(deny_rules):
+    rules = deny_rules
+    s = cast(rules, start(rules, 3), "Caster: Enfeeble (WC 1) at Master AW", 4)
+    s = force(rules, s, roll(3))
+    two = deny(rules, s, 2)
+    assert exact_outcomes(rules, two) == {0: F(1)}  # 2 of 3 is never enough
+    three = deny(rules, s, 3)
+    assert exact_outcomes(rules, three)[1] == F(4, 6) ** 3  # all three on 3+
+
+
+def test_deny_7E_5_3_counts_successes_not_the_warp_charge(deny_rules):
+    """A WC1 power cast with 2 successes at a 6+ unit: 3 dice need two 6s (2/27), not one."""
+    rules = deny_rules
+    s = cast(rules, start(rules, 3), "Caster: Enfeeble (WC 1) at Grunts", 3)
+    s = deny(rules, force(rules, s, roll(2)), 3)
+    assert exact_outcomes(rules, s)[1] == F(16, 216)
+
+
+@pytest.mark.parametrize(
+    "label", ["Caster: Iron Arm (WC 1)", "Caster: Forewarning (WC 1) at Guard"]
+)
+def test_deny_7E_5_2_natural_sixes_against_blessings(deny_rules, label):
+    """A power that targets none of the denier's units: natural 6s only, even though the
+    denying side has an ML3 Adamantium Will psyker."""
+    rules = deny_rules
+    s = cast(rules, start(rules, 3), label, 3)
+    s = force(rules, s, roll(2))
+    assert rules.deny_unit_and_threshold(s, s.cast) == (None, 6)
+    assert rules.describe(s, rules.DENY + 3).unit == ""
+    s = deny(rules, s, 3)
+    assert exact_outcomes(rules, s) == {1: F(2, 27), 0: F(25, 27)}
+
+
+def test_deny_nova_uses_the_best_unit_in_range():
+    """Shockwave (nova 9"): every enemy unit in range is hit and may be denied by the unit with
+    the best modifiers in range (rules default); an ML3 AW psyker out of range does not count."""
+    rules = rules_from(
+        scenario7(
+            [unit7("Caster", wounds=3, psyker=psyker7(2, powers=["Shockwave"]))],
+            [
+                unit7("Grunts", (0, 5), models=5),
+                unit7("Master", (5, 0), wounds=2, psyker=psyker7(3, powers=["Smite"])),
+                unit7(
+                    "Far Master",
+                    (20, 0),
+                    wounds=2,
+                    psyker=psyker7(3, powers=["Smite"], adamantium_will=True),
+                ),
+            ],
+        )
+    )
+    s = cast(rules, start(rules, 3), "Caster: Shockwave (WC 1)", 2)
+    s = force(rules, s, roll(1))
+    unit, t = rules.deny_unit_and_threshold(s, s.cast)
+    assert (rules.names[unit], t) == ("Master", 4)
+    assert rules.describe(s, rules.DENY + 1).unit == "Master"
+    s = deny(rules, s, 0)
+    assert s.stage == Stage.EFFECT and s.targets == (1, 2)  # Grunts, then Master
+
+
+def test_deny_7E_5_4_denied_power_does_nothing_but_perils_stand(rules):
+    s = cast(rules, start(rules, 4), "Lib: Enfeeble (WC 1) at Cultists", 3)  # (4, 5)
+    s = force(rules, s, roll(2, True))
+    s = force(rules, s, 4)  # Psychic Backlash: wound
+    assert s.units[LIB].wounds == 1 and s.score == -1 and s.stage == Stage.DENY
+    s = deny(rules, s, 3)
+    s, ev = force_ev(rules, s, 1)
+    assert kinds(ev) == ["denied"] and ev[0].player == 1
+    assert s.stage == Stage.SELECT and s.score == -1 and s.pools == (4, 2)
+
+
+def test_deny_7E_5_1_zero_dice_lets_it_through(rules):
+    s = cast(rules, start(rules, 4), "Lib: Enfeeble (WC 1) at Cultists", 2)
+    s = force(rules, s, roll(1))
+    assert rules.action_label(s, rules.DENY) == "Do not deny"
+    s, ev = act_ev(rules, s, rules.DENY)
+    assert kinds(ev) == ["manifest"] and s.score == 2 and s.pools == (5, 5)
+
+
+def test_deny_failed_roll_manifests(rules):
+    s = cast(rules, start(rules, 4), "Lib: Enfeeble (WC 1) at Cultists", 2)
+    s = deny(rules, force(rules, s, roll(1)), 2)
+    s, ev = force_ev(rules, s, 0)
+    assert kinds(ev) == ["deny_failed", "manifest"] and s.score == 2
+
+
+# ----------------------------------------------------------------------------- 7E-6 perils
+def perils_state(rules, roll_: int = 4, dice: int = 3, label="Lib: Enfeeble (WC 1) at Cultists"):
+    """Cast Enfeeble with ``dice`` dice, two successes and Perils; returns the PERILS state."""
+    s = cast(rules, start(rules, roll_), label, dice)
+    s, ev = force_ev(rules, s, roll(2, True))
+    assert kinds(ev) == ["attempt", "passed", "perils"]
+    assert s.stage == Stage.PERILS and s.cast.perils
+    assert exact_outcomes(rules, s) == {r: F(1, 6) for r in range(1, 7)}
+    return s
+
+
+def test_perils_1_dragged_pass_is_a_wound_7E_6_1(rules):
+    s = perils_state(rules)  # pools (4, 5)
+    s = force(rules, s, 1)
+    assert s.stage == Stage.LD_TEST
+    assert exact_outcomes(rules, s) == {1: F(30, 36), 0: F(6, 36)}  # Ld 9
+    s, ev = force_ev(rules, s, 1)
+    assert kinds(ev) == ["ld_test", "wounds"]
+    assert wounds(s)[LIB] == 1 and s.units[LIB].psyker and s.score == -1
+    assert s.stage == Stage.DENY and s.pools == (4, 5)
+
+
+def test_perils_1_dragged_fail_removes_a_lone_psyker_and_the_power_resolves_7E_6_1(rules):
+    s = perils_state(rules)
+    s = force(rules, s, 1)
+    s, ev = force_ev(rules, s, 0)
+    assert "slain" in kinds(ev)
+    assert wounds(s)[LIB] == 0 and not s.units[LIB].psyker
+    assert s.score == -2  # two wounds of value 1
+    # 7E-6 note: the power still takes effect; the opponent may still deny it
+    assert s.stage == Stage.DENY
+    s, ev = act_ev(rules, s, rules.DENY)
+    assert "manifest" in kinds(ev) and s.score == 0
+    assert not any(lbl.startswith("Lib") for lbl in labels(rules, s).values())
+
+
+def test_perils_1_dragged_fail_in_a_unit_brings_d6_s6_ap1_hits_7E_6_1(rules):
+    s = perils_state(rules, label="Brothers: Smite (WC 1) at Cultists")
+    s = force(rules, s, 1)
+    assert exact_outcomes(rules, s) == {1: F(26, 36), 0: F(10, 36)}  # Ld 8
+    s = force(rules, s, 0)
+    assert s.stage == Stage.PERILS_HITS
+    assert wounds(s)[BROS] == 4 and not s.units[BROS].psyker and s.units[BROS].alive()
+    assert s.score == -1
+    # D6 hits, S6 vs T4 wounds on 2+, AP1 beats the 3+ save, no invulnerable; at most 4 wounds
+    expected: dict[int, Fraction] = {}
+    for hits in range(1, 7):
+        for k, p in binomial(hits, F(5, 6)).items():
+            expected[min(k, 4)] = expected.get(min(k, 4), F(0)) + F(1, 6) * p
+    assert exact_outcomes(rules, s) == expected
+    s, ev = force_ev(rules, s, 3)
+    assert wounds(s)[BROS] == 1 and s.score == -4
+    assert s.stage == Stage.DENY  # Smite still goes on (7E-6 note)
+    s = deny(rules, s, 0)
+    assert s.stage == Stage.EFFECT
+    s = force(rules, s, 0)
+    assert s.stage == Stage.SELECT
+    # the Brothers can no longer cast (their psyker is gone); the Librarian still can
+    casters = {lbl.split(":")[0] for lbl in labels(rules, s).values() if ":" in lbl}
+    assert casters == {"Lib"}
+
+
+def test_perils_2_mental_purge_takes_a_random_power_7E_6_2(rules):
+    s = perils_state(rules)
+    s, ev = force_ev(rules, s, 2)
+    assert kinds(ev) == ["perils_roll", "wounds"]
+    assert s.stage == Stage.PURGE and wounds(s)[LIB] == 1 and s.score == -1
+    known = s.units[LIB].powers
+    assert len(known) == 4
+    assert exact_outcomes(rules, s) == {p: F(1, 4) for p in known}
+    iron_arm = rules.power_index["Iron Arm"]
+    s, ev = force_ev(rules, s, iron_arm)
+    assert kinds(ev) == ["purge"]
+    assert iron_arm not in s.units[LIB].powers and len(s.units[LIB].powers) == 3
+    assert s.stage == Stage.DENY  # the power being cast still resolves
+    s = deny(rules, s, 0)
+    assert s.score == 1
+    assert "Lib: Iron Arm (WC 1)" not in labels(rules, s).values()
+    assert "Lib: Forewarning (WC 1) at Lib" in labels(rules, s).values()
+
+
+def test_perils_2_mental_purge_on_a_dying_psyker_has_no_purge_roll():
+    data = base()
+    data["sides"][0]["units"][0]["wounds"] = 1
+    rules = rules_from(data)
+    s = perils_state(rules)
+    s = force(rules, s, 2)
+    assert s.stage == Stage.DENY and wounds(s)[LIB] == 0
+
+
+def test_perils_3_power_drain_shrinks_both_pools_not_below_zero_7E_6_3(rules):
+    s = perils_state(rules, roll_=1, dice=2)  # pools (4, 2) -> (2, 2) after the cast
+    assert s.pools == (2, 2)
+    s = force(rules, s, 3)
+    assert s.stage == Stage.DRAIN and wounds(s)[LIB] == 1 and s.score == -1
+    assert exact_outcomes(rules, s) == {1: F(1, 3), 2: F(1, 3), 3: F(1, 3)}
+    s, ev = force_ev(rules, s, 3)
+    assert s.pools == (0, 0)
+    assert kinds(ev) == ["drain", "manifest"]  # no deny dice left: it takes effect
+    assert s.score == 1
+    assert s.stage == Stage.OVER  # no dice left and a one-phase scenario
+
+
+def test_perils_3_power_drain_one_roll_for_both(rules):
+    s = perils_state(rules, roll_=6, dice=2)  # (9, 7) -> (7, 7)
+    s = force(rules, force(rules, s, 3), 2)
+    assert s.pools == (5, 5) and s.stage == Stage.DENY
+
+
+def test_perils_4_psychic_backlash_is_a_wound_7E_6_4(rules):
+    s = perils_state(rules)
+    s, ev = force_ev(rules, s, 4)
+    assert kinds(ev) == ["perils_roll", "wounds"]
+    assert wounds(s)[LIB] == 1 and s.score == -1 and s.stage == Stage.DENY
+    assert s.pools == (4, 5)
+
+
+@pytest.mark.parametrize("passed,lib_wounds,score", [(1, 2, 0), (0, 1, -1)])
+def test_perils_5_empyric_feedback_7E_6_5(rules, passed, lib_wounds, score):
+    s = perils_state(rules)
+    s = force(rules, s, 5)
+    assert s.stage == Stage.LD_TEST and wounds(s)[LIB] == 2
+    s = force(rules, s, passed)
+    assert wounds(s)[LIB] == lib_wounds and s.score == score and s.stage == Stage.DENY
+
+
+def test_perils_6_warp_surge_fail_is_a_wound_7E_6_6(rules):
+    s = force(rules, force(rules, perils_state(rules), 6), 0)
+    assert wounds(s)[LIB] == 1 and not s.units[LIB].surge and s.score == -1
+
+
+def test_perils_6_warp_surge_pass_scores_and_gives_3_plus_invulnerable_7E_6_6():
+    rules = rules_from(base(phases=3, rounds=2, warp_surge_value=0.75))
+    s = perils_state(rules)
+    s, ev = force_ev(rules, s, 6)
+    s, ev = force_ev(rules, s, 1)
+    assert kinds(ev) == ["ld_test", "surge"]
+    assert s.units[LIB].surge and wounds(s)[LIB] == 2 and s.score == 0.75
+    s = deny(rules, s, 0)
+    assert s.score == 2.75
+    s = act(rules, s, 0)  # end the phase; Chaos casts Smite at the surging Librarian
+    s = start(rules, 1, s)
+    assert s.active == 1 and s.units[LIB].surge
+    s = cast(rules, s, "Sorcerer: Smite (WC 1) at Lib", 2)
+    s = deny(rules, force(rules, s, roll(1)), 0)
+    assert s.stage == Stage.EFFECT
+    # 4 hits, BS4 hits on 3+, S4 v T4 wounds on 4+, AP2 removes the 3+ armour: only the 3++
+    p_surge = F(4, 6) * F(1, 2) * F(1, 3)
+    assert exact_outcomes(rules, s) == wound_distribution(4, p_surge, 1, cap=2)
+    assert exact_outcomes(rules, s) != wound_distribution(4, F(4, 6) * F(1, 2), 1, cap=2)
+    s = force(rules, s, 1)
+    assert wounds(s)[LIB] == 1 and s.score == 1.75
+    s = act(rules, s, 0) if rules.current_player(s) == 1 else s
+    s = start(rules, 1, s)  # the Ultramarines' next phase: the surge is over
+    assert s.active == 0 and not s.units[LIB].surge
+
+
+def test_power_resolves_when_its_caster_dies_to_perils():
+    """7E-6 note / 7E-4.4: a witchfire still hits after Psychic Backlash kills its caster."""
+    data = base()
+    data["sides"][0]["units"][0]["wounds"] = 1
+    rules = rules_from(data)
+    s = perils_state(rules, label="Lib: Smite (WC 1) at Cultists")
+    s = force(rules, s, 4)
+    assert wounds(s)[LIB] == 0 and s.score == -1
+    s = deny(rules, s, 0)
+    assert s.stage == Stage.EFFECT
+    # Smite at the Cultists: BS4 3+, S4 v T3 3+, AP2 beats 6+: p = 4/9 per hit, 4 hits
+    assert exact_outcomes(rules, s) == {k: p for k, p in binomial(4, F(4, 9)).items()}
+    s, ev = force_ev(rules, s, 3)
+    assert wounds(s)[CULT] == 7 and s.score == -1 + 1.5
+    assert [e.get("amount") for e in ev if e.kind == "wounds"] == [3]
+
+
+def test_conjuration_still_takes_effect_when_its_caster_dies_to_perils():
+    """7E-6: "A psyker killed by Perils still lets a cast power take effect"; a conjuration
+    needs no living target."""
+    rules = rules_from(
+        scenario7(
+            [
+                unit7("Herald", wounds=1, leadership=9, psyker=psyker7(1, powers=["Sacrifice"])),
+                unit7("Horde", (2, 0), models=10),
+            ],
+            [unit7("Seer", (0, 20), wounds=2, psyker=psyker7(1, powers=["Smite"]))],
+        )
+    )
+    s = cast(rules, start(rules, 4), "Herald: Sacrifice (WC 1)", 2)
+    s = force(rules, s, roll(2, True))  # a double (any double perils for a non-daemon)
+    s = force(rules, s, 4)  # Psychic Backlash kills the Herald
+    assert wounds(s)[0] == 0 and s.score == -1
+    assert s.stage == Stage.DENY  # the conjuration is still there to deny
+    s = deny(rules, s, 0)
+    assert s.score == 0  # -1 for the wound, +1 for Sacrifice
+
+
+# ----------------------------------------------------------------------------- 7E-7 resolving
+def test_witchfire_wounds_are_scored_by_value_per_wound_7E_7_1(rules):
+    s = cast(rules, start(rules, 4), "Lib: Smite (WC 1) at Cultists", 2)
+    s = deny(rules, force(rules, s, roll(1)), 0)
+    assert s.stage == Stage.EFFECT and s.targets == (CULT,)
+    assert exact_outcomes(rules, s) == dict(binomial(4, F(4, 9)))
+    s, ev = force_ev(rules, s, 4)
+    assert wounds(s)[CULT] == 6 and s.score == 2.0
+    assert kinds(ev) == ["wounds"] and ev[0].player == 1
+
+
+def test_effect_is_capped_by_wounds_left_7E_7_1(rules):
+    s = cast(rules, start(rules, 4), "Lib: Smite (WC 1) at Sorcerer", 2)
+    s = deny(rules, force(rules, s, roll(1)), 0)
+    # Sorcerer: T4, 3+ save, AP2 removes it, 2 wounds: p = 4/6 * 1/2 per hit, capped at 2
+    assert exact_outcomes(rules, s) == capped(dict(binomial(4, F(1, 3))), 2)
+
+
+@pytest.mark.parametrize("wounds_dealt,lib_after,score", [(1, 2, 0.5), (0, 1, -1.0)])
+def test_life_leech_heals_its_caster_when_it_wounds_7E_7_1(wounds_dealt, lib_after, score):
+    """disciplines.md: Life Leech heals the caster one wound (scored back) if it caused any."""
+    data = base()
+    data["sides"][0]["units"][0]["psyker"] = psyker7(2, powers=["Life Leech"])
+    rules = rules_from(data)
+    s = perils_state(rules, label="Lib: Life Leech (WC 1) at Cultists")
+    s = force(rules, s, 4)  # Psychic Backlash: the Librarian is down to 1 wound
+    assert wounds(s)[LIB] == 1 and s.score == -1
+    s = deny(rules, s, 0)
+    # 2 hits, BS4 3+, S6 v T3 2+, AP2 beats the 6+ save: p = 4/6 * 5/6 = 5/9
+    assert exact_outcomes(rules, s) == dict(binomial(2, F(5, 9)))
+    s, ev = force_ev(rules, s, wounds_dealt)
+    assert wounds(s)[LIB] == lib_after and s.score == score
+    assert ("heal" in kinds(ev)) == bool(wounds_dealt)
+
+
+def test_vortex_of_doom_perils_when_it_fails_7E_4_4():
+    """perils_on_fail: a failed Vortex of Doom perils even without two 6s."""
+    rules = rules_from(
+        scenario7(
+            [
+                unit7(
+                    "Paladin",
+                    wounds=2,
+                    leadership=9,
+                    psyker=psyker7(2, powers=["Vortex of Doom"], grey_knight=True),
+                )
+            ],
+            [unit7("Squad", (0, 10), models=5)],
+        )
+    )
+    s = cast(rules, start(rules, 4), "Vortex of Doom", 3)
+    failed, ev = force_ev(rules, s, roll(2))
+    assert kinds(ev) == ["attempt", "perils"] and failed.stage == Stage.PERILS
+    passed, ev = force_ev(rules, s, roll(3))
+    assert kinds(ev) == ["attempt", "passed"] and passed.stage == Stage.DENY
+
+
+def test_blessing_copies_do_not_stack_7E_7_2():
+    rules = rules_from(base(phases=3, rounds=2))
+    s = cast(rules, start(rules, 6), "Lib: Forewarning (WC 1) at Brothers", 2)
+    s = deny(rules, force(rules, s, roll(1)), 0)
+    assert s.score == 2 and (rules.power_index["Forewarning"], BROS, 0) in s.effects
+    options = set(labels(rules, s).values())
+    assert "Brothers: Forewarning (WC 1) at Brothers" not in options
+    assert "Brothers: Forewarning (WC 1) at Lib" in options  # a different unit is fine
+    assert "Lib: Iron Arm (WC 1)" in options  # a different blessing is fine
+    # The blessing lasts until the caster's next Psychic phase.
+    s = act(rules, s, 0)
+    s = act(rules, start(rules, 1, s), 0)
+    s = start(rules, 1, s)
+    assert s.effects == frozenset()
+    assert "Brothers: Forewarning (WC 1) at Brothers" in labels(rules, s).values()
+
+
+# ----------------------------------------------------------------------------- 7E-8 game
+def test_game_alternates_phases_and_ends_7E_8_1():
+    rules = rules_from(base(phases=None, rounds=2, first_player=1))
+    s = rules.initial_state()
+    actives = []
+    while not rules.is_terminal(s):
+        s = start(rules, 3, s)
+        actives.append((s.phase, s.active))
+        s = act(rules, s, 0)
+    assert actives == [(0, 1), (1, 0), (2, 1), (3, 0)]
+    assert rules.current_player(s) == TERMINAL and rules.legal_actions(s) == []
+    assert rules.returns(s) == (0.0, -0.0)
+
+
+def test_game_ends_early_when_a_side_is_wiped_out_7E_8_1():
+    rules = rules_from(
+        scenario7(
+            [unit7("Lib", wounds=2, psyker=psyker7(2, powers=["Smite", "Iron Arm"]))],
+            [unit7("Lone", (0, 10), wounds=1)],
+            phases=None,
+            rounds=5,
+        )
+    )
+    s = cast(rules, start(rules, 6), "Smite", 2)
+    s = force(rules, s, roll(2))
+    assert s.stage == Stage.DENY  # the defenders have the roll's dice to deny
+    s = deny(rules, s, 0)
+    s, ev = force_ev(rules, s, 1)
+    assert "slain" in kinds(ev)
+    assert s.stage == Stage.OVER and rules.returns(s) == (1.0, -1.0)
+
+
+def test_game_ends_when_a_side_is_wiped_out_by_the_next_phase_7E_8_1():
+    """The part of 7E-8.1 that holds today: no further phase starts once a side is gone."""
+    rules = rules_from(
+        scenario7(
+            [unit7("Lib", wounds=2, psyker=psyker7(2, powers=["Smite"]))],
+            [unit7("Lone", (0, 10), wounds=1)],
+            phases=None,
+            rounds=5,
+        )
+    )
+    s = cast(rules, start(rules, 6), "Smite", 2)
+    s = deny(rules, force(rules, s, roll(2)), 0)
+    s = force(rules, s, 1)
+    assert s.stage == Stage.OVER and s.phase == 1 and rules.returns(s) == (1.0, -1.0)
+
+
+def test_score_is_zero_sum_7E_8_2(rules):
+    s = perils_state(rules)
+    s = force(rules, s, 4)
+    a, b = rules.returns(s)
+    assert a == -1 and b == 1
+
+
+# ----------------------------------------------------------------------------- 7E-2 generation
+def gen_rules(*psykers, **game):
+    return rules_from(
+        scenario7(list(psykers), [unit7("Squad", (0, 30), models=5)], generate=True, **game)
+    )
+
+
+def test_generation_ml2_one_discipline_gains_focus_7E_2_1_and_7E_2_3():
+    rules = gen_rules(unit7("Lib", wounds=2, psyker=psyker7(2, disciplines=["Biomancy"])))
+    s = rules.initial_state()
+    assert s.stage == Stage.GEN_ROLL  # one discipline: no choice to make
+    numbered = {
+        rules.power_index[n]
+        for n in ("Iron Arm", "Enfeeble", "Life Leech", "Warp Speed", "Endurance", "Haemorrhage")
+    }
+    assert exact_outcomes(rules, s) == {p: F(1, 6) for p in numbered}
+    s = force(rules, s, rules.power_index["Iron Arm"])
+    assert s.stage == Stage.SWAP and rules.current_player(s) == 0
+    assert labels(rules, s) == {rules.SWAP: "Keep Iron Arm", rules.SWAP + 1: "Swap for Smite"}
+    s = act(rules, s, rules.SWAP)
+    # duplicates are re-rolled: Iron Arm is no longer an outcome (7E-2.1)
+    assert exact_outcomes(rules, s) == {
+        p: F(1, 5) for p in numbered - {rules.power_index["Iron Arm"]}
+    }
+    s = act(rules, force(rules, s, rules.power_index["Enfeeble"]), rules.SWAP)
+    assert s.stage == Stage.PHASE_ROLL
+    known = {rules.powers[p].name for p in s.units[0].powers}
+    assert known == {"Iron Arm", "Enfeeble", "Smite"}  # Psychic Focus adds the Primaris
+
+
+def test_generation_swap_for_primaris_7E_2_2():
+    rules = gen_rules(unit7("Lib", wounds=2, psyker=psyker7(2, disciplines=["Biomancy"])))
+    s = force(rules, rules.initial_state(), rules.power_index["Iron Arm"])
+    s = act(rules, s, rules.SWAP + 1)
+    assert {rules.powers[p].name for p in s.units[0].powers} == {"Smite"}
+    # Iron Arm was given up, so it can be rolled again; the Primaris is known: no swap offer
+    assert rules.power_index["Iron Arm"] in exact_outcomes(rules, s)
+    s = force(rules, s, rules.power_index["Iron Arm"])
+    assert s.stage == Stage.PHASE_ROLL
+    assert {rules.powers[p].name for p in s.units[0].powers} == {"Smite", "Iron Arm"}
+
+
+def test_generation_two_disciplines_break_focus_7E_2_3():
+    rules = gen_rules(
+        unit7("Lib", wounds=2, psyker=psyker7(2, disciplines=["Biomancy", "Telepathy"]))
+    )
+    s = rules.initial_state()
+    assert s.stage == Stage.DISCIPLINE
+    assert set(labels(rules, s).values()) == {"Lib rolls on Biomancy", "Lib rolls on Telepathy"}
+    s = choose(rules, s, "Biomancy")
+    s = act(rules, force(rules, s, rules.power_index["Iron Arm"]), rules.SWAP)
+    s = choose(rules, s, "Telepathy")
+    s = act(rules, force(rules, s, rules.power_index["Dominate"]), rules.SWAP)
+    assert s.stage == Stage.PHASE_ROLL
+    assert {rules.powers[p].name for p in s.units[0].powers} == {"Iron Arm", "Dominate"}
+
+
+def test_generation_force_weapon_knows_force_and_keeps_focus_7E_2_4():
+    rules = gen_rules(
+        unit7("Lib", wounds=2, psyker=psyker7(1, disciplines=["Biomancy"], force_weapon=True))
+    )
+    s = rules.initial_state()
+    assert {rules.powers[p].name for p in s.units[0].powers} == {"Force"}
+    s = act(rules, force(rules, s, rules.power_index["Warp Speed"]), rules.SWAP)
+    assert {rules.powers[p].name for p in s.units[0].powers} == {"Force", "Warp Speed", "Smite"}
+
+
+def test_generation_fixed_powers_generate_nothing_7E_2_5():
+    rules = gen_rules(
+        unit7("Paladin", wounds=2, psyker=psyker7(1, powers=["Hammerhand"], grey_knight=True))
+    )
+    s = rules.initial_state()
+    assert s.stage == Stage.PHASE_ROLL
+    assert {rules.powers[p].name for p in s.units[0].powers} == {"Hammerhand"}
+
+
+def test_generation_every_outcome_ends_with_ml_powers_plus_focus():
+    """Exact walk of an ML3 psyker on one discipline: always 3 numbered powers + Primaris."""
+    rules = gen_rules(unit7("Lib", wounds=2, psyker=psyker7(3, disciplines=["Telepathy"])))
+    ends = walk_exact(
+        rules,
+        rules.initial_state(),
+        stop=lambda s: s.stage == Stage.PHASE_ROLL,
+        decide=lambda s: rules.SWAP,
+    )
+    assert len(ends) == 20  # C(6, 3) sets, equally likely
+    assert set(ends.values()) == {F(1, 20)}
+    shriek = rules.power_index["Psychic Shriek"]
+    assert all(len(s.units[0].powers) == 4 and shriek in s.units[0].powers for s in ends)
+
+
+# ----------------------------------------------------------------------------- API details
+def test_illegal_action_lists_legal_ones_with_labels(rules):
+    s = start(rules, 3)
+    with pytest.raises(IllegalActionError) as err:
+        rules.apply(s, 999)
+    msg = str(err.value)
+    assert "action 999 is not legal for player 0" in msg
+    assert "0 (End the Psychic phase)" in msg
+    assert (
+        f"{action_by_label(rules, s, 'Lib: Smite (WC 1) at Cultists')} "
+        "(Lib: Smite (WC 1) at Cultists)" in msg
+    )
+    c = cast(rules, s, "Lib: Smite (WC 1) at Cultists", 2)
+    with pytest.raises(IllegalActionError, match=r"as a chance outcome.*2 \(1 successes\)"):
+        rules.apply(c, 99)
+
+
+def test_current_player_and_is_response_by_stage(rules):
+    s = rules.initial_state()
+    assert rules.current_player(s) == CHANCE and not rules.is_response(s)
+    s = start(rules, 3)
+    assert rules.current_player(s) == 0 and not rules.is_response(s)
+    s = cast(rules, s, "Lib: Enfeeble (WC 1) at Cultists", 2)
+    assert rules.current_player(s) == CHANCE
+    s = force(rules, s, roll(1))
+    assert rules.current_player(s) == 1 and rules.is_response(s)
+
+
+def test_observation_layout_head(rules):
+    s = start(rules, 3)
+    obs = rules.observe(s, 0)
+    assert obs.shape == (rules.observation_size,) and obs.dtype == np.float32
+    assert obs[:6].tolist() == [0, 0, 1, 0, 0, 0]  # SELECT
+    assert obs[7] == 1 and obs[8] == pytest.approx(0.6) and obs[9] == pytest.approx(0.4)
+    other = rules.observe(s, 1)
+    assert other[7] == 0 and other[8] == pytest.approx(0.4)
+    d = force(rules, cast(rules, s, "Lib: Enfeeble (WC 1) at Cultists", 2), roll(1))
+    assert rules.observe(d, 1)[:6].tolist() == [0, 0, 0, 0, 1, 0]  # DENY
+    c = cast(rules, s, "Lib: Enfeeble (WC 1) at Cultists", 2)
+    assert rules.observe(c, 0)[:6].tolist() == [0, 0, 0, 0, 0, 1]  # chance
+
+
+def test_render_shows_units_pools_and_the_cast(rules):
+    s = cast(rules, start(rules, 3), "Lib: Enfeeble (WC 1) at Cultists", 2)
+    text = rules.render(s)
+    for part in ("Lib", "Brothers", "Sorcerer", "Cultists", "Dice", "Casting: Lib -> Enfeeble"):
+        assert part in text
+    assert "Game over" in rules.render(
+        play_game(rules, [RandomPolicy(), RandomPolicy()], np.random.default_rng(0))
+    )
+
+
+def test_describe_views_are_typed(rules):
+    s = start(rules, 3)
+    a = action_by_label(rules, s, "Lib: Smite (WC 1) at Cultists")
+    view = rules.describe(s, a)
+    assert (view.psyker, view.power, view.target, view.warp_charge) == (
+        "Lib",
+        "Smite",
+        "Cultists",
+        1,
+    )
+    s2, _ = choose_ev(rules, s, "Lib: Smite (WC 1) at Cultists")
+    assert rules.describe(s2, rules.DICE + 2).dice == 3
