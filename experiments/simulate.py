@@ -123,9 +123,7 @@ def simulate(
             "scenario": rules.scenario.name,
             "seed": seed,
             "episodes": episodes,
-            "results": [
-                {"player": p, "agent": names[p], **summaries[p]} for p in (0, 1)
-            ],
+            "results": [{"player": p, "agent": names[p], **summaries[p]} for p in (0, 1)],
         }
         typer.echo(json.dumps(strict_json(doc), indent=2, allow_nan=False))
         return
