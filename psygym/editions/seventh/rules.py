@@ -786,7 +786,7 @@ class SeventhRules(RulesBase):
             Event(
                 "attempt",
                 f"{self.names[cast.caster]} casts {power.name} with "
-                f"{cast.dice} dice: {successes} successes"
+                f"{_dice(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
                 f"{' and Perils of the Warp' if perils else ''}",
                 s.active,
                 (("power", power.name), ("dice", cast.dice), ("successes", successes)),
@@ -870,7 +870,7 @@ class SeventhRules(RulesBase):
         ev.append(
             Event(
                 "deny_attempt",
-                f"{who} tries to deny with {dice} dice ({threshold}+)",
+                f"{who} tries to deny with {_dice(dice)} ({threshold}+)",
                 1 - s.active,
                 (("dice", dice),),
             )
@@ -1005,7 +1005,7 @@ class SeventhRules(RulesBase):
             n = a - self.DICE + 1
             power = self.powers[cast.power]
             return CastDice(
-                label=f"Cast {power.name} with {n} dice",
+                label=f"Cast {power.name} with {_dice(n)}",
                 psyker=self.names[cast.caster],
                 power=power.name,
                 target=self.names[cast.target],
@@ -1014,7 +1014,7 @@ class SeventhRules(RulesBase):
         if st == Stage.DENY:
             m = a - self.DENY
             unit, _ = self.deny_unit_and_threshold(s, s.cast)
-            label = "Do not deny" if m == 0 else f"Deny with {m} dice"
+            label = "Do not deny" if m == 0 else f"Deny with {_dice(m)}"
             return Deny(label=label, unit=self.names[unit] if unit is not None else "", dice=m)
         if st == Stage.DISCIPLINE:
             d = self.disciplines[a - self.DISC]
@@ -1163,6 +1163,11 @@ def _rolloff_win(ld_a: int, ld_b: int) -> Fraction:
 @cache
 def _d6() -> tuple[tuple[int, Fraction], ...]:
     return tuple(sorted(distribution("D6").items()))
+
+
+def _dice(n: int) -> str:
+    """``"1 die"``, ``"3 dice"``."""
+    return f"{n} {'die' if n == 1 else 'dice'}"
 
 
 def _binary(p: Fraction) -> tuple[tuple[int, Fraction], ...]:

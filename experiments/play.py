@@ -1,0 +1,161 @@
+"""``psygym play`` (a game against the AI in the terminal) and ``psygym replay`` (check a log).
+
+``play`` shows the state as the human's side may see it, the legal actions numbered with their
+odds, every roll with its chance and what it caused, and the AI's decisions; ``--hint`` adds the
+solver's value of every option. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
+(format in :mod:`experiments.play_session`). ``replay`` applies a log's actions and chance
+outcomes through the rules, without random numbers, and fails with the line number when the log
+does not match them.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import secrets
+import shlex
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from experiments.common import console, err_console, user_errors
+from experiments.play_session import (
+    HINT_BUDGET,
+    Advisor,
+    GameLog,
+    PlaySession,
+    replay_log,
+    scenario_info,
+)
+from psygym.editions import edition_id, load
+from psygym.policies import resolve_policy
+
+AUTO = "auto"
+"""The default opponent: a shipped trained model if there is one, else a heuristic."""
+
+
+def default_opponent(rules: Any) -> str:
+    """The ``auto`` opponent of an edition and scenario.
+
+    The pretrained model shipped for the scenario (``agents.sb3.pretrained_path``) if there is
+    one, else the edition's first heuristic (``HEURISTICS`` in the agents module), else
+    ``random``.
+    """
+    name = getattr(rules.scenario, "name", "")
+    if importlib.util.find_spec("agents.sb3") is not None:
+        try:
+            from agents.sb3 import pretrained_path
+
+            path = pretrained_path(rules.edition, name)
+        except (ImportError, AttributeError, ValueError):
+            path = None
+        if path is not None and Path(path).is_file():
+            return str(path)
+    from agents.registry import EDITION_MODULES
+
+    mod = EDITION_MODULES.get(rules.edition)
+    if mod is not None and importlib.util.find_spec(mod) is not None:
+        heuristics = getattr(importlib.import_module(mod), "HEURISTICS", {})
+        if heuristics:
+            return next(iter(heuristics))
+    return "random"
+
+
+def play(
+    edition: str = typer.Option("7th", help="Edition: 7th, 8th, 2nd or rt."),
+    scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
+    opponent: str = typer.Option(
+        AUTO,
+        help="The AI: an agent name (double-wc, optimal, random...), a .zip model or "
+        "tuned .json; 'auto' picks the shipped trained model, else a heuristic.",
+    ),
+    seat: int = typer.Option(0, min=0, max=1, help="Your player: 0 (first side) or 1."),
+    seed: int | None = typer.Option(None, help="Seed of the dice and the AI (random if unset)."),
+    hint: bool = typer.Option(False, "--hint", help="Show the solver's value of each option."),
+    hint_seconds: float = typer.Option(
+        HINT_BUDGET, min=0.1, help="Time the solver may take per hint (h searches further)."
+    ),
+    runs_dir: str = typer.Option("runs", help="Games are logged to <runs-dir>/games/."),
+) -> None:
+    """Play a game against the AI in the terminal (type a number, ? to list, h hint, q quit)."""
+    with user_errors():
+        eid = edition_id(edition)
+        rules = load(eid, scenario)
+        spec = default_opponent(rules) if opponent == AUTO else opponent
+        policy = resolve_policy(spec, rules)
+        info = scenario_info(rules, eid, scenario)
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    header = {
+        "edition": rules.edition,
+        **info,
+        "seed": seed,
+        "seat": seat,
+        "opponent": spec,
+        "opponent_name": getattr(policy, "name", spec),
+        "command": shlex.join(["psygym", *sys.argv[1:]]),
+        "started": datetime.now().isoformat(timespec="seconds"),
+    }
+    log = GameLog.create(runs_dir, header)
+    sides = rules.scenario.sides
+    ai = escape(str(getattr(policy, "name", spec)))
+    console.print(
+        f"[bold]psygym play[/bold]: {rules.edition} edition, scenario "
+        f"{escape(str(info['scenario']))}. You are {escape(sides[seat].name)} (player {seat}); "
+        f"the AI ({ai}) plays {escape(sides[1 - seat].name)}. Seed {seed}.",
+        highlight=False,
+        soft_wrap=True,
+        markup=True,
+    )
+    description = getattr(rules.scenario, "description", "")
+    if description:
+        console.print(
+            " ".join(str(description).split()), markup=False, highlight=False, soft_wrap=True
+        )
+    session = PlaySession(
+        rules,
+        policy,
+        seat=seat,
+        seed=seed,
+        console=console,
+        hint=hint,
+        log=log,
+        opponent_name=f"AI: {getattr(policy, 'name', spec)}",
+        advisor=Advisor(rules, budget=hint_seconds),
+    )
+    session.run()
+
+
+def replay(
+    file: Annotated[Path, typer.Argument(help="A game log written by psygym play (.jsonl).")],
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
+) -> None:
+    """Replay a game log through the rules (no dice rolled) and check its final state and score."""
+    with user_errors():
+        result = replay_log(
+            file,
+            console,
+            quiet=quiet,
+            on_warning=lambda w: err_console.print(
+                f"[yellow]warning:[/yellow] {w}", highlight=False, soft_wrap=True
+            ),
+        )
+    if quiet:
+        status = "finished" if result.end and result.end.get("terminal") else "not finished"
+        console.print(
+            f"{file}: {result.steps} steps replayed ({status}), score "
+            f"{result.score[0] + 0.0:+.2f} for player 0: matches the log.",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``play`` and ``replay`` commands."""
+    app.command("play")(play)
+    app.command("replay")(replay)

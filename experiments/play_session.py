@@ -1,0 +1,998 @@
+"""Play a game against an agent in the terminal, log it, and replay logs through the rules.
+
+The loop is edition-generic: it only uses the Rules API (``render``, ``legal_actions``,
+``describe``, ``chance_outcomes``, ``apply_with_events``, ``returns``, ``current_player``) and,
+for Rogue Trader's secret bids, ``simultaneous_info``. It never uses live displays, so it works
+the same when standard input and output are pipes (tests drive whole games that way).
+
+Hidden information is found generically through ``render``: a chance outcome or an AI decision
+is hidden from the human when another alternative leads to a state that ``render(s, seat)``
+cannot tell apart but ``render(s, None)`` can (a warp card dealt to the AI in 2nd edition, the
+AI's secret bid in Rogue Trader). Its label is then not shown, only the events every such
+alternative reports. Once something was hidden, chance probabilities are no longer printed (the
+chance of a draw would tell what the other hand holds) and no solver advice is given. A secret
+bid (``simultaneous_info``) is revealed right after the human's own bid. Logs and replays hold
+everything: they are for after the game.
+
+Game logs are JSON Lines (one JSON object per line):
+
+1. ``{"type": "header", "format": 1, "edition", "scenario", "scenario_path",
+   "scenario_sha256", "seed", "seat", "opponent", "command", "started"}``;
+2. one ``{"type": "step", "n", "player", "action", "label"}`` per transition, where ``player`` is
+   0, 1 or ``"chance"`` and ``action`` the action or chance outcome applied;
+3. ``{"type": "end", "result": "finished" | "quit", "steps", "score", "terminal",
+   "state_sha256", "state"}``: the zero-sum score (player 0, player 1), and a canonical text of
+   the final state with its SHA-256 (:func:`state_text`, independent of Python's hash seed).
+
+:func:`replay_log` applies the logged actions and chance outcomes (no random numbers), checks
+every step against the rules and the end line against the state reached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+import math
+import shlex
+import sys
+import time
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import ROUND_HALF_UP, Decimal
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+from rich.console import Console
+from rich.markup import escape
+
+from psygym.core import CHANCE, TERMINAL, Event, sample_action
+
+LOG_FORMAT = 1
+"""Version of the game-log format written by :class:`GameLog`."""
+
+ODDS_KINDS: tuple[tuple[str, str], ...] = (
+    ("passed", "passes"),
+    ("perils", "Perils"),
+    ("denied", "denied"),
+)
+"""Standard event kinds whose chance is shown next to an action, with the word shown."""
+
+HINT_BUDGET = 4.0
+"""Seconds the ``--hint`` advice may take (the search stops deepening once it is spent)."""
+
+
+# ----------------------------------------------------------------------------- state summary
+def state_text(obj: Any) -> str:
+    """Canonical text of a state: fields in order, sets sorted, enums by name.
+
+    Unlike ``repr`` (whose frozenset order may follow Python's per-process string hashing), two
+    equal states always give the same text, so logs can be checked in another process.
+    """
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        inner = ", ".join(
+            f"{f.name}={state_text(getattr(obj, f.name))}" for f in dataclasses.fields(obj)
+        )
+        return f"{type(obj).__name__}({inner})"
+    if isinstance(obj, enum.Enum):
+        return f"{type(obj).__name__}.{obj.name}"
+    if isinstance(obj, (frozenset, set)):
+        return "{" + ", ".join(sorted(state_text(x) for x in obj)) + "}"
+    if isinstance(obj, (tuple, list)):
+        return "(" + ", ".join(state_text(x) for x in obj) + ("," if len(obj) == 1 else "") + ")"
+    if isinstance(obj, Mapping):
+        items = sorted(f"{state_text(k)}: {state_text(v)}" for k, v in obj.items())
+        return "{" + ", ".join(items) + "}"
+    if isinstance(obj, np.ndarray):
+        return repr(obj.tolist())
+    if isinstance(obj, np.generic):
+        return repr(obj.item())
+    return repr(obj)
+
+
+def state_digest(state: Hashable) -> str:
+    """SHA-256 of :func:`state_text` (hex)."""
+    return hashlib.sha256(state_text(state).encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------- odds
+RELEVANT: dict[str, tuple[str, ...]] = {
+    "attempt": ("passed",),
+    "passed": ("passed",),
+    "perils": ("perils",),
+    "deny_attempt": ("denied",),
+    "denied": ("denied",),
+}
+"""Event kind seen -> odds worth showing (an attempt makes "passes" worth showing even at 0%)."""
+
+
+def action_odds(rules: Any, state: Hashable, action: int) -> dict[str, float]:
+    """Exact chance of the standard events a decision leads to at its next chance node.
+
+    When ``action`` is followed by a chance node (a casting roll, a psychic test, a deny roll),
+    every outcome of that node is applied and the probabilities of the outcomes whose events
+    include ``"passed"``, ``"perils"`` or ``"denied"`` are summed. A kind is reported when some
+    outcome produces it, or when the decision or an outcome reports the attempt it belongs to
+    (``"attempt"`` for passes, ``"deny_attempt"`` for denied), so that 0% shows too. Empty when
+    no chance node follows the decision.
+    """
+    nxt, own = rules.apply_with_events(state, action, check=False)
+    if rules.current_player(nxt) != CHANCE:
+        return {}
+    terms: dict[str, list[float]] = {k: [] for k, _ in ODDS_KINDS}
+    seen: set[str] = {e.kind for e in own}
+    for outcome, p in rules.chance_outcomes(nxt):
+        _, events = rules.apply_with_events(nxt, outcome, check=False)
+        kinds = {e.kind for e in events}
+        seen |= kinds
+        for k in kinds & terms.keys():
+            terms[k].append(p)
+    shown = {r for k in seen for r in RELEVANT.get(k, ())}
+    return {k: min(1.0, math.fsum(terms[k])) for k, _ in ODDS_KINDS if k in shown}
+
+
+def percent(p: float) -> str:
+    """A probability as a percentage with one decimal, rounded half-up (``0.9375`` -> 93.8%)."""
+    return f"{Decimal(p).scaleb(2).quantize(Decimal('0.1'), ROUND_HALF_UP)}%"
+
+
+def format_odds(odds: Mapping[str, float]) -> str:
+    """``"passes 58.3%, Perils 2.8%"``."""
+    words = dict(ODDS_KINDS)
+    return ", ".join(f"{words[k]} {percent(p)}" for k, p in odds.items())
+
+
+# ----------------------------------------------------------------------------- advice
+@dataclass
+class Advice:
+    """The solver's values of the options at one decision.
+
+    Attributes:
+        values: legal action -> expected final score of the player to move (empty if none).
+        exact: whether the values are exact (no depth limit cut the search).
+        depth: the depth limit (Psychic phases) of the search that gave ``values``, when not
+            exact.
+        message: why there is no advice, or a note about it.
+    """
+
+    values: dict[int, float] = field(default_factory=dict)
+    exact: bool = True
+    depth: int | None = None
+    message: str = ""
+
+
+def _solver_parts() -> tuple[Any, Any, type[BaseException], Callable[[Any], bool]] | str:
+    """(Solver, Cache, NotSolvable, has_hidden_information) or why no solver can be used."""
+    try:
+        from agents.solvers import NotSolvable, has_hidden_information
+        from agents.solvers.expectiminimax import Cache, Solver
+    except ImportError as exc:  # the solvers are optional
+        return f"no exact solver is installed ({exc})"
+    return Solver, Cache, NotSolvable, has_hidden_information
+
+
+class Advisor:
+    """Values of every option of a decision from the expectiminimax solver, within a time budget.
+
+    A request first searches the Psychic phase in progress (``max_depth=1``: later phases count
+    at the score reached; exact when the game ends with the phase), then, with the time left, the
+    whole game exactly. Each search stops after about ``budget`` seconds' worth of states (the
+    solver's ``max_states``; the rate is measured as the game goes) and its memo is kept for the
+    whole game, so every later request, and every ``h`` typed at the prompt, searches further.
+    Editions with hidden information (2nd) have no exact advice.
+
+    At the second decision of a secret pair (Rogue Trader's bids, ``simultaneous_info``) the
+    values are those of the matrix game at ``parent``: each bid's expected value against the
+    opponent's optimal mixed bid, so the advice never uses the opponent's secret choice.
+    """
+
+    MAX_MEMO = 500_000
+    """A search memo larger than this is dropped (memory bound)."""
+
+    def __init__(self, rules: Any, *, budget: float = HINT_BUDGET):
+        self.rules = rules
+        self.budget = budget
+        self.rate = 5_000.0  # states per second, updated after every search
+        self._answers: dict[tuple[Hashable, Hashable | None], Advice] = {}
+        self._caches: dict[int | None, Any] = {}
+        parts = _solver_parts()
+        self.unavailable: str | None = None
+        if isinstance(parts, str):
+            self.unavailable = parts
+            return
+        self._solver_cls, self._cache_cls, self._not_solvable, hidden = parts
+        if hidden(rules):
+            self.unavailable = (
+                f"no exact advice exists for {rules.edition} edition: the "
+                "players' hands are secret (hidden information)"
+            )
+
+    def advise(
+        self,
+        state: Hashable,
+        parent: Hashable | None = None,
+        *,
+        hidden: bool = False,
+        further: bool = True,
+    ) -> Advice:
+        """Values of the options of the player to move in ``state``.
+
+        Args:
+            state: a decision node of the human.
+            parent: the opponent's secret decision node before ``state`` (simultaneous bids),
+                if any.
+            hidden: the caller has seen hidden information in this game (cards the human may
+                not see), even if the edition does not declare ``hidden_information``.
+            further: search again when the last answer for ``state`` was not exact (else
+                return that answer).
+        """
+        if self.unavailable is not None:
+            return Advice(message=self.unavailable)
+        if hidden:
+            return Advice(
+                message=f"no exact advice exists for {self.rules.edition} edition: "
+                "part of the game is hidden from you (hidden information)"
+            )
+        key = (state, parent)
+        hit = self._answers.get(key)
+        if hit is not None and (not further or (hit.exact and hit.values)):
+            return hit
+        answer = self._search(state, parent, hit)
+        self._answers[key] = answer
+        return answer
+
+    def _solver(self, depth: int | None, chunk: int) -> Any:
+        cache = self._caches.get(depth)
+        if cache is None or len(cache.values) > self.MAX_MEMO:
+            cache = self._caches[depth] = self._cache_cls()
+        return self._solver_cls(
+            self.rules, max_depth=depth, cache=cache, max_states=len(cache.values) + chunk
+        )
+
+    def _values(self, solver: Any, state: Hashable, parent: Hashable | None) -> dict[int, float]:
+        if parent is None:
+            return {int(a): float(v) for a, v in solver.action_values(state).items()}
+        rules = self.rules
+        player = rules.current_player(state)
+        sign = 1.0 if player == 0 else -1.0
+        mixed = solver.strategy(parent)  # the opponent's optimal mixed secret choice
+        out = {}
+        for b in rules.legal_actions(state):
+            total = 0.0
+            for a, p in mixed.items():
+                child = rules.apply(rules.apply(parent, a, check=False), b, check=False)
+                total += p * solver.value(child)
+            out[int(b)] = sign * total
+        return out
+
+    def _search(self, state: Hashable, parent: Hashable | None, previous: Advice | None) -> Advice:
+        """Search the Psychic phase in progress, then the whole game with the time left.
+
+        The first search is the quick answer (exact when the game ends within the phase); the
+        exact values win when the second search finishes. When the phase alone does not fit in
+        the budget the whole game does not either, so the second search is skipped.
+        """
+        start = time.perf_counter()
+        found = previous if previous is not None and previous.values else None
+        for depth in (1, None):
+            left = self.budget - (time.perf_counter() - start)
+            if left <= 0 or (depth is None and found is None):
+                break
+            solver = self._solver(depth, max(200, int(self.rate * left)))
+            before, t0 = solver.states, time.perf_counter()
+            try:
+                values = self._values(solver, state, parent)
+            except self._not_solvable:
+                continue
+            finally:
+                spent, grown = time.perf_counter() - t0, solver.states - before
+                if spent > 0.2 and grown > 0:
+                    self.rate = 0.5 * self.rate + 0.5 * grown / spent
+            exact = depth is None or bool(solver.exact)
+            found = Advice(values=values, exact=exact, depth=None if exact else depth)
+            if exact:
+                break
+        if found is not None:
+            return found
+        return Advice(
+            message="the game from here is too large to solve exactly within "
+            f"{self.budget:g} s; type h to search further"
+        )
+
+
+# ----------------------------------------------------------------------------- game log
+def _command_line() -> str:
+    return shlex.join(["psygym", *sys.argv[1:]])
+
+
+class GameLog:
+    """Writes one game as JSON Lines (see the module docstring); flushed after every line."""
+
+    def __init__(self, path: Path, header: Mapping[str, Any]):
+        self.path = path
+        self.steps = 0
+        self._file: IO[str] | None = path.open("x", encoding="utf-8")
+        self._write({"type": "header", "format": LOG_FORMAT, **header})
+
+    @classmethod
+    def create(cls, runs_dir: str | Path, header: Mapping[str, Any]) -> GameLog:
+        """Open ``<runs_dir>/games/<timestamp>.jsonl`` (``-2``, ``-3``... if taken)."""
+        folder = Path(runs_dir) / "games"
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = datetime.now().strftime("%Y%m%d-%H%M%S")
+        n = 1
+        while True:
+            path = folder / (f"{stem}.jsonl" if n == 1 else f"{stem}-{n}.jsonl")
+            try:
+                return cls(path, header)
+            except FileExistsError:
+                n += 1
+
+    def _write(self, obj: Mapping[str, Any]) -> None:
+        assert self._file is not None, "the log is closed"
+        self._file.write(json.dumps(obj, default=float) + "\n")
+        self._file.flush()
+
+    def step(self, player: int, action: int, label: str) -> None:
+        """Record one transition (``player`` is CHANCE for a chance outcome)."""
+        self.steps += 1
+        who: int | str = "chance" if player == CHANCE else int(player)
+        self._write(
+            {"type": "step", "n": self.steps, "player": who, "action": int(action), "label": label}
+        )
+
+    def end(self, rules: Any, state: Hashable, result: str) -> None:
+        """Record the end line and close the file."""
+        text = state_text(state)
+        self._write(
+            {
+                "type": "end",
+                "result": result,
+                "steps": self.steps,
+                "score": [float(x) for x in rules.returns(state)],
+                "terminal": bool(rules.is_terminal(state)),
+                "state_sha256": hashlib.sha256(text.encode()).hexdigest(),
+                "state": text,
+            }
+        )
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the end line was written (or the file closed)."""
+        return self._file is None
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+def scenario_info(rules: Any, edition: str, scenario: str) -> dict[str, Any]:
+    """Header fields naming the scenario: its name, the argument given, the file and its hash."""
+    from psygym.editions import module
+    from psygym.scenario import resolve_path
+
+    mod = module(edition)
+    arg = mod.DEFAULT_SCENARIO if str(scenario) == "default" else str(scenario)
+    path = resolve_path(arg, Path(mod.SCENARIO_DIR), rules.edition)
+    shipped = Path(path).resolve().parent == Path(mod.SCENARIO_DIR).resolve()
+    return {
+        "scenario": getattr(rules.scenario, "name", arg),
+        "scenario_arg": Path(path).stem if shipped else str(Path(path).resolve()),
+        "scenario_path": str(Path(path).resolve()),
+        "scenario_sha256": hashlib.sha256(Path(path).read_bytes()).hexdigest(),
+    }
+
+
+# ----------------------------------------------------------------------------- transcript
+class Narrator:
+    """Prints transitions as readable lines (shared by play and replay)."""
+
+    def __init__(
+        self,
+        rules: Any,
+        console: Console,
+        seat: int | None = None,
+        opponent_name: str = "AI",
+        human: int | None = None,
+    ):
+        self.rules = rules
+        self.console = console
+        self.seat = seat
+        self.opponent_name = opponent_name
+        self.human = human  # in replays: the seat the human played
+
+    def side(self, player: int) -> str:
+        """Name of a player's side (``"You (Ultramarines)"`` for the human)."""
+        sides = getattr(self.rules.scenario, "sides", None)
+        name = sides[player].name if sides else f"player {player}"
+        if self.seat is None:
+            who = ", human" if player == self.human else ""
+            return f"{name} (player {player}{who})"
+        if player == self.seat:
+            return f"You ({name})"
+        return f"{name} ({self.opponent_name})"
+
+    def text(self, line: str, style: str | None = None) -> None:
+        """Print rules text verbatim (no markup interpretation, no wrapping)."""
+        self.console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
+
+    def events(self, events: Sequence[Event]) -> None:
+        """One indented line per event."""
+        for e in events:
+            style = "bold red" if e.kind in ("perils", "slain") else None
+            self.text(f"    {e.text}", style)
+
+    def decision(self, player: int, label: str, events: Sequence[Event]) -> None:
+        """A player's decision and what it caused."""
+        style = "bold green" if player == self.seat else "bold cyan"
+        self.console.print(
+            f"[{style}]{escape(self.side(player))}:[/{style}] {escape(label)}",
+            highlight=False,
+            soft_wrap=True,
+        )
+        self.events(events)
+
+    def chance(self, label: str, p: float | None, events: Sequence[Event]) -> None:
+        """A chance outcome, its probability and what it caused."""
+        odds = f" (chance {percent(p)})" if p is not None else ""
+        self.console.print(
+            f"[yellow]Chance:[/yellow] {escape(label)}{odds}", highlight=False, soft_wrap=True
+        )
+        self.events(events)
+
+
+# ----------------------------------------------------------------------------- the session
+class QuitGame(Exception):
+    """The human asked to stop (``q``) or standard input ended."""
+
+
+@dataclass
+class SessionResult:
+    """How a session ended."""
+
+    state: Hashable
+    result: str  # "finished" or "quit"
+    score: tuple[float, float]
+    steps: int
+    log_path: Path | None
+
+
+class PlaySession:
+    """One game in the terminal: a human at ``seat`` against ``opponent``.
+
+    Args:
+        rules: the edition's rules.
+        opponent: the AI's policy (any :class:`~psygym.core.Policy`).
+        seat: the human's player number (0 or 1).
+        seed: seeds the dice and the opponent's random choices (two independent streams).
+        console: where to print (and read, through ``console.input``).
+        hint: show the solver's value of every option at each decision.
+        log: the game log to write, if any.
+        opponent_name: how the AI is named in the transcript.
+        advisor: the hint provider (default: :class:`Advisor` over ``rules``).
+        echo_input: print what was read (default: when standard input is not a terminal).
+    """
+
+    def __init__(
+        self,
+        rules: Any,
+        opponent: Any,
+        *,
+        seat: int = 0,
+        seed: int = 0,
+        console: Console | None = None,
+        hint: bool = False,
+        log: GameLog | None = None,
+        opponent_name: str | None = None,
+        advisor: Advisor | None = None,
+        echo_input: bool | None = None,
+    ):
+        if seat not in (0, 1):
+            raise ValueError(f"--seat {seat} is not a player; allowed: 0, 1")
+        self.rules = rules
+        self.opponent = opponent
+        self.seat = seat
+        self.console = console or Console(highlight=False, soft_wrap=True)
+        self.hint = hint
+        self.log = log
+        chance_seq, policy_seq = np.random.SeedSequence(seed).spawn(2)
+        self.chance_rng = np.random.default_rng(chance_seq)
+        self.policy_rng = np.random.default_rng(policy_seq)
+        name = opponent_name or f"AI: {getattr(opponent, 'name', 'opponent')}"
+        self.narrator = Narrator(rules, self.console, seat, name)
+        self._advisor = advisor
+        self.echo_input = (not _isatty(sys.stdin)) if echo_input is None else echo_input
+        self._rendered: Hashable | None = None
+        self._secret_parent: Hashable | None = None
+        # Some state or choice is hidden from the human (declared by the edition or seen).
+        self.hidden_seen = _declares_hidden_information(rules)
+        self._revealed_later: list[tuple[int, str, tuple[Event, ...]]] = []
+
+    @property
+    def advisor(self) -> Advisor:
+        """The hint provider (built on first use)."""
+        if self._advisor is None:
+            self._advisor = Advisor(self.rules)
+        return self._advisor
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> SessionResult:
+        """Play until the game ends or the human quits; the log is closed either way."""
+        rules = self.rules
+        state = rules.initial_state()
+        result = "error"
+        try:
+            while not rules.is_terminal(state):
+                state = self.step(state)
+            result = "finished"
+        except QuitGame:
+            result = "quit"
+        except KeyboardInterrupt:
+            result = "quit"
+            self.console.print()
+        finally:
+            if self.log is not None and not self.log.closed:
+                self.log.end(rules, state, result)
+        self.finish(state, result)
+        return SessionResult(
+            state,
+            result,
+            tuple(rules.returns(state)),
+            self.log.steps if self.log else 0,
+            self.log.path if self.log else None,
+        )
+
+    def step(self, state: Hashable) -> Hashable:
+        """Play one transition (chance, AI or human) and return the next state."""
+        rules = self.rules
+        player = rules.current_player(state)
+        if player == CHANCE:
+            outcomes = rules.chance_outcomes(state)
+            a = rules.sample_chance(state, self.chance_rng)
+            label = rules.action_label(state, a)
+            nxt, events = rules.apply_with_events(state, a, check=False)
+            self._record(CHANCE, a, label)
+            shown = self.visible_events(state, a, nxt, events, [o for o, _ in outcomes])
+            if shown is None:
+                # With hidden cards about, a draw's chance would tell what the others hold.
+                p = None if self.hidden_seen else dict(outcomes).get(a)
+                self.narrator.chance(label, p, events)
+            else:
+                self.narrator.chance("(hidden from you)", None, shown)
+            return nxt
+        if player == self.seat:
+            a = self.ask(state)
+        else:
+            a = sample_action(self.opponent, rules, state, player, self.policy_rng)
+        label = rules.action_label(state, a)
+        nxt, events = rules.apply_with_events(state, a)
+        self._record(player, a, label)
+        if player == self.seat:
+            self.narrator.decision(player, label, ())
+            self._secret_parent = None
+            for who, lbl, evs in self._revealed_later:
+                self.narrator.decision(who, f"{lbl} (revealed now)", evs)
+            self._revealed_later.clear()
+            self.narrator.events(events)
+            return nxt
+        shown = self.visible_events(state, a, nxt, events, rules.legal_actions(state))
+        if shown is None:
+            odds = format_odds(action_odds(rules, state, a))
+            self.narrator.decision(player, f"{label}  [{odds}]" if odds else label, events)
+            return nxt
+        self.narrator.decision(player, "makes a secret choice", shown)
+        if self._simultaneous(state):  # a secret bid: both are shown once the human has bid
+            self._secret_parent = state
+            self._revealed_later.append((player, label, events))
+        return nxt
+
+    def _record(self, player: int, action: int, label: str) -> None:
+        if self.log is not None:
+            self.log.step(player, action, label)
+
+    # ------------------------------------------------------------------ hidden information
+    def visible_events(
+        self,
+        state: Hashable,
+        action: int,
+        nxt: Hashable,
+        events: Sequence[Event],
+        alternatives: Sequence[int],
+    ) -> tuple[Event, ...] | None:
+        """``None`` if the human may see which action or outcome was taken, else what they see.
+
+        Generic test through ``render``: the choice is hidden when another alternative leads to
+        a state the human's view (``render(s, seat)``) cannot tell apart although the full view
+        (``render(s, None)``) can, e.g. which warp card the AI was dealt (2nd edition) or the
+        AI's secret bid (Rogue Trader). The events shown then are those every such alternative
+        also reports (e.g. "Chaos is dealt a warp card.").
+        """
+        rules = self.rules
+        mine = rules.render(nxt, self.seat)
+        full = rules.render(nxt, None)
+        if mine == full:
+            return None
+        twins = []
+        for b in alternatives:
+            if b == action:
+                continue
+            other, other_events = rules.apply_with_events(state, b, check=False)
+            if rules.render(other, self.seat) == mine and rules.render(other, None) != full:
+                twins.append({e.text for e in other_events})
+        if not twins:
+            return None
+        if rules.current_player(state) == CHANCE or not self._simultaneous(state):
+            self.hidden_seen = True
+        return tuple(e for e in events if all(e.text in t for t in twins))
+
+    def _simultaneous(self, state: Hashable) -> bool:
+        """Whether ``state`` is the first decision of a secret pair (``simultaneous_info``)."""
+        info = getattr(self.rules, "simultaneous_info", None)
+        return info is not None and info(state) is not None
+
+    # ------------------------------------------------------------------ the human's turn
+    def show_state(self, state: Hashable, *, everything: bool = False) -> None:
+        """Print the state as the human may see it (``everything``: hidden parts too)."""
+        self.console.print()
+        self.console.rule(style="dim")
+        self.narrator.text(self.rules.render(state, None if everything else self.seat))
+
+    def menu(self, state: Hashable, legal: Sequence[int]) -> None:
+        """Print the numbered legal actions with their odds (and values with ``--hint``)."""
+        rules = self.rules
+        labels = [rules.action_label(state, a) for a in legal]
+        extras = [format_odds(action_odds(rules, state, a)) for a in legal]
+        advice = (
+            self.advisor.advise(state, self._secret_parent, hidden=self.hidden_seen, further=False)
+            if self.hint
+            else None
+        )
+        width = max(len(lbl) for lbl in labels)
+        sides = getattr(rules.scenario, "sides", None)
+        mine = f" ({sides[self.seat].name})" if sides else ""
+        self.console.print(
+            f"[bold]Your move{escape(mine)}:[/bold]", highlight=False, soft_wrap=True
+        )
+        best = None
+        if advice is not None and advice.values:
+            best = max(advice.values.values())
+        odds_width = max(len(x) for x in extras)
+        for i, (a, lbl, extra) in enumerate(zip(legal, labels, extras), start=1):
+            line = f"  {i:>2}. {lbl:<{width}}"
+            if odds_width:
+                line += f"  {f'[{extra}]' if extra else '':<{odds_width + 2}}"
+            if advice is not None and a in advice.values:
+                v = advice.values[a]
+                mark = " (best)" if best is not None and math.isclose(v, best, abs_tol=1e-9) else ""
+                line += f"  value {v:+.3f}{mark}"
+            self.narrator.text(line.rstrip())
+        if advice is not None:
+            self._advice_note(advice)
+
+    def _advice_note(self, advice: Advice) -> None:
+        if not advice.values:
+            self.narrator.text(f"  Hint: {advice.message}", "dim")
+        elif advice.exact:
+            against = (
+                " (against the opponent's optimal mixed secret choice)"
+                if self._secret_parent is not None
+                else ""
+            )
+            self.narrator.text(
+                "  Hint: values are your exact expected final score under best "
+                f"play by both sides{against}.",
+                "dim",
+            )
+        else:
+            phases = (
+                "this Psychic phase"
+                if advice.depth == 1
+                else f"the next {advice.depth} Psychic phases"
+            )
+            self.narrator.text(
+                f"  Hint: values are depth-limited, not exact: your expected "
+                f"score looking {phases} ahead, later phases counted at the "
+                "score reached. Type h to search further.",
+                "dim",
+            )
+
+    def ask(self, state: Hashable) -> int:
+        """Read the human's choice; bad input is re-prompted with what is allowed."""
+        legal = self.rules.legal_actions(state)
+        if self._secret_parent is None and not self.hidden_seen:
+            self.hidden_seen = self.rules.render(state, self.seat) != self.rules.render(state, None)
+        if self._rendered != state:
+            self.show_state(state)
+            self.menu(state, legal)
+            self._rendered = state
+        n = len(legal)
+        allowed = f"a number from 1 to {n}, ? to list the actions, h for a hint, q to quit"
+        while True:
+            try:
+                raw = self.console.input(f"Choose 1-{n} (? list, h hint, q quit): ")
+            except EOFError:
+                self.console.print()
+                self.console.print(
+                    "Standard input ended: the game stops here.", highlight=False, soft_wrap=True
+                )
+                raise QuitGame from None
+            if self.echo_input:
+                self.console.print(raw, markup=False, highlight=False, soft_wrap=True)
+            answer = raw.strip().lower()
+            if answer in ("q", "quit", "exit"):
+                raise QuitGame
+            if answer in ("?", "l", "list", "help"):
+                self.show_state(state)
+                self.menu(state, legal)
+                continue
+            if answer in ("h", "hint"):
+                self._show_hint(state, legal)
+                continue
+            if answer.isdigit() and 1 <= int(answer) <= n:
+                return legal[int(answer) - 1]
+            what = "nothing" if not answer else repr(raw.strip())
+            self.console.print(
+                f"[red]Not a valid choice:[/red] {escape(what)}. Enter {allowed}.",
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    def _show_hint(self, state: Hashable, legal: Sequence[int]) -> None:
+        advice = self.advisor.advise(state, self._secret_parent, hidden=self.hidden_seen)
+        if advice.values:
+            ranked = sorted(advice.values.items(), key=lambda kv: -kv[1])
+            for a, v in ranked:
+                i = legal.index(a) + 1 if a in legal else "?"
+                self.narrator.text(f"  {i}. {self.rules.action_label(state, a)}: value {v:+.3f}")
+        self._advice_note(advice)
+
+    # ------------------------------------------------------------------ the end
+    def finish(self, state: Hashable, result: str) -> None:
+        """Print the final state and score."""
+        rules = self.rules
+        score = rules.returns(state)[self.seat] + 0.0  # no "-0.00"
+        self.show_state(state, everything=rules.is_terminal(state))
+        if result == "quit":
+            self.console.print(
+                f"You quit. Score so far: {score:+.2f} for you.", highlight=False, soft_wrap=True
+            )
+        else:
+            verdict = "You win" if score > 0 else "You lose" if score < 0 else "A draw"
+            self.console.print(
+                f"[bold]Game over.[/bold] Final score {score:+.2f} for you: {verdict}.",
+                highlight=False,
+                soft_wrap=True,
+            )
+        if self.log is not None:
+            self.console.print("Game log: ", end="", highlight=False, soft_wrap=True)
+            self.narrator.text(str(self.log.path))
+            self.console.print("Replay it with: ", end="", highlight=False, soft_wrap=True)
+            self.narrator.text(f"psygym replay {shlex.quote(str(self.log.path))}")
+
+
+def _declares_hidden_information(rules: Any) -> bool:
+    """Whether the edition says its players see different things (2nd edition's hands)."""
+    try:
+        from agents.solvers import has_hidden_information
+    except ImportError:
+        return bool(getattr(rules, "hidden_information", False)) or (
+            getattr(rules, "perfect_information", True) is False
+        )
+    return bool(has_hidden_information(rules))
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+# ----------------------------------------------------------------------------- replay
+class ReplayError(ValueError):
+    """A game log that does not match the rules (or is not a game log)."""
+
+
+@dataclass
+class ReplayResult:
+    """The state a replay reached and what the log said about it."""
+
+    state: Hashable
+    score: tuple[float, float]
+    steps: int
+    header: dict[str, Any]
+    end: dict[str, Any] | None
+
+
+def read_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a game log.
+
+    Raises:
+        ReplayError: a line is not a JSON object.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no game log at {p}")
+    with p.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ReplayError(f"{p}: line {n}: not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise ReplayError(f"{p}: line {n}: expected a JSON object")
+            yield n, obj
+
+
+def load_logged_rules(header: Mapping[str, Any], where: str) -> Any:
+    """Rules of a logged game: the shipped scenario by name, else the scenario file's path."""
+    from psygym.editions import load
+
+    edition = header.get("edition")
+    if not edition:
+        raise ReplayError(f"{where}: the header has no edition")
+    arg = header.get("scenario_arg") or header.get("scenario") or "default"
+    return load(str(edition), str(arg))
+
+
+def replay_log(
+    path: str | Path,
+    console: Console | None = None,
+    *,
+    quiet: bool = False,
+    on_warning: Callable[[str], None] | None = None,
+) -> ReplayResult:
+    """Replay a game log through the rules and check it reaches the logged final state.
+
+    Args:
+        path: the ``.jsonl`` log.
+        console: where the transcript goes (nothing is printed when ``quiet``).
+        quiet: print no transcript.
+        on_warning: called with warnings (the scenario file changed since the game).
+
+    Raises:
+        ReplayError: the log does not match the rules: an illegal action or chance outcome, a
+            wrong player or label at line N, or a final state or score other than logged.
+    """
+    console = console or Console(highlight=False, soft_wrap=True)
+    lines = read_log(path)
+    first = next(lines, None)
+    if first is None or first[1].get("type") != "header":
+        raise ReplayError(
+            f'{path}: line 1: expected the game header ({{"type": "header", "edition": ..., ...}})'
+        )
+    _, header = first
+    rules = load_logged_rules(header, f"{path}: line 1")
+    sha = header.get("scenario_sha256")
+    spath = header.get("scenario_path")
+    if sha and spath and Path(spath).is_file() and on_warning is not None:
+        if hashlib.sha256(Path(spath).read_bytes()).hexdigest() != sha:
+            on_warning(f"the scenario file {spath} changed since the game was played")
+    seat = header.get("seat")
+    narrator = Narrator(rules, console, None, human=seat if seat in (0, 1) else None)
+    if not quiet:
+        console.print(
+            f"[bold]Replay[/bold] of {escape(str(path))}: {escape(str(rules.edition))}, scenario "
+            f"{escape(str(header.get('scenario')))}, seed {header.get('seed')}, human seat "
+            f"{seat}, opponent {escape(str(header.get('opponent')))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    state = rules.initial_state()
+    steps = 0
+    end: dict[str, Any] | None = None
+    for n, obj in lines:
+        where = f"{path}: line {n}"
+        kind = obj.get("type")
+        if end is not None:
+            raise ReplayError(f"{where}: a line after the end line")
+        if kind == "end":
+            end = obj
+            continue
+        if kind != "step":
+            raise ReplayError(f"{where}: unknown line type {kind!r} (allowed: step, end)")
+        state = _replay_step(rules, state, obj, where, narrator if not quiet else None)
+        steps += 1
+    score = tuple(float(x) for x in rules.returns(state))
+    if end is None:
+        if not quiet:
+            console.print("[yellow]The log has no end line (the game was interrupted).[/yellow]")
+    else:
+        _check_end(rules, state, steps, end, str(path))
+    if not quiet:
+        console.print()
+        narrator.text(rules.render(state, None))
+        status = "finished" if rules.is_terminal(state) else "not finished"
+        console.print(
+            f"Replayed {steps} steps ({status}): score {score[0]:+.2f} for player 0, "
+            f"state {state_digest(state)[:12]}; matches the log.",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return ReplayResult(state, score, steps, dict(header), end)
+
+
+def _replay_step(
+    rules: Any, state: Hashable, obj: Mapping[str, Any], where: str, narrator: Narrator | None
+) -> Hashable:
+    player = rules.current_player(state)
+    logged = obj.get("player")
+    action = obj.get("action")
+    if not isinstance(action, int) or isinstance(action, bool):
+        raise ReplayError(f"{where}: action {action!r} is not an integer")
+    if player == TERMINAL:
+        raise ReplayError(f"{where}: the game is already over, but the log goes on")
+    expected = "chance" if player == CHANCE else player
+    if logged != expected:
+        raise ReplayError(f"{where}: the log says {logged!r} moves, the rules say {expected!r}")
+    try:
+        nxt, events = rules.apply_with_events(state, action)
+    except ValueError as exc:  # IllegalActionError
+        raise ReplayError(f"{where}: {exc}") from None
+    label = rules.action_label(state, action)
+    if "label" in obj and obj["label"] != label:
+        raise ReplayError(
+            f"{where}: action {action} is {label!r} under the rules, "
+            f"but the log says {obj['label']!r}"
+        )
+    if narrator is not None:
+        if player == CHANCE:
+            p = dict(rules.chance_outcomes(state)).get(action)
+            narrator.chance(label, p, events)
+        else:
+            narrator.decision(player, label, events)
+    return nxt
+
+
+def _check_end(rules: Any, state: Hashable, steps: int, end: Mapping[str, Any], path: str) -> None:
+    where = f"{path}: end line"
+    if "steps" in end and end["steps"] != steps:
+        raise ReplayError(f"{where}: logs {end['steps']} steps, the file holds {steps}")
+    score = [float(x) for x in rules.returns(state)]
+    logged = end.get("score")
+    if logged is not None and (
+        len(logged) != len(score)
+        or not all(
+            math.isclose(a, float(b), rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(score, logged)
+        )
+    ):
+        raise ReplayError(f"{where}: the replay scores {score}, the log says {logged}")
+    if end.get("terminal") is not None and bool(end["terminal"]) != rules.is_terminal(state):
+        raise ReplayError(
+            f"{where}: the log says terminal={end['terminal']}, the replay "
+            f"reached terminal={rules.is_terminal(state)}"
+        )
+    sha = end.get("state_sha256")
+    if sha and sha != state_digest(state):
+        raise ReplayError(
+            f"{where}: the replay reached another final state than the log's\n"
+            f"  replay: {state_text(state)}\n  log:    {end.get('state')}"
+        )
+
+
+__all__ = [
+    "Advice",
+    "Advisor",
+    "GameLog",
+    "Narrator",
+    "PlaySession",
+    "QuitGame",
+    "ReplayError",
+    "ReplayResult",
+    "SessionResult",
+    "action_odds",
+    "format_odds",
+    "read_log",
+    "replay_log",
+    "scenario_info",
+    "state_digest",
+    "state_text",
+]

@@ -1,0 +1,598 @@
+"""``psygym play`` and ``psygym replay``: whole games driven through standard input, every edition.
+
+Each game is played by the typer app with ``CliRunner(input=...)``: bad answers ("abc", "999",
+"") must be re-prompted with what is allowed, the game must reach its end, the log must exist
+and ``psygym replay`` must reach the same final state and score through the rules alone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import random
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.play_session import (
+    Advisor,
+    GameLog,
+    PlaySession,
+    action_odds,
+    percent,
+    read_log,
+    replay_log,
+    state_digest,
+    state_text,
+)
+from psygym.core import CHANCE, TERMINAL
+from psygym.editions import MODULES, available, load, scenario_names
+
+runner = CliRunner()
+
+BAD = "abc\n999\n\n"
+"""Three bad answers: not a number, out of range, empty."""
+
+
+def _importable(edition: str) -> bool:
+    try:
+        mod = importlib.import_module(MODULES[edition])
+    except ImportError:
+        return False
+    return hasattr(mod, "rules_from_data") and hasattr(mod, "SCENARIO_DIR")
+
+
+EDITIONS = [e for e in available() if _importable(e)]
+EDITION_SCENARIOS = [(e, s) for e in EDITIONS for s in scenario_names(e)]
+
+
+def test_all_four_editions_are_covered():
+    assert set(EDITIONS) == {"rt", "2nd", "7th", "8th"}
+
+
+def play(tmp_path: Path, *args: str, answers: str, opponent: str = "random") -> tuple[str, Path]:
+    """Run ``psygym play`` with ``answers`` on standard input; return its output and log."""
+    runs = tmp_path / "runs"
+    before = set((runs / "games").glob("*.jsonl")) if (runs / "games").exists() else set()
+    result = runner.invoke(
+        app, ["play", *args, "--opponent", opponent, "--runs-dir", str(runs)], input=answers
+    )
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    logs = sorted(set((runs / "games").glob("*.jsonl")) - before)
+    assert len(logs) == 1, logs
+    return result.output, logs[0]
+
+
+def lines_of(log: Path) -> list[dict]:
+    return [obj for _, obj in read_log(log)]
+
+
+def check_replay(log: Path) -> dict:
+    """``psygym replay`` (full and quiet) reaches the logged final state and score."""
+    end = lines_of(log)[-1]
+    assert end["type"] == "end"
+    full = runner.invoke(app, ["replay", str(log)])
+    assert full.exit_code == 0, full.output
+    assert "matches the log" in full.output
+    quiet = runner.invoke(app, ["replay", str(log), "--quiet"])
+    assert quiet.exit_code == 0, quiet.output
+    assert "matches the log" in quiet.output
+    assert len(quiet.output.splitlines()) <= 3  # no transcript
+    result = replay_log(log, Console(file=io.StringIO()), quiet=True)
+    assert state_digest(result.state) == end["state_sha256"]
+    assert list(result.score) == pytest.approx(end["score"])
+    assert result.steps == end["steps"]
+    return end
+
+
+# ----------------------------------------------------------------------------- whole games
+@pytest.mark.parametrize("edition,scenario", EDITION_SCENARIOS)
+@pytest.mark.parametrize("seat", [0, 1])
+def test_first_action_game_through_stdin(tmp_path, edition, scenario, seat):
+    """Bad input first, then "1" (the first legal action) every time, to the end of the game."""
+    out, log = play(
+        tmp_path,
+        "--edition",
+        edition,
+        "--scenario",
+        scenario,
+        "--seat",
+        str(seat),
+        "--seed",
+        "7",
+        answers=BAD + "1\n" * 3000,
+    )
+    assert out.count("Not a valid choice") == 3
+    assert "Not a valid choice: 'abc'" in out
+    assert "Not a valid choice: '999'" in out
+    assert "Not a valid choice: nothing" in out
+    assert "Enter a number from 1 to" in out
+    assert "Game over." in out
+    assert "Chance:" in out  # chance outcomes are shown
+    lines = lines_of(log)
+    if any(x.get("player") == 1 - seat for x in lines):
+        assert "(AI: random):" in out  # the opponent's decisions are announced
+    header, steps, end = lines[0], lines[1:-1], lines[-1]
+    assert header["type"] == "header" and header["edition"] == edition
+    assert header["seat"] == seat and header["seed"] == 7 and header["opponent"] == "random"
+    assert header["scenario"] == load(edition, scenario).scenario.name
+    assert end["result"] == "finished" and end["terminal"] is True
+    assert steps and all(s["type"] == "step" for s in steps)
+    assert {s["player"] for s in steps} >= {"chance", seat}
+    assert [s["n"] for s in steps] == list(range(1, len(steps) + 1))
+    check_replay(log)
+
+
+@pytest.mark.parametrize("edition,scenario", EDITION_SCENARIOS)
+def test_random_choices_game_through_stdin(tmp_path, edition, scenario):
+    """Random numbers 1-6 (some out of range, so re-prompted) drive a longer game to its end."""
+    rng = random.Random(f"{edition}-{scenario}")
+    answers = BAD + "".join(f"{rng.randint(1, 6)}\n" for _ in range(6000))
+    out, log = play(
+        tmp_path,
+        "--edition",
+        edition,
+        "--scenario",
+        scenario,
+        "--seed",
+        "11",
+        answers=answers,
+    )
+    assert "Game over." in out
+    end = check_replay(log)
+    assert end["result"] == "finished"
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_default_scenario_and_heuristic_opponent(tmp_path, edition):
+    """The default scenario against the edition's default (``auto``) opponent, when fast."""
+    from experiments.play import default_opponent
+
+    rules = load(edition)
+    spec = default_opponent(rules)
+    if spec.endswith(".zip"):
+        pytest.skip("the auto opponent is a trained model (torch): covered elsewhere")
+    out, log = play(
+        tmp_path, "--edition", edition, "--seed", "3", answers=BAD + "1\n" * 3000, opponent="auto"
+    )
+    assert "Game over." in out
+    assert lines_of(log)[0]["opponent"] == spec
+    check_replay(log)
+
+
+def test_real_pipes_with_the_console_script(tmp_path):
+    """The same through real pipes (no terminal): ``python -m experiments.cli play < input``."""
+    import subprocess
+    import sys
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "experiments.cli", *args],
+            input=stdin,
+            text=True,
+            capture_output=True,
+            timeout=120,
+        )
+
+    res = run(
+        "play",
+        "--edition",
+        "8th",
+        "--scenario",
+        "single-phase",
+        "--seed",
+        "2",
+        "--opponent",
+        "random",
+        "--runs-dir",
+        str(tmp_path),
+        stdin=BAD + "1\n" * 500,
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("Not a valid choice") == 3 and "Game over." in res.stdout
+    assert "\x1b[" not in res.stdout  # no colour codes or live displays when piped
+    (log,) = (tmp_path / "games").glob("*.jsonl")
+    res = run("replay", str(log))
+    assert res.returncode == 0 and "matches the log" in res.stdout
+
+
+def test_same_seed_same_game(tmp_path):
+    answers = "2\n3\n1\n" * 200
+    _, log1 = play(tmp_path / "a", "--edition", "7th", "--seed", "5", answers=answers)
+    _, log2 = play(tmp_path / "b", "--edition", "7th", "--seed", "5", answers=answers)
+    assert lines_of(log1)[1:] == lines_of(log2)[1:]
+
+
+def test_list_and_quit_save_the_log(tmp_path):
+    out, log = play(
+        tmp_path, "--edition", "7th", "--scenario", "single-phase", "--seed", "1", answers="?\nq\n"
+    )
+    assert out.count("Your move") == 2  # "?" lists the actions again
+    assert "You quit." in out
+    end = lines_of(log)[-1]
+    assert end["result"] == "quit" and end["terminal"] is False
+    check_replay(log)
+
+
+def test_end_of_input_stops_the_game_and_saves_the_log(tmp_path):
+    out, log = play(tmp_path, "--edition", "8th", "--scenario", "single-phase", answers="")
+    assert "Standard input ended" in out
+    assert lines_of(log)[-1]["result"] == "quit"
+    check_replay(log)
+
+
+def test_bad_options_are_one_clear_line(tmp_path):
+    res = runner.invoke(app, ["play", "--edition", "9th", "--runs-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "unknown edition" in res.output
+    res = runner.invoke(app, ["play", "--opponent", "nobody", "--runs-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "unknown agent" in res.output
+    res = runner.invoke(app, ["play", "--scenario", "nowhere", "--runs-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "no shipped 7th scenario" in res.output
+    assert not (tmp_path / "games").exists()
+
+
+# ----------------------------------------------------------------------------- odds
+def test_seventh_cast_odds_are_exact():
+    """7E-4.3/7E-4.4: n dice pass WC 1 with 1 - (1/2)^n; Perils needs two or more 6s."""
+    rules = load("7th", "single-phase")
+    s = rules.initial_state()
+    s = rules.apply(s, 4)  # warp charge roll 4
+    smite = next(a for a in rules.legal_actions(s) if "Smite" in rules.action_label(s, a))
+    s = rules.apply(s, smite)
+    for n, a in enumerate(rules.legal_actions(s), start=1):
+        assert rules.action_label(s, a) == f"Cast Smite with {n} {'die' if n == 1 else 'dice'}"
+        odds = action_odds(rules, s, a)
+        six = Fraction(1, 6)
+        perils = 1 - (1 - six) ** n - n * six * (1 - six) ** (n - 1)
+        assert odds["passed"] == pytest.approx(float(1 - Fraction(1, 2) ** n), abs=1e-12)
+        assert odds.get("perils", 0.0) == pytest.approx(float(perils), abs=1e-12)
+        assert ("perils" in odds) == (n >= 2)  # shown only when it can happen
+    assert percent(7 / 8) == "87.5%" and percent(15 / 16) == "93.8%"  # half-up, as psygym odds
+
+
+def test_eighth_test_odds_are_exact():
+    """8E-4: Smite (WC 5) passes on 2D6 >= 5 (30/36); Perils on a double 1 or 6 (2/36)."""
+    rules = load("8th", "single-phase")
+    s = rules.apply(rules.initial_state(), 0)  # select the Librarian
+    smite = next(a for a in rules.legal_actions(s) if "Smite" in rules.action_label(s, a))
+    odds = action_odds(rules, s, smite)
+    assert odds == pytest.approx({"passed": 30 / 36, "perils": 2 / 36})
+
+
+def test_seventh_deny_odds_are_exact():
+    """7E-5.2/7E-5.3: m deny dice negate s successes with P(at least s rolls of threshold+)."""
+    from psygym.editions.seventh.rules import deny_chance
+
+    rules = load("7th", "single-phase")
+    rng = np.random.default_rng(1)
+    checked = 0
+    for _ in range(50):
+        s = rules.initial_state()
+        while rules.current_player(s) != TERMINAL:
+            if rules.current_player(s) == CHANCE:
+                s = rules.apply(s, rules.sample_chance(s, rng))
+                continue
+            legal = rules.legal_actions(s)
+            if rules.is_response(s):
+                _, threshold = rules.deny_unit_and_threshold(s, s.cast)
+                for a in legal:
+                    m = a - rules.DENY
+                    odds = action_odds(rules, s, a)
+                    if m == 0:
+                        assert odds == {}
+                    else:
+                        want = float(deny_chance(m, threshold, s.cast.successes))
+                        assert odds == pytest.approx({"denied": want}, abs=1e-12)
+                        checked += 1
+            s = rules.apply(s, legal[-1] if len(legal) > 1 and legal[0] == 0 else legal[0])
+    assert checked > 0
+
+
+def test_deny_odds_and_menu_show_them(tmp_path):
+    out, _ = play(
+        tmp_path,
+        "--edition",
+        "7th",
+        "--scenario",
+        "single-phase",
+        "--seed",
+        "3",
+        answers="2\n3\n" + "1\n" * 50,
+    )
+    assert "Cast Smite with 3 dice  [passes 87.5%, Perils 7.4%]" in out
+
+
+# ----------------------------------------------------------------------------- hints
+def _small_decision(rules, max_states: int = 3000):
+    """A decision of a random game (avoiding the first action, often "end") that the exact
+    solver answers within ``max_states`` states, with its exact action values."""
+    from agents.solvers import NotSolvable
+    from agents.solvers.expectiminimax import Solver
+
+    for seed in range(20):
+        rng = np.random.default_rng(seed)
+        s = rules.initial_state()
+        while rules.current_player(s) != TERMINAL:
+            if rules.current_player(s) == CHANCE:
+                s = rules.apply(s, rules.sample_chance(s, rng))
+                continue
+            legal = rules.legal_actions(s)
+            if len(legal) > 1:
+                try:
+                    return s, Solver(rules, max_states=max_states).action_values(s)
+                except NotSolvable:
+                    pass
+            s = rules.apply(s, legal[int(rng.integers(1, len(legal))) if len(legal) > 1 else 0])
+    pytest.skip("no small decision reached")
+
+
+@pytest.mark.parametrize("edition,scenario", [("7th", "single-phase"), ("8th", "single-phase")])
+def test_hint_values_match_the_solver(edition, scenario):
+    rules = load(edition, scenario)
+    s, exact = _small_decision(rules)
+    advice = Advisor(rules, budget=10).advise(s)
+    assert advice.values and advice.exact and advice.depth is None
+    assert advice.values == pytest.approx(exact)
+
+
+def test_hint_in_the_game_and_on_demand(tmp_path):
+    out, _ = play(
+        tmp_path,
+        "--edition",
+        "7th",
+        "--scenario",
+        "single-phase",
+        "--seed",
+        "3",
+        "--hint",
+        "--hint-seconds",
+        "0.5",
+        answers="h\n" + "1\n" * 50,
+    )
+    assert "Hint:" in out
+
+
+def test_hint_in_second_edition_says_no_exact_advice(tmp_path):
+    out, _ = play(
+        tmp_path,
+        "--edition",
+        "2nd",
+        "--scenario",
+        "librarian-vs-farseer",
+        "--seed",
+        "3",
+        "--hint",
+        answers="1\n" * 500,
+    )
+    assert "no exact advice exists" in out
+
+
+def test_depth_limited_advice_says_so():
+    rules = load("7th", "duel")
+    rng = np.random.default_rng(0)
+    s = rules.initial_state()
+    while rules.current_player(s) < 0 or rules.legal_actions(s) == [0]:
+        if rules.current_player(s) == CHANCE:
+            s = rules.apply(s, rules.sample_chance(s, rng))
+        else:
+            s = rules.apply(s, rules.legal_actions(s)[-1])
+    advice = Advisor(rules, budget=0.5).advise(s)
+    assert advice.values or "too large" in advice.message
+    if advice.values and not advice.exact:
+        assert advice.depth == 1
+
+
+# ----------------------------------------------------------------------------- hidden information
+def test_second_edition_hides_the_ai_cards(tmp_path):
+    """2E: the human sees only their own hand; a card dealt to the AI is named only when the
+    deck could hold nothing else (a single possible outcome)."""
+    from collections import Counter
+
+    from psygym.editions.second.state import DEAL
+
+    rules = load("2nd", "duel")
+    out, log = play(
+        tmp_path, "--edition", "2nd", "--scenario", "duel", "--seed", "4", answers="1\n" * 3000
+    )
+    forced: Counter[str] = Counter()
+    secret: Counter[str] = Counter()
+    s = rules.initial_state()
+    for step in lines_of(log)[1:-1]:
+        if step["player"] == "chance" and s.stage == DEAL and s.deal_to == 1:
+            single = len(rules.chance_outcomes(s)) == 1
+            (forced if single else secret)[step["label"]] += 1
+        s = rules.apply(s, step["action"])
+    rolls = Counter(line for line in out.splitlines() if line.startswith("Chance:"))
+    assert sum(secret.values()) > 0
+    assert rolls["Chance: (hidden from you)"] == sum(secret.values())
+    for label in secret.keys() | forced.keys():
+        assert rolls[f"Chance: {label}"] == forced[label]
+    assert not any("(chance" in line for line in list(rolls)[-10:])  # draw odds would tell
+
+
+class ScriptedConsole(Console):
+    """A console reading answers from a list (for driving a session without a terminal)."""
+
+    def __init__(self, answers: list[str]):
+        super().__init__(file=io.StringIO(), width=200)
+        self.answers = list(answers)
+
+    def input(self, prompt: str = "", **_: object) -> str:  # noqa: D102
+        self.print(prompt, end="")
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+
+def _rt_secret_bid_state(ai: int):
+    """A Rogue Trader state where player ``ai`` makes the first of two secret bids (RT-3.4)."""
+    rules = load("rt", "duel")
+    for seed in range(200):
+        rng = np.random.default_rng(seed)
+        s = rules.initial_state()
+        while rules.current_player(s) != TERMINAL:
+            p = rules.current_player(s)
+            if p == ai and rules.simultaneous_info(s) is not None:
+                return rules, s
+            if p == CHANCE:
+                s = rules.apply(s, rules.sample_chance(s, rng))
+            else:
+                legal = rules.legal_actions(s)
+                s = rules.apply(s, legal[int(rng.integers(len(legal)))])
+    pytest.skip("no secret bid reached")
+
+
+def test_rogue_trader_secret_bid_is_hidden_until_the_human_bids():
+    """RT-3.4: the AI's enhanced-attack bid is announced only after the human's save bid."""
+    from agents.base import RandomPolicy
+
+    rules, s = _rt_secret_bid_state(ai=1)
+    console = ScriptedConsole(["1"])
+    session = PlaySession(
+        rules,
+        RandomPolicy(),
+        seat=0,
+        seed=0,
+        console=console,
+        hint=True,
+        echo_input=True,
+        advisor=Advisor(rules, budget=0.5),
+    )
+    s = session.step(s)  # the AI's secret bid
+    text = console.file.getvalue()
+    assert "makes a secret choice" in text
+    assert "enhances the attack by" not in text
+    s = session.step(s)  # the human's bid (answer "1"), then the reveal
+    text = console.file.getvalue()
+    assert "(revealed now)" in text
+    # The hint at the human's bid never depends on the AI's actual secret bid.
+    parent = session._secret_parent  # cleared after the human's bid
+    assert parent is None
+
+
+def test_secret_bid_hint_ignores_the_actual_bid():
+    rules, parent = _rt_secret_bid_state(ai=1)
+    advisor = Advisor(rules, budget=30)
+    answers = []
+    for a in rules.legal_actions(parent):
+        child = rules.apply(parent, a)
+        answers.append(advisor.advise(child, parent).values)
+    assert answers[0] and all(v == pytest.approx(answers[0]) for v in answers)
+
+
+# ----------------------------------------------------------------------------- replay errors
+def _game(tmp_path: Path) -> Path:
+    _, log = play(
+        tmp_path,
+        "--edition",
+        "7th",
+        "--scenario",
+        "single-phase",
+        "--seed",
+        "2",
+        answers="2\n3\n" + "1\n" * 100,
+    )
+    return log
+
+
+def _rewrite(log: Path, change) -> Path:
+    lines = [json.loads(x) for x in log.read_text().splitlines()]
+    change(lines)
+    bad = log.with_name("bad.jsonl")
+    bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    return bad
+
+
+def test_replay_rejects_an_illegal_action(tmp_path):
+    log = _game(tmp_path)
+
+    def change(lines):
+        step = next(x for x in lines if x.get("player") == 0)
+        step["action"] = 10_000
+
+    res = runner.invoke(app, ["replay", str(_rewrite(log, change))])
+    assert res.exit_code == 2
+    assert "line 3" in res.output and "not legal" in res.output
+
+
+def test_replay_rejects_a_wrong_chance_outcome_label_player_or_score(tmp_path):
+    log = _game(tmp_path)
+
+    def outcome(lines):
+        lines[1]["action"] = 99
+
+    def label(lines):
+        lines[2]["label"] = "something else"
+
+    def player(lines):
+        lines[2]["player"] = 1
+
+    def score(lines):
+        lines[-1]["score"] = [5.0, -5.0]
+
+    def state(lines):
+        lines[-1]["state_sha256"] = "0" * 64
+
+    expected = {
+        outcome: "line 2",
+        label: "line 3",
+        player: "line 3",
+        score: "end line",
+        state: "another final state",
+    }
+    for change, where in expected.items():
+        res = runner.invoke(app, ["replay", str(_rewrite(log, change)), "--quiet"])
+        assert res.exit_code == 2, change.__name__
+        assert where in res.output, (change.__name__, res.output)
+
+
+def test_replay_of_a_log_without_end_line_and_of_bad_files(tmp_path):
+    log = _game(tmp_path)
+    res = runner.invoke(app, ["replay", str(_rewrite(log, lambda lines: lines.pop()))])
+    assert res.exit_code == 0 and "no end line" in res.output
+    junk = tmp_path / "junk.jsonl"
+    junk.write_text("not json\n")
+    res = runner.invoke(app, ["replay", str(junk)])
+    assert res.exit_code == 2 and "line 1: not valid JSON" in res.output
+    res = runner.invoke(app, ["replay", str(tmp_path / "missing.jsonl")])
+    assert res.exit_code == 2 and "no game log" in res.output
+
+
+def test_a_scenario_file_of_ones_own(tmp_path):
+    """A scenario given as a path is logged by path; replay warns if the file changed since."""
+    from psygym.editions import module
+
+    mine = tmp_path / "mine.toml"
+    mine.write_text((Path(module("8th").SCENARIO_DIR) / "single-phase.toml").read_text())
+    _, log = play(
+        tmp_path, "--edition", "8th", "--scenario", str(mine), "--seed", "1", answers="2\n" * 200
+    )
+    header = lines_of(log)[0]
+    assert header["scenario_path"] == str(mine.resolve())
+    check_replay(log)
+    mine.write_text(mine.read_text() + "\n# edited\n")
+    res = runner.invoke(app, ["replay", str(log), "--quiet"])
+    assert res.exit_code == 0 and "changed since the game was played" in res.output
+
+
+# ----------------------------------------------------------------------------- pieces
+def test_state_text_is_canonical():
+    rules = load("7th", "single-phase")
+    s = rules.initial_state()
+    assert state_text(s) == state_text(rules.initial_state())
+    assert state_text(frozenset({"b", "a"})) == state_text(frozenset({"a", "b"})) == "{'a', 'b'}"
+    assert state_digest(s) != state_digest(rules.apply(s, 1))
+
+
+def test_log_names_never_collide(tmp_path):
+    a = GameLog.create(tmp_path, {"edition": "7th"})
+    b = GameLog.create(tmp_path, {"edition": "7th"})
+    assert a.path != b.path and a.path.parent == tmp_path / "games"
+    a.close()
+    b.close()
