@@ -1,0 +1,229 @@
+"""8th-edition rules of thumb: which psyker and power next, and when to deny.
+
+Casting heuristics rank the powers a unit may attempt now and select the psyker unit whose
+top-ranked power is best; they stop (with a unit, or end the phase) when no attempt has a
+positive expected value (:func:`attempt_value`). Deny heuristics decide, after seeing the test
+total, whether to spend a deny and with which unit (the eligible one with the most deny attempts
+left). Each kind fills the other role with a sensible default: casters deny like
+``deny-always``; deniers cast like ``best-power-first``.
+
+8th edition has no hidden information, so the heuristics read the full state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from functools import lru_cache
+from typing import Any
+
+from agents.base import DeterministicPolicy
+from psygym.editions.eighth.effects import deny_chance, is_perils, mortal_distribution, two_d6
+from psygym.editions.eighth.rules import EighthRules
+from psygym.editions.eighth.state import Stage, State
+
+_PERILS = float(sum((p for t, p in two_d6() if is_perils(t)), Fraction(0)))
+
+
+def deny_threat(rules: EighthRules, s: State, caster: int) -> bool:
+    """Whether an enemy PSYKER could still deny a power of ``caster`` this phase (8E-5.1)."""
+    return any(s.wounds[d] > 0 and s.deny_left[d] > 0 for d in rules.deny_candidates[caster])
+
+
+def attempt_value(rules: EighthRules, s: State, caster: int, action: int) -> float:
+    """Expected score of attempting a cast action now, for the caster's side.
+
+    Sum over test totals that pass of P(total) x P(not denied) x E[effect | total], where a deny
+    is assumed whenever an enemy PSYKER in range has a deny left, minus the expected value of the
+    wounds Perils costs the caster (blasts ignored).
+    """
+    p, t = rules.decode_cast(action)
+    return _attempt_value(
+        rules,
+        caster,
+        p,
+        t,
+        rules.warp_charge(s, p),
+        deny_threat(rules, s, caster),
+        s.wounds[t],
+        s.wounds[caster],
+        False,
+    )
+
+
+def stake(rules: EighthRules, s: State, caster: int, action: int) -> float:
+    """Expected score of a cast action's effect if its test passes (what a deny would save)."""
+    p, t = rules.decode_cast(action)
+    return _attempt_value(
+        rules, caster, p, t, rules.warp_charge(s, p), False, s.wounds[t], s.wounds[caster], True
+    )
+
+
+@lru_cache(maxsize=1 << 16)
+def _attempt_value(
+    rules: EighthRules,
+    caster: int,
+    p: int,
+    t: int,
+    wc: int,
+    threat: bool,
+    target_wounds: int,
+    caster_wounds: int,
+    stake: bool,
+) -> float:
+    value = passing = 0.0
+    for total, q in two_d6():
+        if total >= wc:
+            weight = 1.0 - float(deny_chance(total)) if threat and not stake else 1.0
+            value += float(q) * weight * rules.mean_effect(p, caster, t, total, target_wounds)
+            passing += float(q)
+    if stake:
+        return value / passing if passing else 0.0
+    perils = mortal_distribution(rules.game.perils_mortal_wounds, caster_wounds)
+    lost = float(sum(w * q for w, q in perils)) * rules.units[caster].value_per_wound
+    return value - _PERILS * lost
+
+
+CastKey = Callable[[EighthRules, State, int, int], tuple[float, ...]]
+"""(rules, state, caster, cast action) -> sort key, smaller is better."""
+
+
+def by_value(rules: EighthRules, s: State, caster: int, action: int) -> tuple[float, ...]:
+    """Highest expected value per attempt first (``best-power-first``)."""
+    return (-attempt_value(rules, s, caster, action), action)
+
+
+def smite_first(rules: EighthRules, s: State, caster: int, action: int) -> tuple[float, ...]:
+    """Smite before anything else, then by expected value (``smite-first``)."""
+    p, _ = rules.decode_cast(action)
+    is_smite = rules.powers[p].name == "Smite"
+    return (0.0 if is_smite else 1.0, -attempt_value(rules, s, caster, action), action)
+
+
+def cheapest(rules: EighthRules, s: State, caster: int, action: int) -> tuple[float, ...]:
+    """Lowest warp charge first, then by expected value (``cheapest-first``)."""
+    p, _ = rules.decode_cast(action)
+    return (rules.warp_charge(s, p), -attempt_value(rules, s, caster, action), action)
+
+
+def _unit_options(rules: EighthRules, s: State, unit: int) -> list[int]:
+    unit_powers = s.unit_powers if s.caster == unit else 0
+    return rules._cast_options(s, unit, unit_powers)  # noqa: SLF001 - the rules' own legality
+
+
+def _best(rules: EighthRules, s: State, unit: int, key: CastKey) -> tuple[tuple[float, ...], int]:
+    """Best-ranked worthwhile cast of ``unit`` as (key, action), or ((inf,), -1) if none."""
+    options = [a for a in _unit_options(rules, s, unit) if attempt_value(rules, s, unit, a) > 0]
+    if not options:
+        return ((float("inf"),), -1)
+    best = min(options, key=lambda a: key(rules, s, unit, a))
+    return key(rules, s, unit, best), best
+
+
+DenyRule = Callable[[EighthRules, State], bool]
+"""(rules, state at a DENY decision) -> whether to deny."""
+
+
+def deny_always(rules: EighthRules, s: State) -> bool:
+    """Deny every power that can be denied."""
+    return True
+
+
+def deny_never(rules: EighthRules, s: State) -> bool:
+    """Never deny."""
+    return False
+
+
+def deny_high_roll(threshold: int = 7) -> DenyRule:
+    """Deny only tests whose total is at least ``threshold``."""
+
+    def rule(rules: EighthRules, s: State) -> bool:
+        return s.total >= threshold
+
+    return rule
+
+
+def save_deny_for_best(rules: EighthRules, s: State) -> bool:
+    """Hold the denies for the most valuable powers still to come this phase.
+
+    A power's stake is its expected effect if it goes off (the pending one at its known test
+    total; a future attempt: the best power that unit may attempt, given its test passes). With
+    k deny attempts left, deny now only if the pending stake is at least the k-th largest future
+    stake (each enemy unit still to act counted ``manifest`` times); deny whenever there are more
+    denies than future attempts.
+    """
+    mine = 1 - s.active
+    k = sum(s.deny_left[d] for d in rules.side_units[mine] if s.wounds[d] > 0)
+    now = rules.expected_effect(s, s.power, s.caster, s.target, s.total)
+    future: list[float] = []
+    for unit in rules.side_psykers[s.active]:
+        if s.wounds[unit] == 0:
+            continue
+        if unit == s.caster:
+            count = s.manifests_left
+        elif (s.selected >> unit) & 1:
+            continue
+        else:
+            count = rules.units[unit].manifest
+        options = _unit_options(rules, s, unit)
+        if count and options:
+            future.extend([max(stake(rules, s, unit, a) for a in options)] * count)
+    if k > len(future):
+        return True
+    future.sort(reverse=True)
+    return now >= future[k - 1]
+
+
+class EighthHeuristic(DeterministicPolicy):
+    """A casting ranking plus a deny rule for 8th edition.
+
+    Args:
+        name: the agent's short name.
+        cast_key: ranks cast actions (smaller first).
+        deny_rule: whether to deny the pending power.
+    """
+
+    def __init__(self, name: str, cast_key: CastKey, deny_rule: DenyRule):
+        self.name = name
+        self.cast_key = cast_key
+        self.deny_rule = deny_rule
+
+    def choose(self, rules: Any, state: State, player: int) -> int:
+        """The action this rule of thumb takes."""
+        s = state
+        if s.stage == Stage.SELECT:
+            best_key: tuple[float, ...] = (float("inf"),)
+            choice = rules.END_PHASE
+            for a in rules.legal_actions(s):
+                if a == rules.END_PHASE:
+                    continue
+                key, action = _best(rules, s, a, self.cast_key)
+                if action >= 0 and key < best_key:
+                    best_key, choice = key, a
+            return choice
+        if s.stage == Stage.POWER:
+            _, action = _best(rules, s, s.caster, self.cast_key)
+            return rules.STOP if action < 0 else action
+        if s.stage == Stage.DENY:
+            deniers = rules.deniers(s)
+            if not deniers or not self.deny_rule(rules, s):
+                return rules.NO_DENY
+            d = max(deniers, key=lambda u: (s.deny_left[u], -u))
+            return rules.DENY + d
+        raise ValueError(f"{self.name} has no decision at stage {s.stage.name}")
+
+
+HEURISTICS: dict[str, Callable[..., EighthHeuristic]] = {
+    "smite-first": lambda rules: EighthHeuristic("smite-first", smite_first, deny_always),
+    "best-power-first": lambda rules: EighthHeuristic("best-power-first", by_value, deny_always),
+    "cheapest-first": lambda rules: EighthHeuristic("cheapest-first", cheapest, deny_always),
+    "deny-always": lambda rules: EighthHeuristic("deny-always", by_value, deny_always),
+    "deny-never": lambda rules: EighthHeuristic("deny-never", by_value, deny_never),
+    "deny-high-roll": lambda rules, threshold="7": EighthHeuristic(
+        "deny-high-roll", by_value, deny_high_roll(int(threshold))
+    ),
+    "save-deny-for-best": lambda rules: EighthHeuristic(
+        "save-deny-for-best", by_value, save_deny_for_best
+    ),
+}
+"""Short name -> factory(rules[, argument]) for every 8th-edition heuristic."""
