@@ -847,8 +847,11 @@ class SeventhRules(RulesBase):
         return self._after_perils(s, ev)
 
     def _after_perils(self, s: State, ev: list[Event]) -> State:
-        cast = s.cast
-        assert cast is not None
+        # Once the roll and any Perils are resolved, only the successes matter to what follows
+        # (7E-5.3): forgetting the dice, the perils flag and the perils roll lets solvers merge
+        # states that differ only in how they got here.
+        cast = replace(s.cast, dice=0, perils=False)
+        s = replace(s, cast=cast, perils_roll=0)
         if cast.successes < self.powers[cast.power].warp_charge:
             return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
         # 7E-6 note: a power still takes effect when its caster dies to Perils; a power aimed at a
