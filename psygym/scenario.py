@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from psygym.dice import DiceError, parse
+
 KNOWN_EDITIONS = ("rt", "2nd", "7th", "8th")
 """Edition ids a scenario's ``edition`` field may take."""
 
@@ -174,6 +176,19 @@ def resolve_path(scenario: str | Path, shipped_dir: Path, edition: str) -> Path:
     raise ScenarioError(
         str(scenario), "", f"no shipped {edition} scenario of that name", names or "none shipped"
     )
+
+
+def dice_field(value: str | int) -> str | int:
+    """Return ``value`` if it is a dice expression, for pydantic field validators.
+
+    Raises:
+        ValueError: it is not; pydantic adds the field's path, the message the allowed forms.
+    """
+    try:
+        parse(value)
+    except DiceError as exc:
+        raise ValueError(f"{exc} (allowed: a dice expression such as 'D3', '2D6', '4')") from None
+    return value
 
 
 def distance(a: tuple[float, float], b: tuple[float, float]) -> float:

@@ -19,13 +19,13 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.dice import DiceError, parse
 from psygym.scenario import (
     ScenarioError,
     ScenarioSpec,
     SideSpec,
     Spec,
     UnitSpec,
+    dice_field,
     field_problem,
     read_toml,
     validate,
@@ -39,13 +39,9 @@ TargetKind = Literal["closest_enemy", "enemy", "friendly", "self", "none"]
 in range (the caster itself included), the caster itself, or no target."""
 
 
-def _dice_text(value: str | int) -> str:
-    """A dice expression as text, checked with :func:`psygym.dice.parse`."""
-    try:
-        parse(value)
-    except DiceError as exc:
-        raise ValueError(str(exc)) from None
-    return str(value)
+def _as_text(value: str | int) -> str:
+    """A checked dice expression, as text."""
+    return str(dice_field(value))
 
 
 class Attack(Spec):
@@ -63,7 +59,7 @@ class Attack(Spec):
     @field_validator("hits", "damage", mode="before")
     @classmethod
     def _dice(cls, v: str | int) -> str:
-        return _dice_text(v)
+        return _as_text(v)
 
 
 class Rolloff(Spec):
@@ -80,12 +76,12 @@ class Rolloff(Spec):
     @field_validator("dice", "tie", mode="before")
     @classmethod
     def _dice(cls, v: str | int) -> str:
-        return _dice_text(v)
+        return _as_text(v)
 
     @field_validator("win", mode="before")
     @classmethod
     def _win(cls, v: str | int) -> str:
-        return "difference" if v == "difference" else _dice_text(v)
+        return "difference" if v == "difference" else _as_text(v)
 
 
 class Effect(Spec):
@@ -109,7 +105,7 @@ class Effect(Spec):
     @field_validator("mortal_wounds", "boosted", mode="before")
     @classmethod
     def _dice(cls, v: str | int | None) -> str | None:
-        return None if v is None else _dice_text(v)
+        return None if v is None else _as_text(v)
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Effect:
@@ -234,7 +230,7 @@ class Game(Spec):
     @field_validator("perils_mortal_wounds", "perils_blast_mortal_wounds", mode="before")
     @classmethod
     def _dice(cls, v: str | int) -> str:
-        return _dice_text(v)
+        return _as_text(v)
 
 
 class Scenario(ScenarioSpec):

@@ -15,8 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.dice import DiceError, parse
-from psygym.scenario import ScenarioError, Spec, field_problem, read_toml, validate
+from psygym.scenario import ScenarioError, Spec, dice_field, field_problem, read_toml, validate
 
 DATA_DIR = Path(__file__).parent / "data"
 """Folder of the edition's data files."""
@@ -29,15 +28,6 @@ Effect = Literal[
 
 SAVED_EFFECTS = frozenset({"mental", "steal_mind", "remove", "confuse", "fear"})
 """Effects that may allow a psychic save (the ability's ``psychic_save`` flag decides)."""
-
-
-def _dice_field(value: str) -> str:
-    """Check a dice expression (a plain ``ValueError`` lets pydantic name the full field path)."""
-    try:
-        parse(value)
-    except DiceError as exc:
-        raise ValueError(f"{exc} (allowed: a dice expression such as 'D3', '2D6', '4')") from None
-    return value
 
 
 class AbilitySpec(Spec):
@@ -60,7 +50,7 @@ class AbilitySpec(Spec):
     @field_validator("damage", "duration")
     @classmethod
     def _dice(cls, v: str) -> str:
-        return _dice_field(v)
+        return dice_field(v)
 
     @model_validator(mode="after")
     def _consistent(self) -> AbilitySpec:
@@ -116,7 +106,7 @@ class MasteryRow(Spec):
     @field_validator("random_psi_level", "random_abilities")
     @classmethod
     def _dice(cls, v: str) -> str:
-        return _dice_field(v)
+        return dice_field(v)
 
 
 class ChartFile(Spec):

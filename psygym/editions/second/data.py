@@ -15,8 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.dice import DiceError, parse
-from psygym.scenario import Spec, field_problem, read_toml, validate
+from psygym.scenario import Spec, dice_field, field_problem, read_toml, validate
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 """Folder of the shipped data files."""
@@ -42,19 +41,6 @@ CARD_LABELS = tuple(c.name.replace("_", " ").title() for c in Card)
 NUM_CARDS = len(Card)
 
 
-def check_dice(value: str | int) -> str | int:
-    """Return ``value`` if it is a dice expression (a pydantic field validator).
-
-    Raises:
-        ValueError: it is not; the message shows the allowed forms.
-    """
-    try:
-        parse(value)
-    except DiceError as exc:
-        raise ValueError(str(exc)) from None
-    return value
-
-
 class _EffectBase(Spec):
     force: int = Field(ge=0, le=3, description="Force paid for this effect")
 
@@ -69,7 +55,7 @@ class AttackEffect(_EffectBase):
     damage: str | int = Field(1, description="wounds per unsaved wound (a dice expression)")
     saves: bool = Field(True, description="whether armour saves are allowed")
 
-    _dice = field_validator("hits", "damage")(check_dice)
+    _dice = field_validator("hits", "damage")(dice_field)
 
 
 class MortalEffect(_EffectBase):
@@ -78,7 +64,7 @@ class MortalEffect(_EffectBase):
     type: Literal["mortal"]
     wounds: str | int
 
-    _dice = field_validator("wounds")(check_dice)
+    _dice = field_validator("wounds")(dice_field)
 
 
 class ValueEffect(_EffectBase):
@@ -94,7 +80,7 @@ class DuelEffect(_EffectBase):
     type: Literal["duel"]
     dice: str = "D6"
 
-    _dice = field_validator("dice")(check_dice)
+    _dice = field_validator("dice")(dice_field)
 
 
 Effect = Annotated[

@@ -15,8 +15,8 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.editions.second.data import PowerSpec, check_dice, load_powers
-from psygym.scenario import ScenarioSpec, SideSpec, Spec, UnitSpec, field_problem
+from psygym.editions.second.data import PowerSpec, load_powers
+from psygym.scenario import ScenarioSpec, SideSpec, Spec, UnitSpec, dice_field, field_problem
 
 MAX_POWER_CARDS = 4
 """Most power cards a psyker may hold (ML 4)."""
@@ -89,7 +89,7 @@ class RuleSettings(Spec):
     psychic_duel_dice: str = Field("2D6", description="2E-7: dice each duellist rolls")
     psychic_duel_add_ml: bool = Field(True, description="2E-7: add the ML to the duel roll")
 
-    _dice = field_validator("psychic_duel_dice")(check_dice)
+    _dice = field_validator("psychic_duel_dice")(dice_field)
 
     @model_validator(mode="after")
     def _bounds(self) -> RuleSettings:

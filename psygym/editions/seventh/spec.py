@@ -8,12 +8,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.dice import DiceError, parse
 from psygym.scenario import (
     ScenarioSpec,
     SideSpec,
     Spec,
     UnitSpec,
+    dice_field,
     field_problem,
     read_toml,
     validate,
@@ -23,14 +23,6 @@ DATA_DIR = Path(__file__).parent / "data"
 
 AREA_HITS = {"template": 3, "blast": 2, "large_blast": 4}
 """Hits of area attacks: min(target models, n) (disciplines.md)."""
-
-
-def _dice_text(value: str, field: str) -> str:
-    try:
-        parse(value)
-    except DiceError as exc:
-        raise ValueError(f"{field}: {exc}") from None
-    return value
 
 
 class Attack(Spec):
@@ -47,17 +39,17 @@ class Attack(Spec):
     @field_validator("hits")
     @classmethod
     def _hits(cls, v: str) -> str:
-        return v if v in AREA_HITS else _dice_text(v, "hits")
+        return v if v in AREA_HITS else dice_field(v)
 
     @field_validator("strength", "damage")
     @classmethod
     def _dice(cls, v: str) -> str:
-        return _dice_text(v, "value")
+        return dice_field(v)
 
     @field_validator("ap")
     @classmethod
     def _ap(cls, v: str) -> str:
-        return v if v == "none" else _dice_text(v, "ap")
+        return v if v == "none" else dice_field(v)
 
 
 class Effect(Spec):
@@ -82,7 +74,7 @@ class Effect(Spec):
             )
         for k in ("mortal", "rolloff_mortal"):
             if getattr(self, k) is not None:
-                _dice_text(getattr(self, k), k)
+                dice_field(getattr(self, k))
         return self
 
 
