@@ -92,10 +92,16 @@ def check_replay(log: Path) -> dict:
 
 
 # ----------------------------------------------------------------------------- whole games
+FIRST_ACTION_SEEDS = {("7th", "single-phase", 1): 8}
+"""Seeds where that seat gets a decision at all (with seed 7 the random caster of 7th
+single-phase manifests nothing, so the denier is never asked)."""
+
+
 @pytest.mark.parametrize("edition,scenario", EDITION_SCENARIOS)
 @pytest.mark.parametrize("seat", [0, 1])
 def test_first_action_game_through_stdin(tmp_path, edition, scenario, seat):
     """Bad input first, then "1" (the first legal action) every time, to the end of the game."""
+    seed = FIRST_ACTION_SEEDS.get((edition, scenario, seat), 7)
     out, log = play(
         tmp_path,
         "--edition",
@@ -105,7 +111,7 @@ def test_first_action_game_through_stdin(tmp_path, edition, scenario, seat):
         "--seat",
         str(seat),
         "--seed",
-        "7",
+        str(seed),
         answers=BAD + "1\n" * 3000,
     )
     assert out.count("Not a valid choice") == 3
@@ -120,7 +126,7 @@ def test_first_action_game_through_stdin(tmp_path, edition, scenario, seat):
         assert "(AI: random):" in out  # the opponent's decisions are announced
     header, steps, end = lines[0], lines[1:-1], lines[-1]
     assert header["type"] == "header" and header["edition"] == edition
-    assert header["seat"] == seat and header["seed"] == 7 and header["opponent"] == "random"
+    assert header["seat"] == seat and header["seed"] == seed and header["opponent"] == "random"
     assert header["scenario"] == load(edition, scenario).scenario.name
     assert end["result"] == "finished" and end["terminal"] is True
     assert steps and all(s["type"] == "step" for s in steps)

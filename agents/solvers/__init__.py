@@ -1,0 +1,61 @@
+"""Exact solvers over the generic ``Rules`` API (no edition-specific code).
+
+- :mod:`.expectiminimax`: memoised expectiminimax (:class:`~.expectiminimax.Solver`): the
+  equilibrium value of a state, the value of every legal action, and best responses to fixed
+  policies (their decisions become chance nodes weighted by their action probabilities).
+- :mod:`.matrix`: the linear program that solves a simultaneous-move node as a matrix game.
+- :mod:`.evaluate`: exact expected score of a pair of policies, best-response value,
+  exploitability.
+- :mod:`.policy`: the ``optimal`` agent (exact where the edition allows it, otherwise the
+  information-set search of :mod:`.ismcts`, which is *not* exact).
+- :mod:`.situations`, :mod:`.dice_table`: building single situations for ``psygym advise`` and
+  the 7th-edition optimal-dice table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class NotSolvable(ValueError):
+    """The game cannot be solved exactly: hidden information, or more states than allowed."""
+
+
+HIDDEN_INFORMATION_EDITIONS = frozenset({"2nd"})
+"""Editions known to hide information (2nd edition's hands), for rules that do not say so."""
+
+
+def has_hidden_information(rules: Any) -> bool:
+    """Whether an edition's players see different things (then exact search does not apply).
+
+    An edition says so with a boolean attribute ``hidden_information`` (or
+    ``perfect_information``) on its rules object; otherwise :data:`HIDDEN_INFORMATION_EDITIONS`
+    decides.
+    """
+    flag = getattr(rules, "hidden_information", None)
+    if flag is None and getattr(rules, "perfect_information", None) is not None:
+        flag = not rules.perfect_information
+    if flag is None:
+        flag = getattr(rules, "edition", "") in HIDDEN_INFORMATION_EDITIONS
+    return bool(flag)
+
+
+def require_perfect_information(rules: Any) -> None:
+    """Raise :class:`NotSolvable` for an edition with hidden information.
+
+    Raises:
+        NotSolvable: the players of ``rules`` do not see the whole state.
+    """
+    if has_hidden_information(rules):
+        raise NotSolvable(
+            f"edition {rules.edition} has hidden information (secret hands): exact solving does "
+            "not apply; use the 'optimal' agent, which falls back to an information-set search"
+        )
+
+
+__all__ = [
+    "HIDDEN_INFORMATION_EDITIONS",
+    "NotSolvable",
+    "has_hidden_information",
+    "require_perfect_information",
+]

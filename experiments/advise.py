@@ -1,0 +1,374 @@
+"""``psygym advise``: every legal action of one situation with its exact value, best first.
+
+For 2nd edition (secret hands) the values are estimates of an information-set search, and the
+output says they are not exact. The situation is given by ``--state FILE`` (JSON, any
+edition), by a 7th-edition description (``--situation "dice=7,enemy_dice=4,power=Smite"``
+and/or ``--dice``, ``--enemy-dice``, ``--powers``, ``--power``, ``--wounds``,
+``--successes``...), or, with neither, it is the first decision of the scenario (chance
+resolved by its most likely outcome). For each named heuristic
+the command also shows its choice and how much it gives up against the best action.
+
+``--table`` (7th) prints the optimal number of dice to commit to one power for every pool size
+(1-12), warp charge (1-3) and enemy deny dice (0-6), beside what ``double-wc`` commits, and saves
+it as a PNG heatmap, CSV and JSON under ``--runs-dir``.
+"""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+from typing import Any
+
+import typer
+
+from experiments.common import (
+    console,
+    json_default,
+    new_run_dir,
+    split_names,
+    timestamp,
+    user_errors,
+    write_command,
+)
+from psygym.editions import edition_id, load
+
+STATE_FILE_HELP = (
+    'JSON state file: {"edition": "8th", "scenario": "single-phase", "actions": [...]} '
+    "replays those actions (decisions and chance outcomes) from the initial state (any edition); "
+    'or (7th) {"situation": {"dice": 7, "enemy_dice": 4, "power": "Smite"}} or the '
+    "same as text. edition and scenario are optional."
+)
+SITUATION_HELP = (
+    "7th: comma-separated key=value pairs: dice, enemy_dice, powers (Name[:WC][@Caster] "
+    "separated by ';'), power, wc, caster, target, successes (ask the deny decision), cast_dice, "
+    "wounds (Unit:N separated by ';'), side, phase, decision (select|dice|deny). Example: "
+    '"dice=7,enemy_dice=4,power=Smite,wc=1".'
+)
+
+
+def _situation_options(situation: str | None, extra: dict[str, Any]) -> dict[str, Any]:
+    from agents.solvers.situations import normalize, parse_situation
+
+    opts = parse_situation(situation) if situation else {}
+    opts.update(normalize({k: v for k, v in extra.items() if v is not None}))
+    return opts
+
+
+def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[str, Any]) -> Any:
+    """The decision state to advise on (see the module docstring).
+
+    Raises:
+        ValueError: a 7th-edition description for another edition, or a bad description.
+    """
+    from agents.solvers.situations import first_decision, replay, seventh_situation
+
+    if file_doc is not None and file_doc.get("actions") is not None:
+        if options:
+            raise ValueError("give either --state FILE with actions or a situation, not both")
+        return first_decision(rules, replay(rules, file_doc["actions"]))
+    if file_doc is not None and file_doc.get("situation") is not None:
+        options = {**file_doc["situation"], **options}
+    if options:
+        if rules.edition != "7th":
+            raise ValueError(
+                f"situation descriptions (--situation, --dice, ...) are for 7th edition; for "
+                f"{rules.edition} use --state FILE with a list of actions"
+            )
+        return seventh_situation(rules, **options)
+    return first_decision(rules)
+
+
+def heuristic_names(rules: Any) -> list[str]:
+    """Names of the edition's heuristics (``agents.<edition module>.HEURISTICS``)."""
+    from agents.registry import EDITION_MODULES
+
+    mod = EDITION_MODULES.get(rules.edition)
+    if mod is None or importlib.util.find_spec(mod) is None:
+        return []
+    return list(importlib.import_module(mod).HEURISTICS)
+
+
+def advice(
+    rules: Any,
+    state: Any,
+    *,
+    heuristics: list[str] | None = None,
+    max_depth: int | None = None,
+    max_states: int | None = None,
+    iterations: int = 2000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Values of every legal action at ``state`` and the heuristics' choices.
+
+    For an edition with hidden information (2nd) the values are estimates of an
+    information-set search from what the player to move may see (``method`` says so).
+
+    Returns:
+        ``{"player", "actions": [{"action", "label", "value", "loss"}...] best first,
+        "heuristics": [{"name", "action", "label", "loss"}...], "states", "exact",
+        "method"}``; values are the expected final score of the player to move.
+
+    Raises:
+        NotSolvable: too many states.
+    """
+    from agents.solvers import has_hidden_information
+    from agents.solvers.expectiminimax import Solver
+    from psygym.policies import resolve_policy
+
+    if has_hidden_information(rules):
+        from agents.solvers.ismcts import SearchPolicy
+        from agents.solvers.policy import _rollout_policy
+
+        search = SearchPolicy(
+            rules, iterations=iterations, seed=seed, rollout=_rollout_policy(rules)
+        )
+        _, values = search.search(rules, state, rules.current_player(state))
+        for a in rules.legal_actions(state):
+            values.setdefault(a, float("-inf"))
+        states, exact = 0, False
+        method = f"information-set search, {iterations} iterations (NOT exact: estimates)"
+    else:
+        solver = Solver(rules, max_depth=max_depth, max_states=max_states)
+        values = solver.action_values(state)
+        states, exact = solver.states, solver.exact
+        method = "exact expectiminimax" if exact else "depth-limited expectiminimax (NOT exact)"
+    best = max(values.values())
+    order = sorted(values, key=lambda a: (-values[a], a))
+    player = rules.current_player(state)
+    actions = [
+        {"action": a, "label": rules.action_label(state, a), "value": values[a],
+         "loss": best - values[a]}
+        for a in order
+    ]  # fmt: skip
+    picks = []
+    for name in heuristics or []:
+        policy = resolve_policy(name, rules)
+        probs = policy.action_probabilities(rules, state, player)
+        chosen = max(probs, key=lambda a: (probs[a], -a))
+        expected = sum(p * values[a] for a, p in probs.items())
+        picks.append(
+            {
+                "name": name,
+                "action": chosen,
+                "label": rules.action_label(state, chosen),
+                "loss": best - expected,
+                "mixed": len(probs) > 1,
+            }
+        )
+    return {
+        "player": player,
+        "actions": actions,
+        "heuristics": picks,
+        "states": states,
+        "exact": exact,
+        "method": method,
+    }
+
+
+def _print_advice(rules: Any, state: Any, result: dict[str, Any]) -> None:
+    from rich.table import Table as RichTable
+
+    player = result["player"]
+    side = rules.scenario.sides[player].name
+    console.print(rules.render(state, player), highlight=False)
+    console.print()
+    chosen_by: dict[int, list[str]] = {}
+    for h in result["heuristics"]:
+        chosen_by.setdefault(h["action"], []).append(h["name"])
+    table = RichTable(title=f"{side} (player {player}) to decide: expected final score of {side}")
+    for col, justify in (
+        ("#", "right"),
+        ("action", "left"),
+        ("value", "right"),
+        ("vs best", "right"),
+        ("chosen by", "left"),
+    ):
+        table.add_column(col, justify=justify)
+    for i, row in enumerate(result["actions"], 1):
+        table.add_row(
+            str(i),
+            row["label"],
+            f"{row['value']:+.4f}",
+            "best" if row["loss"] <= 1e-9 else f"-{row['loss']:.4f}",
+            ", ".join(chosen_by.get(row["action"], [])),
+        )
+    console.print(table)
+    for h in result["heuristics"]:
+        best = "optimal" if result["exact"] else "best (estimate)"
+        gap = best if h["loss"] <= 1e-9 else f"gives up {h['loss']:.4f}"
+        mixed = " (mixed; expected loss)" if h["mixed"] else ""
+        console.print(f"  {h['name']:<18} {h['label']:<44} {gap}{mixed}", highlight=False)
+    if result["exact"]:
+        console.print(f"  {result['states']:,} states solved, exact", highlight=False)
+    else:
+        console.print(f"  [yellow]warning:[/yellow] {result['method']}", highlight=False)
+
+
+def _dice_table(max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool) -> None:
+    from agents.solvers.dice_table import optimal_dice_table, plot_dice_table
+    from experiments.common import err_console
+
+    with err_console.status("solving the dice table exactly"):
+        rows = optimal_dice_table(max_pool=max_pool, max_enemy_dice=max_enemy_dice)
+    run = new_run_dir(runs_dir, f"advise-table_{timestamp()}")
+    write_command(run)
+    config = {
+        "max_pool": max_pool,
+        "max_enemy_dice": max_enemy_dice,
+        "deny_threshold": rows[0]["deny_threshold"],
+        "power_value": 2.0,
+        "caster": "mastery 1, 2 wounds, Ld 10, 1 point per wound",
+        "target": "a squad without a psyker (deny on 6+)",
+    }
+    (run / "config.json").write_text(json.dumps(config, indent=2) + "\n")
+    (run / "dice_table.json").write_text(json.dumps(rows, indent=2, default=json_default) + "\n")
+    with (run / "dice_table.csv").open("w", newline="") as fh:
+        writer = csv.writer(fh)
+        writer.writerow(
+            [
+                "warp_charge",
+                "pool",
+                "enemy_dice",
+                "best_dice",
+                "best_value",
+                "double_wc_dice",
+                "double_wc_value",
+                "loss",
+            ]
+        )
+        for r in rows:
+            writer.writerow(
+                [
+                    r["warp_charge"],
+                    r["pool"],
+                    r["enemy_dice"],
+                    r["best_dice"],
+                    f"{r['best_value']:.6f}",
+                    r["double_wc_dice"],
+                    f"{r['double_wc_value']:.6f}",
+                    f"{r['loss']:.6f}",
+                ]
+            )
+    png = plot_dice_table(rows, run / "dice_table.png")
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {"run": str(run), "png": str(png), "rows": rows}, indent=2, default=json_default
+            )
+        )
+        return
+    from rich.table import Table as RichTable
+
+    enemies = sorted({r["enemy_dice"] for r in rows})
+    for wc in (1, 2, 3):
+        t = RichTable(
+            title=f"WC {wc}: best dice (double-wc's), deny on {config['deny_threshold']}+"
+        )
+        t.add_column("pool", justify="right")
+        for e in enemies:
+            t.add_column(f"enemy {e}", justify="right")
+        for pool in range(1, max_pool + 1):
+            cells = []
+            for e in enemies:
+                r = next(
+                    x
+                    for x in rows
+                    if x["warp_charge"] == wc and x["pool"] == pool and x["enemy_dice"] == e
+                )
+                cells.append(f"{r['best_dice']} ({r['double_wc_dice']})")
+            t.add_row(str(pool), *cells)
+        console.print(t)
+    console.print(
+        "0 = do not cast. One power worth 2 by a 2-wound psyker (1 point per wound); "
+        "the target has no psyker, so the deny needs 6+ (7E-5.2).",
+        highlight=False,
+    )
+    console.print(f"saved {png} and {run / 'dice_table.csv'}", highlight=False)
+
+
+def advise(
+    edition: str = typer.Option(
+        None, help="Edition: 7th, 8th, rt, or 2nd (search estimates; default 7th)."
+    ),
+    scenario: str = typer.Option(None, help="Shipped scenario name or TOML path."),
+    state_file: str = typer.Option(None, "--state", help=STATE_FILE_HELP),
+    situation: str = typer.Option(None, help=SITUATION_HELP),
+    dice: int = typer.Option(None, help="7th: dice left to the casting player."),
+    enemy_dice: int = typer.Option(None, help="7th: dice left to the denying player."),
+    powers: str = typer.Option(
+        None, help='7th: powers still to cast, e.g. "Smite:1,Psychic Maelstrom:2".'
+    ),
+    power: str = typer.Option(None, help="7th: the one power to advise on (its dice)."),
+    wounds: str = typer.Option(None, help='7th: wounds left, e.g. "Librarian:1,Chosen:3".'),
+    successes: int = typer.Option(
+        None, help="7th: advise the deny against --power cast with this many successes."
+    ),
+    heuristics: str = typer.Option(
+        "all", help="Heuristics to compare (comma-separated), 'all' or 'none'."
+    ),
+    max_depth: int = typer.Option(
+        None, min=1, help="Search only this many Psychic phases (not exact then)."
+    ),
+    max_states: int = typer.Option(3_000_000, min=1, help="Give up beyond this many states."),
+    iterations: int = typer.Option(
+        2000, min=1, help="2nd (secret hands): search iterations for the estimates."
+    ),
+    seed: int = typer.Option(0, help="2nd: seed of the search."),
+    table: bool = typer.Option(False, "--table", help="7th: the optimal-dice table and heatmap."),
+    max_pool: int = typer.Option(12, min=1, max=12, help="--table: largest pool."),
+    max_enemy_dice: int = typer.Option(6, min=0, max=12, help="--table: largest deny pool."),
+    runs_dir: str = typer.Option("runs", help="Folder for --table outputs."),
+    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Every legal action of one situation with its exact value, and the heuristics' choices."""
+    from agents.solvers.situations import load_state_file
+
+    with user_errors():
+        if table:
+            if edition is not None and edition_id(edition) != "7th":
+                raise ValueError("--table is for 7th edition")
+            _dice_table(max_pool, max_enemy_dice, runs_dir, as_json)
+            return
+        doc = load_state_file(state_file) if state_file is not None else None
+        edition = edition or (doc or {}).get("edition") or "7th"
+        scenario = scenario or (doc or {}).get("scenario") or "default"
+        rules = load(edition, scenario)
+        options = _situation_options(situation, {
+            "dice": dice, "enemy_dice": enemy_dice, "powers": powers, "power": power,
+            "wounds": wounds, "successes": successes,
+        })  # fmt: skip
+        state = build_state(rules, file_doc=doc, options=options)
+        if heuristics.strip().lower() == "all":
+            names = heuristic_names(rules)
+        elif heuristics.strip().lower() == "none":
+            names = []
+        else:
+            names = split_names(heuristics)
+        result = advice(
+            rules,
+            state,
+            heuristics=names,
+            max_depth=max_depth,
+            max_states=max_states,
+            iterations=iterations,
+            seed=seed,
+        )
+    if as_json:
+        typer.echo(
+            json.dumps(
+                {"edition": rules.edition, "scenario": rules.scenario.name, **result},
+                indent=2,
+                default=json_default,
+            )
+        )
+        return
+    _print_advice(rules, state, result)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``advise`` command."""
+    app.command("advise")(advise)
+
+
+__all__ = ["advice", "advise", "build_state", "heuristic_names", "register"]

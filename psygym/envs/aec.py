@@ -1,0 +1,201 @@
+"""A PettingZoo AEC env over any edition's rules: two learning players, chance resolved inside.
+
+# Psychic phase (AEC)
+
+| Property | Value |
+|---|---|
+| Agents | ``player_0``, ``player_1`` (the scenario's two sides, in file order) |
+| Action shape | ``Discrete(rules.num_actions)`` |
+| Observation | ``Dict(observation=Box(rules.observation_size), action_mask=Box(0, 1, int8))`` |
+| Import | ``from psygym.envs.aec import env; e = env("7th", "duel")`` |
+
+## Description
+
+The whole game of a scenario (or one phase for ``single-phase`` scenarios) between two agents.
+After each decision the env resolves chance nodes (dice, cards) itself, drawing from
+``rules.chance_outcomes`` with the generator seeded by ``reset(seed=...)``, until a player has a
+decision or the game is over. Whose turn it is follows ``rules.current_player``: the phase
+player's casting decisions, the other player's denies, both players' power generation, and so
+on; turns do not strictly alternate. Rogue Trader's secret bids are asked one after the other;
+each player's observation reveals only what ``rules.observe`` lets it see.
+
+## Observation Space
+
+``observation``: ``rules.observe(state, agent's player)`` (float32; layout in each edition's
+``observe`` docstring). ``action_mask``: int8, 1 for each legal action of the agent on move,
+derived from ``rules.legal_actions``; all zeros for the agent not on move and at the end.
+
+## Rewards
+
+At each step every agent receives the change in its zero-sum score (``rules.returns``) caused by
+that step and the chance events after it; an agent's total reward is its final score.
+
+## Episode End
+
+Both agents are terminated when the game is over. No truncation.
+
+## Arguments
+
+``env(edition="7th", scenario="default", render_mode=None)``; ``raw_env`` has the same
+arguments and skips PettingZoo's order-enforcing wrapper. An illegal action raises
+``IllegalActionError`` naming the legal ones.
+
+## Version History
+
+* v0: Initial version release.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from psygym.core import CHANCE, TERMINAL, Event, RulesBase
+from psygym.editions import load
+
+_MAX_RESETS = 1000
+AGENTS = ("player_0", "player_1")
+
+
+class PsychicAECEnv(AECEnv):
+    """The psychic phase of one edition as a two-agent AEC game (see the module docstring).
+
+    Args:
+        edition: edition id (``"7th"``, ``"8th"``, ``"2nd"``, ``"rt"``).
+        scenario: a shipped scenario name or a TOML path (``"default"``: the edition's).
+        render_mode: ``"ansi"`` or None.
+        rules: a ready ``Rules`` object (overrides ``edition``/``scenario``).
+    """
+
+    metadata = {"render_modes": ["ansi"], "name": "psygym_psychic_v0", "is_parallelizable": False}
+
+    def __init__(
+        self,
+        edition: str = "7th",
+        scenario: str = "default",
+        render_mode: str | None = None,
+        rules: RulesBase | None = None,
+    ):
+        super().__init__()
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
+        self.rules: RulesBase = rules if rules is not None else load(edition, scenario)
+        self.render_mode = render_mode
+        self.possible_agents = list(AGENTS)
+        n_obs, n_act = self.rules.observation_size, self.rules.num_actions
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(-np.inf, np.inf, (n_obs,), dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (n_act,), dtype=np.int8),
+            })
+            for a in self.possible_agents
+        }  # fmt: skip
+        self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        self.np_random, _ = seeding.np_random(None)
+        self.state: Any = None
+        self._scores = [0.0, 0.0]
+        self._events: list[Event] = []
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        """The observation space of ``agent`` (the same object every call)."""
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        """The action space of ``agent`` (the same object every call)."""
+        return self.action_spaces[agent]
+
+    def _advance(self, state: Any) -> Any:
+        rules = self.rules
+        while rules.current_player(state) == CHANCE:
+            outcome = rules.sample_chance(state, self.np_random)
+            state, events = rules.apply_with_events(state, outcome, check=False)
+            self._events.extend(events)
+        return state
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """Start a new game (seeding the chance generator if ``seed`` is given)."""
+        if seed is not None:
+            self.np_random, _ = seeding.np_random(seed)
+        for _ in range(_MAX_RESETS):
+            self._events = []
+            self.state = self._advance(self.rules.initial_state())
+            if not self.rules.is_terminal(self.state):
+                break
+        else:
+            raise RuntimeError("no player ever gets a decision in this scenario")
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {"events": list(self._events)} for a in self.agents}
+        self._scores = [float(x) for x in self.rules.returns(self.state)]
+        self.agent_selection = AGENTS[self.rules.current_player(self.state)]
+
+    def player(self, agent: str) -> int:
+        """The rules' player index of an agent name."""
+        return AGENTS.index(agent)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """What ``agent`` sees, with its action mask (zeros unless it is on move)."""
+        p = self.player(agent)
+        mask = np.zeros(self.rules.num_actions, dtype=np.int8)
+        if self.state is not None and self.rules.current_player(self.state) == p:
+            mask[self.rules.legal_actions(self.state)] = 1
+        return {"observation": self.rules.observe(self.state, p), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        """Apply the selected agent's action, then resolve chance until the next decision."""
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        self._cumulative_rewards[agent] = 0.0
+        self._events = []
+        state, events = self.rules.apply_with_events(self.state, int(action))
+        self._events.extend(events)
+        self.state = self._advance(state)
+        scores = [float(x) for x in self.rules.returns(self.state)]
+        self.rewards = {a: scores[i] - self._scores[i] for i, a in enumerate(AGENTS)}
+        self._scores = scores
+        for a in self.agents:
+            self.infos[a] = {"events": list(self._events)}
+        player = self.rules.current_player(self.state)
+        if player == TERMINAL:
+            self.terminations = {a: True for a in self.agents}
+        else:
+            self.agent_selection = AGENTS[player]
+        self._accumulate_rewards()
+
+    def render(self) -> str | None:
+        """Text of the whole state with the events of the last step (``render_mode="ansi"``)."""
+        if self.render_mode != "ansi" or self.state is None:
+            return None
+        lines = [self.rules.render(self.state, None)]
+        lines += [f"  * {e.text}" for e in self._events]
+        return "\n".join(lines)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def raw_env(
+    edition: str = "7th", scenario: str = "default", render_mode: str | None = None, **kwargs: Any
+) -> PsychicAECEnv:
+    """The AEC env without PettingZoo's wrappers."""
+    return PsychicAECEnv(edition, scenario, render_mode=render_mode, **kwargs)
+
+
+def env(
+    edition: str = "7th", scenario: str = "default", render_mode: str | None = None, **kwargs: Any
+) -> AECEnv:
+    """The AEC env wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(edition, scenario, render_mode, **kwargs))
+
+
+__all__ = ["AGENTS", "PsychicAECEnv", "env", "raw_env"]

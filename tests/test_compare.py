@@ -1,0 +1,198 @@
+"""``psygym compare`` and its report: files, one CSV row per pairing and seat, same seed same
+numbers, the leaderboard arithmetic, and the double-wc statement against the exact optimum.
+
+The runs use a tiny 7th-edition scenario (one Librarian with Smite against a squad, one Psychic
+phase; 7E-3 to 7E-7) that the exact solver solves in a second or two, and few games.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.compare import plan, run_compare
+from experiments.evaluate import CSV_COLUMNS, Evaluation, PairResult
+from experiments.report import DEFINITIONS, head_to_head, leaderboard
+from experiments.simulate import GameStats
+
+TINY = """\
+edition = "7th"
+name = "tiny"
+description = "One Librarian with Smite (7E-4, 7E-7) against a squad of Boyz; one Psychic phase."
+
+[game]
+battle_rounds = 1
+first_player = 0
+phase_limit = 1
+generate_powers = false
+
+[[sides]]
+name = "Ultramarines"
+
+[[sides.units]]
+name = "Librarian"
+wounds = 2
+toughness = 4
+save = 3
+leadership = 10
+ballistic_skill = 5
+position = [0, 0]
+psyker = { mastery = 1, powers = ["Smite"] }
+
+[[sides]]
+name = "Orks"
+
+[[sides.units]]
+name = "Boyz"
+models = 5
+wounds = 1
+toughness = 4
+save = 6
+leadership = 7
+position = [0, 10]
+"""
+
+FIELD = "double-wc,all-in,minimum,random,tuned,ppo,optimal"
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("scenario") / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+def _rows(path: Path) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+# ----------------------------------------------------------------------------- arithmetic
+def _pair(i, j, labels, scores, exact=None):
+    stats = GameStats(games=len(scores), scores=list(scores))
+    return PairResult.from_games(labels[i], labels[j], np.asarray(scores, dtype=float), stats,
+                                 index0=i, index1=j, exact=exact)  # fmt: skip
+
+
+def test_leaderboard_averages_every_opponent_and_seat():
+    labels = ["a", "b", "c"]
+    # Seat-0 scores of each pairing, two games each.
+    data = {(0, 1): [2, 4], (1, 0): [0, 2], (0, 2): [1, 1], (2, 0): [-1, -3],
+            (1, 2): [0, 0], (2, 1): [2, 2]}  # fmt: skip
+    pairs = [_pair(i, j, labels, s, exact=float(np.mean(s))) for (i, j), s in data.items()]
+    ev = Evaluation("7th", "x", labels, labels, 2, 0, pairs)
+    board = {r.label: r for r in leaderboard(ev)}
+    # a: +3, -1, +1, +2 per pairing -> games (2 + -0 + 1 + 1)/4, (4 - 2 + 1 + 3)/4
+    assert board["a"].mean == pytest.approx(np.mean([(2 - 0 + 1 + 1) / 4, (4 - 2 + 1 + 3) / 4]))
+    assert board["a"].exact == pytest.approx((3 - 1 + 1 + 2) / 4)
+    # Zero-sum: the leaderboard scores of a full round-robin add up to 0.
+    assert sum(r.mean for r in board.values()) == pytest.approx(0)
+    assert [r.rank for r in leaderboard(ev)] == [1, 2, 3]
+    assert leaderboard(ev)[0].label == "a"
+    m, _, x = head_to_head(ev, 0, 1)
+    assert m == pytest.approx((3 - 1) / 2) and x == pytest.approx(1.0)
+    assert "Leaderboard score" in DEFINITIONS
+
+
+def test_plan_takes_each_default_scenario_and_single_phase():
+    pairs, _ = plan(["7th"], None)
+    assert pairs == [("7th", "duel"), ("7th", "single-phase")]
+    everything, _ = plan(None, None)
+    assert everything[0] == ("7th", "duel")
+    with pytest.raises(ValueError, match="unknown edition"):
+        plan(["9th"], None)
+    with pytest.raises(ValueError, match="no scenario"):
+        plan(["7th"], "no-such-scenario")
+
+
+# ----------------------------------------------------------------------------- runs
+def test_compare_quick_writes_report_and_one_row_per_pairing_and_seat(tmp_path, tiny_path):
+    runner = CliRunner()
+    args = ["compare", "--quick", "--edition", "7th", "--scenario", str(tiny_path),
+            "--episodes", "6", "--seed", "3", "--runs-dir", str(tmp_path), "--agents", FIELD,
+            "--tune-trials", "1", "--solve-seconds", "120", "--workers", "1"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (run,) = tmp_path.glob("compare-*")
+    for name in ("report.md", "results.csv", "results.json", "config.json", "command.txt",
+                 "leaderboard-7th-tiny.png", "head-to-head-7th-tiny.png"):  # fmt: skip
+        assert (run / name).is_file(), name
+    doc = json.loads((run / "results.json").read_text())
+    (sc,) = doc["scenarios"]
+    labels = [a["label"] for a in sc["agents"]]
+    # The PPO agent is skipped under --quick when there is no pretrained model, and says so.
+    assert "ppo" not in labels
+    assert any("PPO agent left out" in n for n in sc["notes"])
+    assert {"double-wc", "all-in", "minimum", "random", "optimal"} <= set(labels)
+    rows = _rows(run / "results.csv")
+    assert list(rows[0]) == ["edition", "scenario", *CSV_COLUMNS]
+    n = len(labels)
+    assert len(rows) == n * (n - 1)
+    assert {(r["agent0"], r["agent1"]) for r in rows} == {
+        (a, b) for a in labels for b in labels if a != b
+    }
+    assert all(r["episodes"] == "6" and r["exact_score"] != "" for r in rows)
+    # The tuned parameters were saved for the next run.
+    assert (tmp_path / "tuned" / "7th-tiny-quick" / "best.json").is_file()
+    # The leaderboard is printed; the report states the gap to the best agent and the optimum.
+    assert "double-wc" in result.stdout and "exploitability" in result.stdout
+    report = (run / "report.md").read_text()
+    assert "falls short of the optimum by" in report and "## Headline" in report
+
+
+def test_double_wc_statement_matches_the_exact_numbers(tmp_path, tiny_path):
+    pytest.importorskip("agents.solvers.evaluate")
+    from agents.solvers.evaluate import policy_value
+    from agents.solvers.expectiminimax import Solver
+    from psygym.editions import load
+    from psygym.policies import resolve_policy
+
+    run = run_compare(["7th"], scenario=str(tiny_path), quick=True, episodes=4, seed=0,
+                      runs_dir=tmp_path, workers=1, agents=["double-wc", "all-in", "optimal"],
+                      solve_seconds=120, show_progress=False)  # fmt: skip
+    doc = json.loads((run / "results.json").read_text())
+    rules = load("7th", tiny_path)
+    v = Solver(rules).value()
+    dwc = policy_value(
+        rules, [resolve_policy("double-wc", rules), resolve_policy("optimal", rules)]
+    )
+    (sc,) = doc["scenarios"]
+    assert sc["game_value"] == pytest.approx(v, abs=1e-9)
+    line = next(s for s in sc["statement"] if "falls short of the optimum" in s)
+    assert f"optimum (both players optimal) is {v:+.3f}" in line
+    short = float(re.search(r"falls short of the optimum by ([0-9.]+)", line).group(1))
+    assert short == pytest.approx(v - dwc, abs=1e-3)
+    assert short > 0  # double-wc is not optimal here
+    assert f"({(v - dwc) / abs(v):.1%})" in line
+
+
+@pytest.mark.slow
+def test_same_seed_same_report_numbers_and_workers_do_not_change_them(tmp_path, tiny_path):
+    kwargs = dict(scenario=str(tiny_path), quick=True, episodes=8, seed=5, runs_dir=tmp_path,
+                  agents=["double-wc", "all-in", "minimum"], solve_seconds=120,
+                  show_progress=False)  # fmt: skip
+    first = run_compare(["7th"], workers=1, **kwargs)
+    second = run_compare(["7th"], workers=2, **kwargs)
+    assert first != second
+    assert (first / "results.csv").read_text() == (second / "results.csv").read_text()
+    a = json.loads((first / "results.json").read_text())
+    b = json.loads((second / "results.json").read_text())
+    for key in ("headline", "notes"):
+        assert a[key] == b[key]
+    assert a["scenarios"][0]["leaderboard"] == b["scenarios"][0]["leaderboard"]
+    third = run_compare(["7th"], workers=1, **{**kwargs, "seed": 6})
+    assert (third / "results.csv").read_text() != (first / "results.csv").read_text()
+
+
+def test_compare_bad_edition_is_a_clean_error(tmp_path):
+    result = CliRunner().invoke(app, ["compare", "--quick", "--edition", "9th", "--runs-dir",
+                                      str(tmp_path)])  # fmt: skip
+    assert result.exit_code == 2
+    assert "unknown edition" in result.output and "Traceback" not in result.output

@@ -1,0 +1,326 @@
+"""The evaluation harness: round-robin, common random numbers, exact values, workers, CLI.
+
+The statistical checks use fixed seeds and state their sample sizes; their bounds are 99%
+intervals, so a wrong sign, a seat mix-up or an off-by-one seed would fail them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from experiments.cli import app
+from experiments.evaluate import (
+    CSV_COLUMNS,
+    csv_text,
+    evaluate,
+    pairings,
+    play_crn,
+    run_evaluation,
+)
+from experiments.simulate import mean_ci
+from psygym.core import CHANCE, TERMINAL
+from psygym.editions import load
+from psygym.policies import resolve_policy
+
+Z99 = 2.5758
+
+TINY = """\
+edition = "7th"
+name = "tiny"
+description = "One Librarian with Smite (7E-4, 7E-7) against a squad of Boyz; one Psychic phase."
+
+[game]
+battle_rounds = 1
+first_player = 0
+phase_limit = 1
+generate_powers = false
+
+[[sides]]
+name = "Ultramarines"
+
+[[sides.units]]
+name = "Librarian"
+wounds = 2
+toughness = 4
+save = 3
+leadership = 10
+ballistic_skill = 5
+position = [0, 0]
+psyker = { mastery = 1, powers = ["Smite"] }
+
+[[sides]]
+name = "Orks"
+
+[[sides.units]]
+name = "Boyz"
+models = 5
+wounds = 1
+toughness = 4
+save = 6
+leadership = 7
+position = [0, 10]
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("scenario") / "tiny.toml"
+    path.write_text(TINY)
+    return path
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_path: Path):
+    return load("7th", tiny_path)
+
+
+@pytest.fixture(scope="module")
+def single():
+    return load("7th", "single-phase")
+
+
+def hand_value(rules, policies) -> float:
+    """Exact expected score of seat 0, summed over the rules' chance outcomes by hand.
+
+    An independent ten-line expectimax over the public Rules API (no solver code): every chance
+    outcome and every action a policy may take is weighted by its probability.
+    """
+
+    @cache
+    def value(s) -> float:
+        player = rules.current_player(s)
+        if player == TERMINAL:
+            return rules.returns(s)[0]
+        if player == CHANCE:
+            branches = rules.chance_outcomes(s)
+        else:
+            branches = list(policies[player].action_probabilities(rules, s, player).items())
+        return sum(p * value(rules.apply(s, a)) for a, p in branches)
+
+    return value(rules.initial_state())
+
+
+# ----------------------------------------------------------------------------- structure
+def test_pairings_cover_both_seats_of_every_pair():
+    assert pairings(3) == [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)]
+    assert pairings(2, self_play=True) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+
+
+def test_one_result_per_pairing_and_seat(single):
+    names = ["double-wc", "all-in", "minimum"]
+    pairs = evaluate(single, names, 20, 3, exact=False, exploit=False, show_progress=False)
+    assert [(p.agent0, p.agent1) for p in pairs] == [
+        ("double-wc", "all-in"), ("all-in", "double-wc"), ("double-wc", "minimum"),
+        ("minimum", "double-wc"), ("all-in", "minimum"), ("minimum", "all-in"),
+    ]  # fmt: skip
+    for p in pairs:
+        assert p.episodes == 20 == len(p.scores)
+        assert p.wins + p.draws + p.losses == 20
+        assert p.mean_score == pytest.approx(float(np.mean(p.scores)))
+        # single-phase: only seat 0 casts (7E-8.1), so only seat 1 denies.
+        assert math.isnan(p.perils_rate1) and math.isnan(p.dice_per_manifest1)
+        assert math.isnan(p.deny_rate0)
+        assert 0 <= p.perils_rate0 <= 1 and p.dice_per_manifest0 >= 1
+
+
+def test_stats_count_dice_per_manifested_power(tiny):
+    # all-in casts Smite with every die; the whole pool is spent on the one power.
+    pairs = evaluate(tiny, ["all-in", "deny-never"], 2000, 1000, exact=False, exploit=False,
+                     show_progress=False)  # fmt: skip
+    p = pairs[0]
+    st = p.stats
+    assert st.attempts[0] == 2000  # one attempt per game: Smite, all dice
+    assert p.dice_per_manifest0 == pytest.approx(st.dice[0] / st.manifests[0])
+    assert st.deny_attempts[1] == 0 and math.isnan(p.deny_rate1)
+    # The pool is D6 + ML 1 = 2..7 dice (7E-3.1): mean 4.5 dice per attempt (2000 games; a pool
+    # of D6 alone or D6 + 2 is 10 standard errors away).
+    assert st.dice[0] / st.attempts[0] == pytest.approx(4.5, abs=Z99 * 1.708 / math.sqrt(2000))
+
+
+# ----------------------------------------------------------------------------- statistics
+def test_agent_against_itself_scores_zero_over_both_seats(single):
+    # Common random numbers: both seat orders of the same agent are the same games.
+    pairs = evaluate(single, ["double-wc", "double-wc"], 200, 11, exact=False, exploit=False,
+                     show_progress=False)  # fmt: skip
+    both = (pairs[0].scores - pairs[1].scores) / 2
+    m, half = mean_ci(both, z=Z99)
+    assert abs(m) <= half or m == 0.0
+    # With independent games (different seeds per seat order) a stochastic agent still averages
+    # 0 within its 99% interval: 400 games per seat.
+    a = evaluate(single, ["random", "random"], 400, 0, exact=False, exploit=False,
+                 show_progress=False)[0]  # fmt: skip
+    b = evaluate(single, ["random", "random"], 400, 10_000, exact=False, exploit=False,
+                 show_progress=False)[1]  # fmt: skip
+    m, half = mean_ci((a.scores - b.scores) / 2, z=Z99)
+    assert abs(m) <= half
+    # ... while a seat alone is far from 0: the caster's side (seat 0) scores.
+    assert a.mean_score - Z99 * a.ci95 / 1.96 > 0
+
+
+def test_sampled_mean_matches_hand_computed_exact_value(tiny):
+    names = ["double-wc", "all-in"]
+    policies = [resolve_policy(n, tiny) for n in names]
+    exact = hand_value(tiny, policies)
+    p = evaluate(tiny, names, 2000, 5, exact=False, exploit=False, show_progress=False)[0]
+    assert abs(p.mean_score - exact) <= Z99 * p.ci95 / 1.959964, (p.mean_score, exact)
+    # An off-by-one rule (e.g. Smite wounding on 5+ instead of 4+) moves the mean by far more
+    # than the interval: the interval is tight.
+    assert p.ci95 < 0.1
+
+
+def test_exact_scores_come_from_the_solver(tiny):
+    pytest.importorskip("agents.solvers.evaluate")
+    from agents.solvers.evaluate import exploitability
+
+    names = ["double-wc", "all-in", "deny-never"]
+    info: dict = {}
+    pairs = evaluate(tiny, names, 400, 1, info=info, show_progress=False)
+    policies = {n: resolve_policy(n, tiny) for n in names}
+    for p in pairs:
+        hand = hand_value(tiny, [policies[p.agent0], policies[p.agent1]])
+        assert p.exact_score == pytest.approx(hand, abs=1e-9)
+        assert abs(p.mean_score - p.exact_score) <= Z99 * p.ci95 / 1.959964 + 1e-12
+    assert info["game_value"] is not None
+    assert info["exploitability"]["double-wc"] == pytest.approx(
+        exploitability(tiny, policies["double-wc"]), abs=1e-9
+    )
+    for name in names:
+        b0, b1 = info["best_response"][name]
+        # A best response does at least as well as the game value in either seat.
+        assert b0 <= info["game_value"] + 1e-9 <= b1 + 2e-9
+
+
+def test_unsolved_games_still_get_exact_scores_of_deterministic_pairs(tiny):
+    pytest.importorskip("agents.solvers.evaluate")
+    names = ["double-wc", "all-in", "random"]
+    info: dict = {}
+    # A state limit too small for the whole game: no game value, no best responses...
+    pairs = evaluate(tiny, names, 10, 0, max_states=500, info=info, show_progress=False)
+    assert info["game_value"] is None and set(info["exploitability"].values()) == {None}
+    assert any("not solved" in n for n in info["notes"])
+    assert info["stochastic"] == ["random"]
+    # ... but pairs of deterministic agents are small trees: their exact scores are there.
+    policies = {n: resolve_policy(n, tiny) for n in names}
+    for p in pairs:
+        if "random" in (p.agent0, p.agent1):
+            assert p.exact_score is None
+        else:
+            hand = hand_value(tiny, [policies[p.agent0], policies[p.agent1]])
+            assert p.exact_score == pytest.approx(hand, abs=1e-9)
+    # With the pilot limit too small as well, there are no exact values at all, and a note.
+    info = {}
+    pairs = evaluate(tiny, names, 10, 0, max_states=500, pilot_states=100, info=info,
+                     show_progress=False)  # fmt: skip
+    assert all(p.exact_score is None for p in pairs)
+    assert any("no exact scores" in n for n in info["notes"])
+
+
+# ----------------------------------------------------------------------------- seeds
+def test_common_random_numbers_give_every_pairing_the_same_first_roll(single):
+    def first_roll(names, seed):
+        rolls = []
+
+        def on_step(_s, _a, events):
+            rolls.extend(e.get("roll") for e in events if e.kind == "pools")
+
+        play_crn(single, [resolve_policy(n, single) for n in names], seed, on_step=on_step)
+        return rolls[0]
+
+    for seed in range(20):
+        rolls = {
+            first_roll(n, seed)
+            for n in (["double-wc", "all-in"], ["random", "minimum"], ["all-in", "random"])
+        }
+        assert len(rolls) == 1
+    assert len({first_roll(["double-wc", "all-in"], s) for s in range(20)}) > 1
+
+
+def test_same_seed_same_numbers_and_workers_do_not_change_them(single):
+    names = ["double-wc", "all-in", "random"]
+    one = evaluate(single, names, 40, 7, exact=False, exploit=False, show_progress=False)
+    two = evaluate(single, names, 40, 7, workers=2, exact=False, exploit=False,
+                   show_progress=False)  # fmt: skip
+    again = evaluate(single, names, 40, 7, exact=False, exploit=False, show_progress=False)
+    other = evaluate(single, names, 40, 8, exact=False, exploit=False, show_progress=False)
+    assert csv_text(one) == csv_text(two) == csv_text(again)
+    assert csv_text(one) != csv_text(other)
+    for a, b in zip(one, two):
+        assert np.array_equal(a.scores, b.scores)
+        assert a.stats.dice == b.stats.dice and a.stats.denied == b.stats.denied
+
+
+def test_workers_give_the_same_exact_values(tiny):
+    pytest.importorskip("agents.solvers.evaluate")
+    one = run_evaluation(tiny, ["double-wc", "minimum"], 30, 2, show_progress=False)
+    two = run_evaluation(tiny, ["double-wc", "minimum"], 30, 2, workers=2, show_progress=False)
+    assert json.dumps(one.to_json()) == json.dumps(two.to_json())
+
+
+def test_bad_input_is_a_clear_error(single):
+    with pytest.raises(ValueError, match="known agents"):
+        evaluate(single, ["double-wc", "no-such-agent"], 5, 0, show_progress=False)
+    with pytest.raises(ValueError, match="at least one agent"):
+        evaluate(single, [], 5, 0, show_progress=False)
+
+
+# ----------------------------------------------------------------------------- CLI
+def _rows(text: str) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(text)))
+
+
+def test_cli_writes_results_with_one_row_per_pairing_and_seat(tmp_path: Path):
+    runner = CliRunner()
+    args = ["evaluate", "--edition", "7th", "--scenario", "single-phase", "--agents",
+            "double-wc,all-in,minimum", "--episodes", "12", "--seed", "4", "--runs-dir",
+            str(tmp_path), "--format", "csv", "--no-exact"]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    (run,) = tmp_path.glob("evaluate-*")
+    for name in ("results.csv", "results.json", "config.json", "command.txt"):
+        assert (run / name).is_file()
+    text = (run / "results.csv").read_text()
+    rows = _rows(text)
+    assert list(rows[0]) == list(CSV_COLUMNS)
+    assert len(rows) == 6 and {(r["agent0"], r["agent1"]) for r in rows} == {
+        (a, b) for a in ("double-wc", "all-in", "minimum")
+        for b in ("double-wc", "all-in", "minimum") if a != b
+    }  # fmt: skip
+    assert all(r["episodes"] == "12" for r in rows)
+    assert text in result.stdout  # --format csv prints the same table
+    doc = json.loads((run / "results.json").read_text())
+    assert doc["seed"] == 4 and len(doc["pairs"]) == 6
+    # Same seed, same numbers: run again and compare the files.
+    runner.invoke(app, args)
+    runs = sorted(tmp_path.glob("evaluate-*"))
+    assert len(runs) == 2
+    assert (runs[0] / "results.csv").read_text() == (runs[1] / "results.csv").read_text()
+
+
+def test_cli_reports_exact_values_where_solvable(tmp_path: Path, tiny_path: Path):
+    pytest.importorskip("agents.solvers.evaluate")
+    result = CliRunner().invoke(app, [
+        "evaluate", "--edition", "7th", "--scenario", str(tiny_path), "--agents",
+        "double-wc,all-in", "--episodes", "10", "--runs-dir", str(tmp_path), "--format", "json",
+        "--workers", "2",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["game_value"] is not None
+    assert all(p["exact_score"] is not None for p in doc["pairs"])
+    assert set(doc["exploitability"]) == {"double-wc", "all-in"}
+
+
+def test_cli_bad_agent_is_one_line_and_exit_code_2(tmp_path: Path):
+    result = CliRunner().invoke(app, ["evaluate", "--agents", "double-wc,nobody", "--episodes",
+                                      "2", "--runs-dir", str(tmp_path)])  # fmt: skip
+    assert result.exit_code == 2
+    assert "nobody" in result.output and "Traceback" not in result.output
