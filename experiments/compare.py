@@ -41,7 +41,7 @@ import typer
 from experiments.common import console, err_console, json_default, split_names, user_errors
 from experiments.report import REFERENCE
 
-DEFAULT_EPISODES = 200
+DEFAULT_EPISODES = 100
 """Games per pairing and seat with default settings."""
 QUICK_EPISODES = 10
 """Games per pairing and seat with ``--quick``."""
@@ -64,7 +64,7 @@ EXACT_BUDGET = 2_000_000
 QUICK_EXACT_BUDGET = 200_000
 """The same with ``--quick``."""
 SOLVE_SECONDS = 30.0
-"""Time allowed to solve a scenario's game before it counts as unsolvable."""
+"""CPU seconds allowed to solve a scenario's game before it counts as unsolvable."""
 QUICK_SOLVE_SECONDS = 5.0
 """The same with ``--quick``."""
 EXTRA_SCENARIO = "single-phase"
@@ -236,7 +236,15 @@ def _solve_value(rules: Any, max_states: int | None) -> Solved:
     return Solved(value, "", int(getattr(solver, "states", 0)))
 
 
-def _solve_child(conn: Any, rules: Any, max_states: int | None) -> None:
+def _solve_child(conn: Any, rules: Any, max_states: int | None, cpu_seconds: float) -> None:
+    try:  # the kernel stops this process after cpu_seconds of CPU time (POSIX only)
+        import math
+        import resource
+
+        limit = max(1, math.ceil(cpu_seconds))
+        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
+    except (ImportError, ValueError, OSError):
+        pass
     conn.send(_solve_value(rules, max_states))
     conn.close()
 
@@ -249,8 +257,10 @@ def exact_game_value(
     Args:
         rules: the scenario's rules.
         max_states: the solver's state limit.
-        timeout: seconds allowed (the search runs in a child process that is stopped when the
-            time is up); ``None``: no limit, in this process.
+        timeout: CPU seconds allowed: the search runs in a child process that the kernel stops
+            after that much CPU time, so a busy machine does not change the outcome (a wall-clock
+            limit of ten times as much guards against starvation, and replaces the CPU limit
+            where the platform has none); ``None``: no limit, in this process.
     """
     if timeout is None:
         return _solve_value(rules, max_states)
@@ -258,17 +268,18 @@ def exact_game_value(
 
     parent, child = multiprocessing.Pipe(duplex=False)
     proc = multiprocessing.Process(
-        target=_solve_child, args=(child, rules, max_states), daemon=True
+        target=_solve_child, args=(child, rules, max_states, timeout), daemon=True
     )
     proc.start()
     child.close()
+    late = Solved(None, f"the solver did not finish within {timeout:.0f} s of CPU time "
+                        f"(limit {max_states} states)")  # fmt: skip
     try:
-        if parent.poll(timeout):
+        if parent.poll(10 * timeout):
             return parent.recv()
-        return Solved(None, f"the solver did not finish within {timeout:.0f} s "
-                            f"(limit {max_states} states)")  # fmt: skip
-    except EOFError:
-        return Solved(None, "the solver process stopped without an answer")
+        return late
+    except EOFError:  # stopped by the CPU limit (or crashed)
+        return late
     finally:
         if proc.is_alive():
             proc.terminate()

@@ -565,7 +565,7 @@ def _markdown(
         "shipped (one Psychic phase, meant to be small enough for the exact solver). The field: "
         "every heuristic of the edition and `random`, the Optuna-tuned parametric policy "
         "(`tuned`), a MaskablePPO agent (`ppo`) and the exact solver (`optimal`) where the game "
-        f"is solved within {s.solve_seconds:.0f} s and {s.max_states} states.",
+        f"is solved within {s.solve_seconds:.0f} s of CPU time and {s.max_states} states.",
         "",
         "## Headline",
         "",

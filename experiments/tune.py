@@ -187,7 +187,7 @@ def sample_maskable_ppo_params(trial: Any) -> dict[str, Any]:
         "n_steps": trial.suggest_categorical("n_steps", [32, 64, 128, 256]),
         "batch_size": trial.suggest_categorical("batch_size", [64, 128, 256]),
         "n_epochs": trial.suggest_categorical("n_epochs", [5, 10]),
-        "ent_coef": trial.suggest_float("ent_coef", 1e-4, 0.05, log=True),
+        "ent_coef": trial.suggest_float("ent_coef", 1e-4, 0.1, log=True),
         "gamma": trial.suggest_categorical("gamma", [0.95, 0.99, 0.995, 1.0]),
         "net": trial.suggest_categorical("net", list(NET_SIZES)),
     }
