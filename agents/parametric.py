@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import DeterministicPolicy
+from agents.seventh import SeventhHeuristic
 
 
 @dataclass(frozen=True)
@@ -61,8 +62,12 @@ class Family:
 
 
 # ------------------------------------------------------------------------------------ 7th
-class SeventhParametric(DeterministicPolicy):
-    """The 7th-edition threshold family (see the module docstring for the parameters)."""
+class SeventhParametric(SeventhHeuristic):
+    """The 7th-edition threshold family (see the module docstring for the parameters).
+
+    It decides like every 7th-edition heuristic (``agents.seventh.SeventhHeuristic``), with its
+    own dice rule (:meth:`dice`) and deny rule (:meth:`deny`).
+    """
 
     KEYS = ("dice_a", "dice_b", "stop_pool", "deny_ratio", "deny_confidence", "deny_min_value")
 
@@ -71,7 +76,7 @@ class SeventhParametric(DeterministicPolicy):
         if missing:
             raise ValueError(f"7th parametric policy needs {', '.join(missing)}")
         self.p = {k: float(params[k]) for k in self.KEYS}
-        self.name = name
+        super().__init__(name, self.dice, self.deny)
 
     def dice(self, wc: int, pool: int) -> int:
         """Dice to commit to a power of warp charge ``wc`` with ``pool`` dice left (0: stop)."""
@@ -80,42 +85,23 @@ class SeventhParametric(DeterministicPolicy):
         n = int(math.floor(self.p["dice_a"] * wc + self.p["dice_b"] + 0.5))
         return max(wc, min(pool, n))
 
-    def choose(self, rules: Any, state: Any, player: int) -> int:
-        """The family's action in ``state``."""
-        from agents.seventh import expected_value, ranked_casts
+    def deny(self, rules: Any, s: Any) -> int:
+        """Dice to deny the pending cast with (0: let it through)."""
+        from agents.seventh import expected_value
         from psygym.editions.seventh.odds import deny_probability
-        from psygym.editions.seventh.state import Stage
 
-        s = state
-        if s.stage == Stage.DISCIPLINE:
-            return rules.legal_actions(s)[0]
-        if s.stage == Stage.SWAP:
-            return rules.SWAP
-        if s.stage == Stage.SELECT:
-            pool = s.pools[s.active]
-            for _, action, wc in ranked_casts(rules, s):
-                if self.dice(wc, pool) > 0:
-                    return action
+        c = s.cast
+        dice = s.pools[1 - s.active]
+        if expected_value(rules, s, c.caster, c.power, c.target) < self.p["deny_min_value"]:
             return 0
-        if s.stage == Stage.DICE:
-            pool = s.pools[s.active]
-            wc = rules.powers[s.cast.power].warp_charge
-            n = max(1, self.dice(wc, pool) or min(wc, pool))
-            return rules.DICE + n - 1
-        if s.stage == Stage.DENY:
-            c = s.cast
-            dice = s.pools[1 - s.active]
-            if expected_value(rules, s, c.caster, c.power, c.target) < self.p["deny_min_value"]:
-                return rules.DENY
-            if c.successes > self.p["deny_ratio"] * dice:
-                return rules.DENY
-            _, threshold = rules.deny_unit_and_threshold(s, c)
-            want = Fraction(self.p["deny_confidence"]).limit_denominator(1000)
-            for m in range(1, dice + 1):
-                if deny_probability(m, c.successes, threshold) >= want:
-                    return rules.DENY + m
-            return rules.DENY + dice
-        raise ValueError(f"{self.name} has no decision at stage {s.stage.name}")
+        if c.successes > self.p["deny_ratio"] * dice:
+            return 0
+        _, threshold = rules.deny_unit_and_threshold(s, c)
+        want = Fraction(self.p["deny_confidence"]).limit_denominator(1000)
+        for m in range(1, dice + 1):
+            if deny_probability(m, c.successes, threshold) >= want:
+                return m
+        return dice
 
 
 def _seventh_sample(trial: Any, rules: Any) -> dict[str, Any]:
