@@ -301,6 +301,7 @@ class SecondRules(RulesBase):
     """
 
     edition = EDITION
+    hidden_information = True  # 2E: hands are secret; solvers must search, not solve exactly
 
     def __init__(
         self,
