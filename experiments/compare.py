@@ -61,7 +61,7 @@ SOLVE_MAX_STATES = 300_000
 """A scenario whose game tree memoises more states than this is not solved exactly."""
 EXACT_BUDGET = 2_000_000
 """States the solver may spend per scenario on best responses and random agents' pairings."""
-QUICK_EXACT_BUDGET = 200_000
+QUICK_EXACT_BUDGET = 0
 """The same with ``--quick``."""
 SOLVE_SECONDS = 30.0
 """CPU seconds allowed to solve a scenario's game before it counts as unsolvable."""
@@ -137,8 +137,7 @@ class CompareSettings:
         solve_seconds: time allowed to solve a scenario's game.
         runs_dir: the runs folder.
         agents: labels to keep in each field (``None``: everyone).
-        exact_pairs: exact scores of deterministic pairings even when the game is not solved
-            (off with ``--quick``).
+        exact_pairs: exact scores of pairings (off with ``--quick``).
         exact_budget: states the solver may spend on best responses and on exact scores of
             random agents' pairings, per scenario (see :func:`exact_plan`).
     """
@@ -524,9 +523,10 @@ def compare_scenario(
     settings: CompareSettings,
     *,
     prober: Prober | None = None,
+    pool: Any = None,
     show_progress: bool = True,
 ) -> ScenarioResult:
-    """Build the field of one scenario and play the round-robin."""
+    """Build the field of one scenario and play the round-robin (in ``pool`` if given)."""
     from experiments.evaluate import run_evaluation
     from psygym.editions import load
 
@@ -580,12 +580,13 @@ def compare_scenario(
         settings.seed,
         settings.workers,
         labels=[e.label for e in entries],
-        exact=settings.exact_pairs or value is not None,
+        exact=settings.exact_pairs,
         exploit=br_agents,
         stochastic_exact=stochastic_exact,
         max_states=settings.max_states,
         game_value=value,
         solve=False,
+        pool=pool,
         show_progress=show_progress,
     )
     notes += ev.notes
@@ -687,11 +688,19 @@ def run_compare(
         exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
     )
     side = _start_dice_table(quick) if any(e == "7th" for e, _ in pairs) else None
+    from experiments.evaluate import worker_pool
+
     prober = Prober(pairs, settings)
-    results = [
-        compare_scenario(e, s, settings, prober=prober, show_progress=show_progress)
-        for e, s in pairs
-    ]
+    pool = worker_pool(settings.workers) if settings.workers > 1 else None
+    try:
+        results = [
+            compare_scenario(e, s, settings, prober=prober, pool=pool,
+                             show_progress=show_progress)
+            for e, s in pairs
+        ]  # fmt: skip
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     dice = _finish_dice_table(side, plan_notes)
     run_dir = run_folder(runs_dir, "compare")
     seconds = time.perf_counter() - start

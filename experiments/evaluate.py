@@ -325,13 +325,31 @@ class _Context:
 
 
 _CTX: _Context | None = None
+_CTX_TOKEN = ""
 
 
-def _init_worker(rules: Any, specs: Sequence[str]) -> None:
-    """Process-pool initialiser: keep the rules and agent specs for the tasks."""
-    global _CTX
+def _init_worker() -> None:
+    """Process-pool initialiser: one thread per worker for the numeric libraries."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    _CTX = _Context(rules, specs)
+
+
+def worker_pool(workers: int) -> Any:
+    """A process pool for :func:`evaluate` (``pool=``), reusable across several evaluations.
+
+    Reusing one pool spares each evaluation the start-up of its processes (and their imports,
+    e.g. torch for PPO agents). Close it with ``shutdown()`` (or use it in a ``with`` block).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+
+
+def _run_remote(token: str, rules: Any, specs: Sequence[str], task: tuple) -> tuple[tuple, Any]:
+    """Run a task in a pool worker; the worker keeps the context of the latest evaluation."""
+    global _CTX, _CTX_TOKEN
+    if _CTX is None or token != _CTX_TOKEN:
+        _CTX, _CTX_TOKEN = _Context(rules, specs), token
+    return _run_task(task, _CTX)
 
 
 def _run_task(task: tuple, ctx: _Context | None = None) -> tuple[tuple, Any]:
@@ -425,27 +443,31 @@ def pairings(n: int, *, self_play: bool = False) -> list[tuple[int, int]]:
 
 
 class _Runner:
-    """Runs batches of tasks in this process (``workers=1``) or in a process pool."""
+    """Runs batches of tasks in this process (``workers=1``) or in a process pool.
 
-    def __init__(self, rules: Any, specs: Sequence[str], workers: int, advance: Any):
+    The pool is ``pool`` when given (left open), else one made here for ``workers`` processes.
+    Every task carries the rules and agent specs, so workers rebuild the agents by name.
+    """
+
+    def __init__(
+        self, rules: Any, specs: Sequence[str], workers: int, advance: Any, pool: Any = None
+    ):
+        import uuid
+
         self.rules, self.specs, self.workers, self.advance = rules, list(specs), workers, advance
-        self.pool: Any = None
+        self.pool, self._own = pool, False
         self.ctx: _Context | None = None
+        self.token = uuid.uuid4().hex
 
     def __enter__(self) -> _Runner:
-        if self.workers > 1:
-            from concurrent.futures import ProcessPoolExecutor
-
-            self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, initializer=_init_worker,
-                initargs=(self.rules, self.specs),
-            )  # fmt: skip
-        else:
+        if self.pool is None and self.workers > 1:
+            self.pool, self._own = worker_pool(self.workers), True
+        elif self.pool is None:
             self.ctx = _Context(self.rules, self.specs)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.pool is not None:
+        if self._own:
             self.pool.shutdown(cancel_futures=True)
 
     def run(self, tasks: Sequence[tuple], weight: dict[tuple, int]) -> dict[tuple, Any]:
@@ -458,7 +480,10 @@ class _Runner:
             return out
         from concurrent.futures import as_completed
 
-        for fut in as_completed([self.pool.submit(_run_task, t) for t in tasks]):
+        futures = [
+            self.pool.submit(_run_remote, self.token, self.rules, self.specs, t) for t in tasks
+        ]
+        for fut in as_completed(futures):
             t, res = fut.result()
             out[t] = res
             self.advance(weight.get(t, 1))
@@ -483,6 +508,7 @@ def evaluate(
     self_play: bool = False,
     show_progress: bool = True,
     info: dict[str, Any] | None = None,
+    pool: Any = None,
 ) -> list[PairResult]:
     """Round-robin over every pair of agents in both seats, with common random numbers.
 
@@ -520,6 +546,8 @@ def evaluate(
             meets the agent in seat 0, the same with the agent in seat 1]), ``stochastic``
             (labels of agents that chose at random) and ``notes`` (plain sentences about what
             could not be computed).
+        pool: a process pool from :func:`worker_pool` to run in (then ``workers`` only sizes
+            the work chunks); ``None``: a pool of ``workers`` processes made for this call.
 
     Returns:
         One :class:`PairResult` per pairing and seat, in :func:`pairings` order.
@@ -556,7 +584,7 @@ def evaluate(
     results: dict[tuple, Any] = {}
     with (
         _Progress(total, "evaluating", show_progress) as advance,
-        _Runner(rules, specs, workers, advance) as runner,
+        _Runner(rules, specs, workers, advance, pool) as runner,
     ):
         results.update(runner.run(games + ([value_task] if need_value else []), weight))
         done = episodes * len(order) + int(need_value)
