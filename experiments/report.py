@@ -242,6 +242,12 @@ def statement(res: Any) -> list[str]:
         if r.exploitability is not None:
             line += f". Its exploitability is {r.exploitability:.3f} per game"
         out.append(line + ".")
+    elif res.game_value is not None:
+        line = (f"{where}: the exact optimum (both players optimal) is {res.game_value:+.3f} per "
+                f"game for seat 0 (the optimal agent is not in this field)")  # fmt: skip
+        if r.exploitability is not None:
+            line += f"; {ref}'s exploitability is {r.exploitability:.3f} per game"
+        out.append(line + ".")
     else:
         why = res.value_note or "the solver is not available"
         out.append(f"{where}: no exact optimum ({why}).")
