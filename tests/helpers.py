@@ -346,3 +346,42 @@ def round_half_up(p: Fraction, places: int = 2) -> Decimal:
     if 2 * r >= scaled.denominator:
         q += 1
     return Decimal(q).scaleb(-places)
+
+
+TINY_SEVENTH = """\
+edition = "7th"
+name = "tiny"
+description = "One Librarian with Smite (7E-4, 7E-7) against a squad of Boyz; one Psychic phase."
+
+[game]
+battle_rounds = 1
+first_player = 0
+phase_limit = 1
+generate_powers = false
+
+[[sides]]
+name = "Ultramarines"
+
+[[sides.units]]
+name = "Librarian"
+wounds = 2
+toughness = 4
+save = 3
+leadership = 10
+ballistic_skill = 5
+position = [0, 0]
+psyker = { mastery = 1, powers = ["Smite"] }
+
+[[sides]]
+name = "Orks"
+
+[[sides.units]]
+name = "Boyz"
+models = 5
+wounds = 1
+toughness = 4
+save = 6
+leadership = 7
+position = [0, 10]
+"""
+"""A tiny solvable 7th scenario (one Librarian with Smite against Boyz) for evaluation tests."""

@@ -22,43 +22,9 @@ from experiments.compare import plan, run_compare
 from experiments.evaluate import CSV_COLUMNS, Evaluation, PairResult
 from experiments.report import DEFINITIONS, head_to_head, leaderboard
 from experiments.simulate import GameStats
+from tests.helpers import TINY_SEVENTH
 
-TINY = """\
-edition = "7th"
-name = "tiny"
-description = "One Librarian with Smite (7E-4, 7E-7) against a squad of Boyz; one Psychic phase."
-
-[game]
-battle_rounds = 1
-first_player = 0
-phase_limit = 1
-generate_powers = false
-
-[[sides]]
-name = "Ultramarines"
-
-[[sides.units]]
-name = "Librarian"
-wounds = 2
-toughness = 4
-save = 3
-leadership = 10
-ballistic_skill = 5
-position = [0, 0]
-psyker = { mastery = 1, powers = ["Smite"] }
-
-[[sides]]
-name = "Orks"
-
-[[sides.units]]
-name = "Boyz"
-models = 5
-wounds = 1
-toughness = 4
-save = 6
-leadership = 7
-position = [0, 10]
-"""
+TINY = TINY_SEVENTH
 
 FIELD = "double-wc,all-in,minimum,random,tuned,ppo,optimal"
 
