@@ -11,7 +11,7 @@ editions can).
   expected value is at least ``deny_min_value`` and its successes are at most ``deny_ratio`` x
   the deny dice available, then with the fewest dice giving at least ``deny_confidence`` chance
   (or all of them).
-- **8th** (``eighth-weights``): each power's expected value (``agents.eighth.attempt_value``)
+- **8th** (``eighth-weights``): each power's expected value (``psygym_agents.eighth.attempt_value``)
   is multiplied by its weight ``w:<power>`` to order the attempts; attempt only while the best
   weighted value exceeds ``cast_min``; deny when the test total is at least ``deny_total``.
 - **2nd** (``second-thresholds``): cast the most valuable affordable power while its expected
@@ -25,7 +25,7 @@ editions can).
 Tuned parameters are saved as JSON (``best.json``: edition, scenario, family, params, value) and
 load as the agent ``tuned:<path>`` (:func:`make_tuned`). A ``best.json`` written by a
 ``--target maskable-ppo`` study names a trained model instead and loads it through
-:func:`agents.sb3.make_sb3` (an SB3 archive: trusted files only).
+:func:`psygym_agents.sb3.make_sb3` (an SB3 archive: trusted files only).
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-from agents.base import DeterministicPolicy
-from agents.seventh import SeventhHeuristic
+from psygym_agents.base import DeterministicPolicy
+from psygym_agents.seventh import SeventhHeuristic
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,7 @@ class Family:
 class SeventhParametric(SeventhHeuristic):
     """The 7th-edition threshold family (see the module docstring for the parameters).
 
-    It decides like every 7th-edition heuristic (``agents.seventh.SeventhHeuristic``), with its
+    It decides like every 7th-edition heuristic (``psygym_agents.seventh.SeventhHeuristic``), with its
     own dice rule (:meth:`dice`) and deny rule (:meth:`deny`).
     """
 
@@ -87,7 +87,7 @@ class SeventhParametric(SeventhHeuristic):
 
     def deny(self, rules: Any, s: Any) -> int:
         """Dice to deny the pending cast with (0: let it through)."""
-        from agents.seventh import expected_value
+        from psygym_agents.seventh import expected_value
         from psygym.editions.seventh.odds import deny_probability
 
         c = s.cast
@@ -136,7 +136,7 @@ class EighthParametric(DeterministicPolicy):
         return float(self.params.get(f"w:{rules.powers[p].name}", 1.0))
 
     def _best(self, rules: Any, s: Any, unit: int) -> tuple[float, int]:
-        from agents.eighth import _unit_options, attempt_value
+        from psygym_agents.eighth import _unit_options, attempt_value
 
         best = (-math.inf, -1)
         for a in _unit_options(rules, s, unit):
@@ -189,7 +189,7 @@ def _eighth_defaults(rules: Any) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------ 2nd
 def _second_class() -> type:
-    from agents.second import _NULLIFY_FIRST, _SURE_FIRST, SecondHeuristic
+    from psygym_agents.second import _NULLIFY_FIRST, _SURE_FIRST, SecondHeuristic
     from psygym.editions.second.rules import DUEL_BASE, ENERGY_DRAIN, PASS
 
     class SecondParametric(SecondHeuristic):
@@ -248,7 +248,7 @@ def _second_defaults(rules: Any) -> dict[str, Any]:
 
 # ------------------------------------------------------------------------------------ RT
 def _rt_class() -> type:
-    from agents.rogue_trader import RTHeuristic, best_use
+    from psygym_agents.rogue_trader import RTHeuristic, best_use
     from psygym.editions.rogue_trader.rules import ABILITY_BASE
     from psygym.editions.rogue_trader.state import Phase
 
@@ -365,7 +365,7 @@ def make_tuned(rules: Any, path: str | None = None) -> Any:
         raise ValueError(f"{p} holds parameters for edition {doc.get('edition')}, "
                          f"not {rules.edition}")  # fmt: skip
     if doc["family"] in ("maskable-ppo", "ppo", "dqn"):
-        from agents.sb3 import make_sb3
+        from psygym_agents.sb3 import make_sb3
 
         model = Path(str(doc.get("model", "")))
         if not model.is_absolute():

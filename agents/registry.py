@@ -1,7 +1,7 @@
 """Names of the built-in agents, exposed to ``psygym`` through the ``psygym.agents`` entry point.
 
 ``AGENTS`` maps a name to a factory ``f(rules, arg=None) -> Policy``. Edition heuristics live in
-``agents.<edition module>.HEURISTICS``; edition-independent agents (``random``, ``optimal``,
+``psygym_agents.<edition module>.HEURISTICS``; edition-independent agents (``random``, ``optimal``,
 ``tuned``, ``sb3``) are imported only when asked for, so naming ``random`` never imports torch.
 """
 
@@ -12,20 +12,20 @@ import importlib.util
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from agents.base import RandomPolicy
+from psygym_agents.base import RandomPolicy
 
 EDITION_MODULES: dict[str, str] = {
-    "7th": "agents.seventh",
-    "8th": "agents.eighth",
-    "2nd": "agents.second",
-    "rt": "agents.rogue_trader",
+    "7th": "psygym_agents.seventh",
+    "8th": "psygym_agents.eighth",
+    "2nd": "psygym_agents.second",
+    "rt": "psygym_agents.rogue_trader",
 }
 """Edition id -> module whose ``HEURISTICS`` dict holds that edition's heuristics."""
 
 GENERIC: dict[str, str] = {
-    "optimal": "agents.solvers.policy:make_optimal",
-    "tuned": "agents.parametric:make_tuned",
-    "sb3": "agents.sb3:make_sb3",
+    "optimal": "psygym_agents.solvers.policy:make_optimal",
+    "tuned": "psygym_agents.parametric:make_tuned",
+    "sb3": "psygym_agents.sb3:make_sb3",
 }
 """Edition-independent agents: name -> ``module:factory`` (imported lazily)."""
 

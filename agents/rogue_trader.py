@@ -32,7 +32,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from agents.base import DeterministicPolicy
+from psygym_agents.base import DeterministicPolicy
 from psygym.editions.rogue_trader.rules import ABILITY_BASE, RogueTraderRules, works_chance
 from psygym.editions.rogue_trader.state import Phase, State, evolve
 
@@ -201,4 +201,4 @@ HEURISTICS: dict[str, Callable[..., RTHeuristic]] = {
     "bid-half": _factory("bid-half", "freely", "half"),
     "bid-all": _factory("bid-all", "freely", "all"),
 }
-"""Short name -> factory ``f(rules) -> policy`` (found by ``agents.registry``)."""
+"""Short name -> factory ``f(rules) -> policy`` (found by ``psygym_agents.registry``)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from agents.base import DeterministicPolicy
+from psygym_agents.base import DeterministicPolicy
 from psygym.editions.second.rules import (
     DAEMONIC_ATTACK,
     DECISION_RESPONSE,

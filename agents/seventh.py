@@ -18,7 +18,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
-from agents.base import DeterministicPolicy
+from psygym_agents.base import DeterministicPolicy
 from psygym.dice import mean
 from psygym.editions.seventh.odds import deny_probability
 from psygym.editions.seventh.rules import SeventhRules

@@ -22,7 +22,7 @@ from typing import Any
 
 import typer
 
-from experiments.common import (
+from psygym_experiments.common import (
     console,
     json_default,
     new_run_dir,
@@ -48,7 +48,7 @@ SITUATION_HELP = (
 
 
 def _situation_options(situation: str | None, extra: dict[str, Any]) -> dict[str, Any]:
-    from agents.solvers.situations import normalize, parse_situation
+    from psygym_agents.solvers.situations import normalize, parse_situation
 
     opts = parse_situation(situation) if situation else {}
     opts.update(normalize({k: v for k, v in extra.items() if v is not None}))
@@ -61,7 +61,7 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
     Raises:
         ValueError: a 7th-edition description for another edition, or a bad description.
     """
-    from agents.solvers.situations import first_decision, replay, seventh_situation
+    from psygym_agents.solvers.situations import first_decision, replay, seventh_situation
 
     if file_doc is not None and file_doc.get("actions") is not None:
         if options:
@@ -80,8 +80,8 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
 
 
 def heuristic_names(rules: Any) -> list[str]:
-    """Names of the edition's heuristics (``agents.<edition module>.HEURISTICS``)."""
-    from agents.registry import EDITION_MODULES
+    """Names of the edition's heuristics (``psygym_agents.<edition module>.HEURISTICS``)."""
+    from psygym_agents.registry import EDITION_MODULES
 
     mod = EDITION_MODULES.get(rules.edition)
     if mod is None or importlib.util.find_spec(mod) is None:
@@ -112,13 +112,13 @@ def advice(
     Raises:
         NotSolvable: too many states.
     """
-    from agents.solvers import has_hidden_information
-    from agents.solvers.expectiminimax import Solver
+    from psygym_agents.solvers import has_hidden_information
+    from psygym_agents.solvers.expectiminimax import Solver
     from psygym.policies import resolve_policy
 
     if has_hidden_information(rules):
-        from agents.solvers.ismcts import SearchPolicy
-        from agents.solvers.policy import _rollout_policy
+        from psygym_agents.solvers.ismcts import SearchPolicy
+        from psygym_agents.solvers.policy import _rollout_policy
 
         search = SearchPolicy(
             rules, iterations=iterations, seed=seed, rollout=_rollout_policy(rules)
@@ -206,8 +206,8 @@ def _print_advice(rules: Any, state: Any, result: dict[str, Any]) -> None:
 
 
 def _dice_table(max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool) -> None:
-    from agents.solvers.dice_table import optimal_dice_table, plot_dice_table
-    from experiments.common import err_console
+    from psygym_agents.solvers.dice_table import optimal_dice_table, plot_dice_table
+    from psygym_experiments.common import err_console
 
     with err_console.status("solving the dice table exactly"):
         rows = optimal_dice_table(max_pool=max_pool, max_enemy_dice=max_enemy_dice)
@@ -322,7 +322,7 @@ def advise(
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Every legal action of one situation with its exact value, and the heuristics' choices."""
-    from agents.solvers.situations import load_state_file
+    from psygym_agents.solvers.situations import load_state_file
 
     with user_errors():
         if table:

@@ -11,7 +11,7 @@ import time
 import numpy as np
 import typer
 
-from experiments.common import check_choice, console, user_errors
+from psygym_experiments.common import check_choice, console, user_errors
 
 
 def steps_per_second(env, steps: int, seed: int, masked: bool) -> float:

@@ -12,16 +12,16 @@ import importlib.util
 import typer
 
 COMMAND_MODULES = [
-    "experiments.odds",
-    "experiments.simulate",
-    "experiments.bench",
-    "experiments.solve",
-    "experiments.advise",
-    "experiments.evaluate",
-    "experiments.compare",
-    "experiments.train",
-    "experiments.tune",
-    "experiments.play",
+    "psygym_experiments.odds",
+    "psygym_experiments.simulate",
+    "psygym_experiments.bench",
+    "psygym_experiments.solve",
+    "psygym_experiments.advise",
+    "psygym_experiments.evaluate",
+    "psygym_experiments.compare",
+    "psygym_experiments.train",
+    "psygym_experiments.tune",
+    "psygym_experiments.play",
 ]
 """Modules whose ``register(app)`` adds commands, in the order ``--help`` lists them."""
 

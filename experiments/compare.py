@@ -9,16 +9,16 @@ the time and state limits, the optimum is known). On each scenario the field is:
   "commit twice the warp charge");
 - ``tuned``: the parametric policy tuned by Optuna, read from
   ``<runs-dir>/tuned/<edition>-<scenario>/best.json`` or, when there is none, tuned now with a
-  small budget (``experiments.tune.tune_parametric``) and saved there for the next run;
+  small budget (``psygym_experiments.tune.tune_parametric``) and saved there for the next run;
 - ``ppo``: a MaskablePPO agent, the pretrained model shipped with the package
-  (``agents.sb3.pretrained_path``), else one trained earlier by this command under
-  ``<runs-dir>/trained/<edition>-<scenario>/``, else a short ``experiments.train.train_agent``
+  (``psygym_agents.sb3.pretrained_path``), else one trained earlier by this command under
+  ``<runs-dir>/trained/<edition>-<scenario>/``, else a short ``psygym_experiments.train.train_agent``
   run (not with ``--quick``: then the agent is left out and the report says so);
 - ``optimal``: the exact expectiminimax player, where the game is solved within the limits
   (each scenario's game is solved in the background while the previous scenario plays).
 
 All of them meet in a round-robin in both seats with common random numbers
-(``experiments.evaluate``). The leaderboard ranks agents by their mean score per game over all
+(``psygym_experiments.evaluate``). The leaderboard ranks agents by their mean score per game over all
 opponents and both seats (with a 95% interval); the report also gives every head-to-head result,
 exact expected scores and exploitability where the solver can compute them, and states how far
 ``double-wc`` is from the best agent and from the optimum. Output: ``<runs-dir>/compare-<time>/``
@@ -38,8 +38,8 @@ from typing import Annotated, Any
 
 import typer
 
-from experiments.common import console, err_console, json_default, split_names, user_errors
-from experiments.report import REFERENCE
+from psygym_experiments.common import console, err_console, json_default, split_names, user_errors
+from psygym_experiments.report import REFERENCE
 
 DEFAULT_EPISODES = 100
 """Games per pairing and seat with default settings."""
@@ -99,7 +99,7 @@ class ScenarioResult:
         scenario: scenario name.
         description: the scenario's own description.
         entries: the field.
-        evaluation: the round-robin (``experiments.evaluate.Evaluation``).
+        evaluation: the round-robin (``psygym_experiments.evaluate.Evaluation``).
         game_value: exact value of the game for seat 0 (both players optimal), if solvable.
         value_note: why there is no exact value, if there is none.
         seconds: wall time of this scenario (agent preparation and games).
@@ -221,8 +221,8 @@ class Solved:
 
 def _solve_value(rules: Any, max_states: int | None) -> Solved:
     try:
-        from agents.solvers import NotSolvable
-        from agents.solvers.expectiminimax import Solver
+        from psygym_agents.solvers import NotSolvable
+        from psygym_agents.solvers.expectiminimax import Solver
     except ImportError as exc:
         return Solved(None, f"the exact solver is not installed ({exc})")
     try:
@@ -330,7 +330,7 @@ def tuned_entry(
         if path.is_file():
             return Entry("tuned", f"tuned:{path}", "tuned", f"saved parameters {path}")
     try:
-        from experiments.tune import tune_parametric
+        from psygym_experiments.tune import tune_parametric
     except ImportError as exc:
         notes.append(f"tuned agent left out: the tuner is not installed ({exc}).")
         return None
@@ -375,7 +375,7 @@ def ppo_entry(
     with a note, for the next source.
     """
     try:
-        from agents.sb3 import pretrained_path
+        from psygym_agents.sb3 import pretrained_path
     except ImportError as exc:
         notes.append(f"PPO agent left out: the SB3 adapter is not installed ({exc}).")
         return None
@@ -399,7 +399,7 @@ def ppo_entry(
         )
         return None
     try:
-        from experiments.train import train_agent
+        from psygym_experiments.train import train_agent
     except ImportError as exc:
         notes.append(
             f"PPO agent left out: no pretrained model and the trainer is not installed ({exc})."
@@ -527,7 +527,7 @@ def compare_scenario(
     show_progress: bool = True,
 ) -> ScenarioResult:
     """Build the field of one scenario and play the round-robin (in ``pool`` if given)."""
-    from experiments.evaluate import run_evaluation
+    from psygym_experiments.evaluate import run_evaluation
     from psygym.editions import load
 
     start = time.perf_counter()
@@ -545,13 +545,13 @@ def compare_scenario(
         extra.append(ppo_entry(edition, scenario, name, runs_dir, settings.train_steps,
                                settings.seed, notes, rules))  # fmt: skip
     entries += [e for e in extra if e is not None and usable(e, rules, notes)]
-    timing = {"agents": time.perf_counter() - start}
+    timing = {"psygym_agents": time.perf_counter() - start}
     if prober is not None:
         solved = prober.result(edition, scenario)
     else:
         solved = exact_game_value(rules, settings.max_states, settings.solve_seconds)
     value, why = solved.value, solved.note
-    timing["solver_wait"] = time.perf_counter() - start - timing["agents"]
+    timing["solver_wait"] = time.perf_counter() - start - timing["psygym_agents"]
     if value is not None:
         optimal = Entry("optimal", "optimal", "optimal", "exact expectiminimax")
         if (wanted is None or "optimal" in wanted) and usable(optimal, rules, notes):
@@ -609,9 +609,9 @@ def _start_dice_table(quick: bool) -> Any:
     import importlib.util
     from concurrent.futures import ProcessPoolExecutor
 
-    from experiments.report import dice_rows
+    from psygym_experiments.report import dice_rows
 
-    if importlib.util.find_spec("agents.solvers.dice_table") is None:
+    if importlib.util.find_spec("psygym_agents.solvers.dice_table") is None:
         return None
     pool = ProcessPoolExecutor(max_workers=1)
     return pool, pool.submit(dice_rows, quick)
@@ -620,7 +620,7 @@ def _start_dice_table(quick: bool) -> Any:
 def _finish_dice_table(side: Any, notes: list[str]) -> list[dict[str, Any]] | None:
     """The table started by :func:`_start_dice_table` (empty, with a note, if it failed)."""
     if side is None:
-        notes.append("No optimal-dice heatmap: agents.solvers.dice_table is not installed.")
+        notes.append("No optimal-dice heatmap: psygym_agents.solvers.dice_table is not installed.")
         return []
     pool, future = side
     try:
@@ -666,8 +666,8 @@ def run_compare(
             ``tuned``, ``ppo``, ``optimal``; ``None``: everyone).
         show_progress: progress bars and status lines on stderr.
     """
-    from experiments.evaluate import run_folder
-    from experiments.report import write_report
+    from psygym_experiments.evaluate import run_folder
+    from psygym_experiments.report import write_report
 
     start = time.perf_counter()
     pairs, plan_notes = plan(editions, scenario)
@@ -688,7 +688,7 @@ def run_compare(
         exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
     )
     side = _start_dice_table(quick) if any(e == "7th" for e, _ in pairs) else None
-    from experiments.evaluate import worker_pool
+    from psygym_experiments.evaluate import worker_pool
 
     prober = Prober(pairs, settings)
     pool = worker_pool(settings.workers) if settings.workers > 1 else None
@@ -782,8 +782,8 @@ def compare(
     ] = None,
 ) -> None:
     """The main job: every heuristic, tuned, PPO and optimal agent per edition; a report."""
-    from experiments.common import write_command
-    from experiments.report import leaderboard_table
+    from psygym_experiments.common import write_command
+    from psygym_experiments.report import leaderboard_table
 
     with user_errors():
         names = [n for e in edition or [] for n in split_names(e)] or None

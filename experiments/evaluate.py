@@ -18,8 +18,8 @@ For every pairing and seat the harness reports the mean score of the agent in se
 a 95% confidence interval, wins/draws/losses, Perils of the Warp per power attempted, dice spent per
 manifested power, and the share of deny attempts that succeed, for both seats. Where the exact
 solver can handle the scenario it adds the exact expected score of the pairing
-(``agents.solvers.evaluate.policy_value``) and each agent's exploitability (what a best response
-gains against it, ``agents.solvers.evaluate.exploitability``).
+(``psygym_agents.solvers.evaluate.policy_value``) and each agent's exploitability (what a best response
+gains against it, ``psygym_agents.solvers.evaluate.exploitability``).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 import typer
 
-from experiments.common import (
+from psygym_experiments.common import (
     check_choice,
     console,
     err_console,
@@ -49,7 +49,7 @@ from experiments.common import (
     user_errors,
     write_command,
 )
-from experiments.simulate import GameStats, mean_ci
+from psygym_experiments.simulate import GameStats, mean_ci
 from psygym.core import CHANCE, TERMINAL
 
 CSV_COLUMNS = (
@@ -201,7 +201,7 @@ class Evaluation:
         return {
             "edition": self.edition,
             "scenario": self.scenario,
-            "agents": self.agents,
+            "psygym_agents": self.agents,
             "specs": self.specs,
             "episodes": self.episodes,
             "seed": self.seed,
@@ -384,9 +384,9 @@ def _run_task(task: tuple, ctx: _Context | None = None) -> tuple[tuple, Any]:
         stats.scores = scores
         return task, (stats, stochastic)
     try:
-        from agents.solvers import NotSolvable
-        from agents.solvers.evaluate import best_response_value, policy_value
-        from agents.solvers.expectiminimax import Solver
+        from psygym_agents.solvers import NotSolvable
+        from psygym_agents.solvers.evaluate import best_response_value, policy_value
+        from psygym_agents.solvers.expectiminimax import Solver
     except ImportError as exc:
         return task, ("absent", f"the exact solver is not installed ({exc})")
     rules, max_states = ctx.rules, task[-1]
@@ -657,7 +657,7 @@ def evaluate(
             b = [results.get(("br", i, seat, max_states)) for seat in (0, 1)]
             best[name] = [r[1] if r is not None and r[0] == "ok" else None for r in b]
             b0, b1 = best[name]
-            # ((v - b0) + (b1 - v)) / 2, as agents.solvers.evaluate.exploitability defines it.
+            # ((v - b0) + (b1 - v)) / 2, as psygym_agents.solvers.evaluate.exploitability defines it.
             expl[name] = None if b0 is None or b1 is None else (b1 - b0) / 2
             for r in b:
                 if r is not None and r[0] != "ok":
@@ -855,7 +855,7 @@ def evaluate_command(
     config = {
         "edition": rules.edition,
         "scenario": ev.scenario,
-        "agents": names,
+        "psygym_agents": names,
         "episodes": episodes,
         "seed": seed,
         "workers": workers,

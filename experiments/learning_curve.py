@@ -1,11 +1,11 @@
 """How close does MaskablePPO get to the exact optimum of 7th edition's ``single-phase``?
 
-Run: ``python -m experiments.learning_curve --steps 200000`` (add ``--runs-dir``, ``--seed``,
+Run: ``python -m psygym_experiments.learning_curve --steps 200000`` (add ``--runs-dir``, ``--seed``,
 ``--opponent``). It trains MaskablePPO in seat 0 (the casting Ultramarines) against a fixed
 denier (default ``double-wc``, the reference heuristic, which denies with the fewest dice that
 give an even chance) with ``psygym train`` and then reports, explicitly:
 
-- **With the solver installed** (``agents.solvers``): the optimum is the *best-response value*
+- **With the solver installed** (``psygym_agents.solvers``): the optimum is the *best-response value*
   against the same denier the agent trained with (``best_response_value(rules, denier, 1)``: the
   most any seat-0 policy can score against it, computed exactly), and the agent's score is its
   exact expected score against that denier (``policy_value``). The fraction is agent / optimum.
@@ -34,7 +34,7 @@ EDITION, SCENARIO = "7th", "single-phase"
 
 def exact_report(rules: Any, agent: Any, opponent: Any, *, vs_optimal: bool) -> dict[str, Any]:
     """Exact scores (see the module docstring). Raises ImportError/NotSolvable if unavailable."""
-    from agents.solvers.evaluate import best_response_value, policy_value
+    from psygym_agents.solvers.evaluate import best_response_value, policy_value
 
     t0 = time.monotonic()
     optimum = best_response_value(rules, opponent, 1, max_states=None)
@@ -47,7 +47,7 @@ def exact_report(rules: Any, agent: Any, opponent: Any, *, vs_optimal: bool) -> 
         "fraction": agent_value / optimum if optimum else float("nan"),
     }
     if vs_optimal:
-        from agents.solvers.expectiminimax import Solver
+        from psygym_agents.solvers.expectiminimax import Solver
 
         game_value = Solver(rules).value()
         agent_vs_best_denier = best_response_value(rules, agent, 0, max_states=None)
@@ -63,14 +63,14 @@ def simulated_report(rules: Any, agent: Any, opponent: Any, episodes: int, seed:
     """Agent vs the best heuristic, both simulated against ``opponent`` with the same dice."""
     import importlib
 
-    from experiments.simulate import run_games
+    from psygym_experiments.simulate import run_games
     from psygym.policies import resolve_policy
 
     def mean(policy: Any) -> float:
         stats = run_games(rules, [policy, opponent], episodes, seed, show_progress=False)
         return float(sum(stats.scores) / len(stats.scores))
 
-    heuristics = importlib.import_module("agents.seventh").HEURISTICS
+    heuristics = importlib.import_module("psygym_agents.seventh").HEURISTICS
     scores = {name: mean(resolve_policy(name, rules)) for name in heuristics}
     best = max(scores, key=scores.get)
     agent_mean = mean(agent)
@@ -108,18 +108,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     import importlib.util
 
-    from agents.sb3 import SB3Policy, load_model
-    from experiments.train import make_config, run_training, start_run
+    from psygym_agents.sb3 import SB3Policy, load_model
+    from psygym_experiments.train import make_config, run_training, start_run
     from psygym.editions import load
     from psygym.policies import resolve_policy
 
-    exact = not args.no_exact and importlib.util.find_spec("agents.solvers.evaluate") is not None
+    exact = not args.no_exact and importlib.util.find_spec("psygym_agents.solvers.evaluate") is not None
     cfg = make_config(EDITION, SCENARIO, "maskable-ppo", args.steps, args.seed, args.opponent,
                       eval_every=args.eval_every, eval_episodes=args.eval_episodes,
                       exact_eval=exact, config=args.config)  # fmt: skip
     run_dir = start_run(cfg, args.runs_dir)
     args_text = shlex.join(sys.argv[1:] if argv is None else argv)
-    (run_dir / "command.txt").write_text(f"python -m experiments.learning_curve {args_text}\n")
+    (run_dir / "command.txt").write_text(f"python -m psygym_experiments.learning_curve {args_text}\n")
     print(f"run folder: {run_dir}", flush=True)
     t0 = time.monotonic()
     summary = run_training(cfg, run_dir, show_progress=True)
@@ -142,7 +142,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         total_wall_seconds=time.monotonic() - t0, run_dir=str(run_dir),
         last_eval_score=summary["final_score"],
     )  # fmt: skip
-    from experiments.train import read_metrics
+    from psygym_experiments.train import read_metrics
 
     optimum = report["optimum_vs_opponent"]
     curve = [

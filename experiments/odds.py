@@ -6,7 +6,7 @@ import importlib
 
 import typer
 
-from experiments.common import FORMATS, console, render_tables, user_errors
+from psygym_experiments.common import FORMATS, console, render_tables, user_errors
 from psygym.editions import MODULES, edition_id
 
 

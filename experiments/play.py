@@ -3,7 +3,7 @@
 ``play`` shows the state as the human's side may see it, the legal actions numbered with their
 odds, every roll with its chance and what it caused, and the AI's decisions; ``--hint`` adds the
 solver's value of every option. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
-(format in :mod:`experiments.play_session`). ``replay`` applies a log's actions and chance
+(format in :mod:`psygym_experiments.play_session`). ``replay`` applies a log's actions and chance
 outcomes through the rules, without random numbers, and fails with the line number when the log
 does not match them.
 """
@@ -22,8 +22,8 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from experiments.common import console, err_console, user_errors
-from experiments.play_session import (
+from psygym_experiments.common import console, err_console, user_errors
+from psygym_experiments.play_session import (
     HINT_BUDGET,
     Advisor,
     GameLog,
@@ -41,21 +41,21 @@ AUTO = "auto"
 def default_opponent(rules: Any) -> str:
     """The ``auto`` opponent of an edition and scenario.
 
-    The pretrained model shipped for the scenario (``agents.sb3.pretrained_path``) if there is
+    The pretrained model shipped for the scenario (``psygym_agents.sb3.pretrained_path``) if there is
     one, else the edition's first heuristic (``HEURISTICS`` in the agents module), else
     ``random``.
     """
     name = getattr(rules.scenario, "name", "")
-    if importlib.util.find_spec("agents.sb3") is not None:
+    if importlib.util.find_spec("psygym_agents.sb3") is not None:
         try:
-            from agents.sb3 import pretrained_path
+            from psygym_agents.sb3 import pretrained_path
 
             path = pretrained_path(rules.edition, name)
         except (ImportError, AttributeError, ValueError):
             path = None
         if path is not None and Path(path).is_file():
             return str(path)
-    from agents.registry import EDITION_MODULES
+    from psygym_agents.registry import EDITION_MODULES
 
     mod = EDITION_MODULES.get(rules.edition)
     if mod is not None and importlib.util.find_spec(mod) is not None:

@@ -167,8 +167,8 @@ class Advice:
 def _solver_parts() -> tuple[Any, Any, type[BaseException], Callable[[Any], bool]] | str:
     """(Solver, Cache, NotSolvable, has_hidden_information) or why no solver can be used."""
     try:
-        from agents.solvers import NotSolvable, has_hidden_information
-        from agents.solvers.expectiminimax import Cache, Solver
+        from psygym_agents.solvers import NotSolvable, has_hidden_information
+        from psygym_agents.solvers.expectiminimax import Cache, Solver
     except ImportError as exc:  # the solvers are optional
         return f"no exact solver is installed ({exc})"
     return Solver, Cache, NotSolvable, has_hidden_information
@@ -779,7 +779,7 @@ class PlaySession:
 def _declares_hidden_information(rules: Any) -> bool:
     """Whether the edition says its players see different things (2nd edition's hands)."""
     try:
-        from agents.solvers import has_hidden_information
+        from psygym_agents.solvers import has_hidden_information
     except ImportError:
         return bool(getattr(rules, "hidden_information", False)) or (
             getattr(rules, "perfect_information", True) is False

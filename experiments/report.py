@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from experiments.common import json_default
-from experiments.evaluate import CSV_COLUMNS, PairResult, clean_json, csv_text
-from experiments.simulate import mean_ci
+from psygym_experiments.common import json_default
+from psygym_experiments.evaluate import CSV_COLUMNS, PairResult, clean_json, csv_text
+from psygym_experiments.simulate import mean_ci
 
 DEFINITIONS = """\
 - **Score**: the game's zero-sum score (wounds and value inflicted minus suffered) per game, from
@@ -33,7 +33,7 @@ DEFINITIONS = """\
   when both players play optimally. An agent's shortfall is the optimum minus its exact expected
   score as seat 0 against the optimal player.
 - **Exploitability**: what a best response gains against the agent over the game value, averaged
-  over both seats (`agents.solvers.evaluate.exploitability`); 0 for optimal play."""
+  over both seats (`psygym_agents.solvers.evaluate.exploitability`); 0 for optimal play."""
 """How the report's numbers are defined (Markdown)."""
 
 REFERENCE = "double-wc"
@@ -154,7 +154,7 @@ def _pct(part: float, whole: float) -> str:
 def statement(res: Any) -> list[str]:
     """Plain sentences: how far ``double-wc`` (or the best heuristic) is from the best and optimum.
 
-    ``res`` is an ``experiments.compare.ScenarioResult``.
+    ``res`` is an ``psygym_experiments.compare.ScenarioResult``.
     """
     ev = res.evaluation
     kinds = {e.label: e.kind for e in res.entries}
@@ -329,12 +329,12 @@ def plot_head_to_head(ev: Any, order: Sequence[str], path: Path, title: str) -> 
 
 
 def dice_rows(quick: bool = False) -> list[dict[str, Any]]:
-    """The 7th-edition optimal-dice table (``agents.solvers.dice_table``); smaller with ``quick``.
+    """The 7th-edition optimal-dice table (``psygym_agents.solvers.dice_table``); smaller with ``quick``.
 
     Raises:
         ImportError: the dice-table module is not installed.
     """
-    from agents.solvers.dice_table import optimal_dice_table
+    from psygym_agents.solvers.dice_table import optimal_dice_table
 
     return optimal_dice_table(6, 2) if quick else optimal_dice_table()
 
@@ -362,13 +362,13 @@ def plot_dice(path: Path, rows: Sequence[dict[str, Any]] | None, notes: list[str
     """7th edition: the heatmap of optimal dice by pool size and warp charge, beside double-wc.
 
     ``rows`` come from :func:`dice_rows` (``None``: compute them here; empty: no plot, the
-    caller has said why). When ``agents.solvers.dice_table`` is missing or fails, a note says so
+    caller has said why). When ``psygym_agents.solvers.dice_table`` is missing or fails, a note says so
     and no plot is made.
     """
     if rows is not None and not rows:
         return None
     try:
-        from agents.solvers import dice_table
+        from psygym_agents.solvers import dice_table
     except ImportError as exc:
         notes.append(f"No optimal-dice heatmap: the dice-table module is not installed ({exc}).")
         return None
@@ -409,7 +409,7 @@ def scenario_doc(res: Any) -> dict[str, Any]:
             "seed": ev.seed,
             "seconds": round(res.seconds, 1),
             "timing": {k: round(v, 1) for k, v in getattr(res, "timing", {}).items()},
-            "agents": [
+            "psygym_agents": [
                 {"label": e.label, "spec": e.spec, "kind": e.kind, "source": e.source}
                 for e in res.entries
             ],
@@ -592,14 +592,14 @@ def _markdown(
             optimum = f"No exact optimum: {res.value_note}."
         t = d.get("timing") or {}
         detail = (
-            f" (agents ready after {t['agents']:.0f} s, waited {t['solver_wait']:.0f} s for the "
+            f" (agents ready after {t['psygym_agents']:.0f} s, waited {t['solver_wait']:.0f} s for the "
             f"solver, games and exact values {t['games_and_exact']:.0f} s)"
-            if {"agents", "solver_wait", "games_and_exact"} <= set(t)
+            if {"psygym_agents", "solver_wait", "games_and_exact"} <= set(t)
             else ""
         )
         lines += [optimum, f"Time: {d['seconds']:.0f} s{detail}.", ""]
         lines += ["Agents:", ""]
-        lines += [f"- `{a['label']}` ({a['kind']}): {a['source']}" for a in d["agents"]]
+        lines += [f"- `{a['label']}` ({a['kind']}): {a['source']}" for a in d["psygym_agents"]]
         lines += ["", "### Leaderboard (mean score per game vs all opponents, both seats)", ""]
         lines += _md_table(
             ["#", "agent", "kind", "score", "± 95%", "exact", "exploitability"],

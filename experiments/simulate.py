@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import typer
 
-from experiments.common import (
+from psygym_experiments.common import (
     console,
     progress,
     rate,

@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from experiments.common import console, err_console, user_errors
+from psygym_experiments.common import console, err_console, user_errors
 from psygym.editions import load
 
 DEFAULT_MAX_STATES = 3_000_000
@@ -38,8 +38,8 @@ def solve_scenario(
     Raises:
         NotSolvable: hidden information, or too many states even for the fallback search.
     """
-    from agents.solvers import NotSolvable, require_perfect_information
-    from agents.solvers.expectiminimax import Solver
+    from psygym_agents.solvers import NotSolvable, require_perfect_information
+    from psygym_agents.solvers.expectiminimax import Solver
 
     require_perfect_information(rules)
     note = ""
@@ -96,7 +96,7 @@ def _has_later_phases(rules: Any, games: int = 3) -> bool:
     """
     import numpy as np
 
-    from agents.base import RandomPolicy
+    from psygym_agents.base import RandomPolicy
     from psygym.core import play_game
 
     seen = False

@@ -24,7 +24,7 @@ DQN have no masks: ``LegalActionWrapper`` replaces an illegal action by the lowe
 ``illegal_penalty`` from that step's reward. As agents, all models play legal actions only.
 
 Self-play (``--opponent self``): the opponent is a frozen copy of the learner (an
-:class:`agents.sb3.SB3Policy` sampling from the copy's action probabilities), refreshed every
+:class:`psygym_agents.sb3.SB3Policy` sampling from the copy's action probabilities), refreshed every
 ``self_play_refresh`` steps (config); the learner alternates seats at every episode unless
 ``--seat`` is given, and is evaluated against ``--eval-opponent`` (default: the edition's first
 heuristic).
@@ -48,7 +48,7 @@ from typing import Any
 import typer
 import yaml
 
-from experiments.common import console, err_console, new_run_dir, user_errors, write_command
+from psygym_experiments.common import console, err_console, new_run_dir, user_errors, write_command
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 RUN_KEYS = (
@@ -151,7 +151,7 @@ def load_hyperparams(
     Raises:
         ValueError: an unknown hyperparameter (the message lists the allowed ones).
     """
-    from agents.sb3 import algo_class
+    from psygym_agents.sb3 import algo_class
 
     path = CONFIG_DIR / f"{algo}.yml"
     hp = _layered(read_yaml(path), env_id, scenario) if path.is_file() else {}
@@ -184,7 +184,7 @@ def _schedule(value: Any) -> Any:
 
 def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
     """SB3 constructor arguments from resolved hyperparameters."""
-    from agents.sb3 import policy_kwargs_from_config
+    from psygym_agents.sb3 import policy_kwargs_from_config
 
     kw = {k: v for k, v in hp.items() if k not in RUN_KEYS}
     for k in ("learning_rate", "clip_range", "clip_range_vf"):
@@ -202,7 +202,7 @@ def reference_opponent(edition: str) -> str:
     import importlib
     import importlib.util
 
-    from agents.registry import EDITION_MODULES
+    from psygym_agents.registry import EDITION_MODULES
 
     mod = EDITION_MODULES.get(edition)
     if mod is None or importlib.util.find_spec(mod) is None:
@@ -234,7 +234,7 @@ def make_config(
     Raises:
         ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent.
     """
-    from agents.sb3 import ALGO_NAMES
+    from psygym_agents.sb3 import ALGO_NAMES
     from psygym.envs import ENV_IDS
     from psygym.policies import resolve_policy
 
@@ -339,7 +339,7 @@ def evaluate(
     """
     import numpy as np
 
-    from experiments.simulate import mean_ci, run_games
+    from psygym_experiments.simulate import mean_ci, run_games
 
     scores: list[float] = []
     for i, seat in enumerate(seats):
@@ -365,9 +365,9 @@ def exact_score(
 
     Raises:
         ImportError: the solvers are not installed.
-        agents.solvers.NotSolvable: the game is too large or has hidden information.
+        psygym_agents.solvers.NotSolvable: the game is too large or has hidden information.
     """
-    from agents.solvers.evaluate import policy_value
+    from psygym_agents.solvers.evaluate import policy_value
 
     values = []
     for seat in seats:
@@ -386,7 +386,7 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
     """Write ``data`` as indented JSON, atomically."""
-    from experiments.common import json_default
+    from psygym_experiments.common import json_default
 
     _atomic_write(path, json.dumps(data, indent=2, default=json_default) + "\n")
 
@@ -468,7 +468,7 @@ def export_model(run_dir: str | Path, dest: str | Path) -> Path:
     """
     import zipfile
 
-    from agents.sb3 import algo_class, read_metadata
+    from psygym_agents.sb3 import algo_class, read_metadata
 
     src = Path(run_dir) / "model.zip"
     if not src.is_file():
@@ -676,7 +676,7 @@ class _Trainer:
     # -- actions
     def refresh_opponent(self, model: Any) -> None:
         """Freeze a copy of the learner and make it every env's opponent."""
-        from agents.sb3 import SB3Policy
+        from psygym_agents.sb3 import SB3Policy
 
         optimizer, model.policy.optimizer = model.policy.optimizer, None
         try:  # copy the network without the optimizer's state
@@ -691,7 +691,7 @@ class _Trainer:
 
     def evaluate(self, model: Any) -> float:
         """Evaluate the current policy, log it, report it to the Optuna trial."""
-        from agents.sb3 import SB3Policy
+        from psygym_agents.sb3 import SB3Policy
 
         steps = model.num_timesteps
         policy = SB3Policy(model, self.rules, deterministic=True)
@@ -764,7 +764,7 @@ def run_training(
     """
     import torch
 
-    from agents.sb3 import algo_class
+    from psygym_agents.sb3 import algo_class
 
     stop = _Stop()
     if handle_signals:

@@ -2,9 +2,9 @@
 
 Targets:
 
-- ``parametric``: the edition's parametric policy family (``agents.parametric.FAMILIES``),
+- ``parametric``: the edition's parametric policy family (``psygym_agents.parametric.FAMILIES``),
   scored against a fixed opponent, averaged over both seats. Scoring is exact
-  (``agents.solvers.evaluate.policy_value``) when the solver is installed and the scenario is
+  (``psygym_agents.solvers.evaluate.policy_value``) when the solver is installed and the scenario is
   small enough, otherwise a fixed-seed simulation: every trial plays the same dice (common random
   numbers), so differences between trials are differences between policies.
 - ``maskable-ppo``: learning rate, n_steps, batch size, epochs, entropy coefficient, gamma and
@@ -32,8 +32,8 @@ from typing import Any
 
 import typer
 
-from experiments.common import console, err_console, user_errors, write_command
-from experiments.train import _invoked_as_cli
+from psygym_experiments.common import console, err_console, user_errors, write_command
+from psygym_experiments.train import _invoked_as_cli
 
 TARGETS = ("parametric", "maskable-ppo")
 NET_SIZES: dict[str, list[int]] = {"small": [64, 64], "medium": [128, 128], "large": [256, 256]}
@@ -147,12 +147,12 @@ class Scorer:
         self.note = ""
 
     def _exact(self, policy: Any) -> float:
-        from experiments.train import exact_score
+        from psygym_experiments.train import exact_score
 
         return exact_score(self.rules, policy, self.opponent, (0, 1))
 
     def _simulate(self, policy: Any) -> float:
-        from experiments.train import evaluate
+        from psygym_experiments.train import evaluate
 
         mean, _ = evaluate(self.rules, policy, self.opponent, (0, 1), 2 * self.episodes,
                            self.seed)  # fmt: skip
@@ -174,7 +174,7 @@ class Scorer:
     def describe(self) -> str:
         """How trials were scored, for best.json."""
         if self.method == "exact":
-            return "exact expected score (agents.solvers.evaluate.policy_value), seats averaged"
+            return "exact expected score (psygym_agents.solvers.evaluate.policy_value), seats averaged"
         return (f"simulation: {self.episodes} games per seat, seed {self.seed} for every trial "
                 "(common random numbers), seats averaged")  # fmt: skip
 
@@ -387,8 +387,8 @@ def tune_parametric(
     Raises:
         ValueError: no family for the edition, a bad setting or storage.
     """
-    from agents.parametric import family_for, save_best
-    from experiments.train import reference_opponent
+    from psygym_agents.parametric import family_for, save_best
+    from psygym_experiments.train import reference_opponent
     from psygym.editions import load
     from psygym.policies import resolve_policy
 
@@ -460,8 +460,8 @@ def tune_rl(
     """
     import optuna
 
-    from agents.parametric import save_best
-    from experiments.train import make_config, reference_opponent, run_training, write_config
+    from psygym_agents.parametric import save_best
+    from psygym_experiments.train import make_config, reference_opponent, run_training, write_config
     from psygym.editions import load
 
     rules = load(edition, scenario)

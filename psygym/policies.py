@@ -1,9 +1,9 @@
 """Resolve an agent given by name or path into a :class:`~psygym.core.Policy`.
 
-``psygym`` never imports ``agents``: names resolve through the ``psygym.agents`` entry-point group
+``psygym`` never imports ``psygym_agents``: names resolve through the ``psygym.agents`` entry-point group
 declared in ``pyproject.toml``. An entry point loads either a factory ``f(rules, arg) -> Policy``
 registered under the entry point's name, or a mapping ``{name: factory}`` (a collection, as the
-built-in ``agents.registry:AGENTS``). Third-party bots plug in the same way.
+built-in ``psygym_agents.registry:AGENTS``). Third-party bots plug in the same way.
 
 Accepted specs: a policy object; ``"name"``; ``"prefix:argument"`` (``"tuned:runs/x/best.json"``,
 ``"sb3:runs/x/model.zip"``); a path ending in ``.zip`` (a stable-baselines3 model) or ``.json``

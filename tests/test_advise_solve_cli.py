@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app
+from psygym_experiments.cli import app
 from psygym.editions import module
 
 runner = CliRunner()

@@ -14,9 +14,9 @@ import pytest
 from typer.testing import CliRunner
 
 import psygym
-from experiments.cli import app
-from tests.helpers import psyker7, ready_editions, scenario7, unit7, write_toml
-from tests.test_seventh_odds import SEED_TABLE
+from psygym_experiments.cli import app
+from helpers import psyker7, ready_editions, scenario7, unit7, write_toml
+from test_seventh_odds import SEED_TABLE
 
 runner = CliRunner()
 

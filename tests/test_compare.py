@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app
-from experiments.compare import plan, run_compare
-from experiments.evaluate import CSV_COLUMNS, Evaluation, PairResult
-from experiments.report import DEFINITIONS, head_to_head, leaderboard
-from experiments.simulate import GameStats
-from tests.helpers import TINY_SEVENTH
+from psygym_experiments.cli import app
+from psygym_experiments.compare import plan, run_compare
+from psygym_experiments.evaluate import CSV_COLUMNS, Evaluation, PairResult
+from psygym_experiments.report import DEFINITIONS, head_to_head, leaderboard
+from psygym_experiments.simulate import GameStats
+from helpers import TINY_SEVENTH
 
 TINY = TINY_SEVENTH
 
@@ -92,7 +92,7 @@ def test_compare_quick_writes_report_and_one_row_per_pairing_and_seat(tmp_path, 
         assert (run / name).is_file(), name
     doc = json.loads((run / "results.json").read_text())
     (sc,) = doc["scenarios"]
-    labels = [a["label"] for a in sc["agents"]]
+    labels = [a["label"] for a in sc["psygym_agents"]]
     # The PPO agent is skipped under --quick when there is no pretrained model, and says so.
     assert "ppo" not in labels
     assert any("PPO agent left out" in n for n in sc["notes"])
@@ -116,9 +116,9 @@ def test_compare_quick_writes_report_and_one_row_per_pairing_and_seat(tmp_path, 
 
 
 def test_double_wc_statement_matches_the_exact_numbers(tmp_path, tiny_path):
-    pytest.importorskip("agents.solvers.evaluate")
-    from agents.solvers.evaluate import policy_value
-    from agents.solvers.expectiminimax import Solver
+    pytest.importorskip("psygym_agents.solvers.evaluate")
+    from psygym_agents.solvers.evaluate import policy_value
+    from psygym_agents.solvers.expectiminimax import Solver
     from psygym.editions import load
     from psygym.policies import resolve_policy
 

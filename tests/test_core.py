@@ -38,7 +38,7 @@ from psygym.scenario import (
     resolve_path,
     validate,
 )
-from tests.helpers import REPO
+from helpers import REPO
 
 F = Fraction
 
@@ -572,9 +572,9 @@ def test_imported_roots_sees_nested_and_dynamic_imports(tmp_path):
     f = tmp_path / "m.py"
     f.write_text(
         "import os\ndef f():\n    import torch.nn\n    from optuna import x\n"
-        "    importlib.import_module('agents.seventh')\n"
+        "    importlib.import_module('psygym_agents.seventh')\n"
     )
-    assert imported_roots(f) == {"os", "torch", "optuna", "agents"}
+    assert imported_roots(f) == {"os", "torch", "optuna", "psygym_agents"}
 
 
 def test_editions_import_no_rl_library():
@@ -587,16 +587,16 @@ def test_editions_import_no_rl_library():
 def test_psygym_never_imports_agents_or_experiments():
     files = sorted((REPO / "psygym").rglob("*.py"))
     offenders = {
-        str(f.relative_to(REPO)): sorted(imported_roots(f) & {"agents", "experiments"})
+        str(f.relative_to(REPO)): sorted(imported_roots(f) & {"psygym_agents", "psygym_experiments"})
         for f in files
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 
 
 def test_agents_never_import_experiments():
-    files = sorted((REPO / "agents").rglob("*.py"))
+    files = sorted((REPO / "psygym_agents").rglob("*.py"))
     offenders = {
-        str(f.relative_to(REPO)): sorted(imported_roots(f) & {"experiments"}) for f in files
+        str(f.relative_to(REPO)): sorted(imported_roots(f) & {"psygym_experiments"}) for f in files
     }
     assert {k: v for k, v in offenders.items() if v} == {}
 

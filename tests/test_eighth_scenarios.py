@@ -11,7 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import psygym.envs
-from agents.base import RandomPolicy
+from psygym_agents.base import RandomPolicy
 from psygym.core import check_rules, play_game
 from psygym.editions import load, load_file, scenario_names
 from psygym.editions.eighth import DEFAULT_SCENARIO, EDITION, SCENARIO_DIR

@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from experiments.cli import app
-from experiments.evaluate import (
+from psygym_experiments.cli import app
+from psygym_experiments.evaluate import (
     CSV_COLUMNS,
     csv_text,
     evaluate,
@@ -26,11 +26,11 @@ from experiments.evaluate import (
     play_crn,
     run_evaluation,
 )
-from experiments.simulate import mean_ci
+from psygym_experiments.simulate import mean_ci
 from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
 from psygym.policies import resolve_policy
-from tests.helpers import TINY_SEVENTH
+from helpers import TINY_SEVENTH
 
 Z99 = 2.5758
 
@@ -144,8 +144,8 @@ def test_sampled_mean_matches_hand_computed_exact_value(tiny):
 
 
 def test_exact_scores_come_from_the_solver(tiny):
-    pytest.importorskip("agents.solvers.evaluate")
-    from agents.solvers.evaluate import exploitability
+    pytest.importorskip("psygym_agents.solvers.evaluate")
+    from psygym_agents.solvers.evaluate import exploitability
 
     names = ["double-wc", "all-in", "deny-never"]
     info: dict = {}
@@ -166,7 +166,7 @@ def test_exact_scores_come_from_the_solver(tiny):
 
 
 def test_unsolved_games_still_get_exact_scores_of_deterministic_pairs(tiny):
-    pytest.importorskip("agents.solvers.evaluate")
+    pytest.importorskip("psygym_agents.solvers.evaluate")
     names = ["double-wc", "all-in", "random"]
     info: dict = {}
     # A state limit too small for the whole game: no game value, no best responses...
@@ -225,7 +225,7 @@ def test_same_seed_same_numbers_and_workers_do_not_change_them(single):
 
 
 def test_workers_give_the_same_exact_values(tiny):
-    pytest.importorskip("agents.solvers.evaluate")
+    pytest.importorskip("psygym_agents.solvers.evaluate")
     one = run_evaluation(tiny, ["double-wc", "minimum"], 30, 2, show_progress=False)
     two = run_evaluation(tiny, ["double-wc", "minimum"], 30, 2, workers=2, show_progress=False)
     assert json.dumps(one.to_json()) == json.dumps(two.to_json())
@@ -272,7 +272,7 @@ def test_cli_writes_results_with_one_row_per_pairing_and_seat(tmp_path: Path):
 
 
 def test_cli_reports_exact_values_where_solvable(tmp_path: Path, tiny_path: Path):
-    pytest.importorskip("agents.solvers.evaluate")
+    pytest.importorskip("psygym_agents.solvers.evaluate")
     result = CliRunner().invoke(app, [
         "evaluate", "--edition", "7th", "--scenario", str(tiny_path), "--agents",
         "double-wc,all-in", "--episodes", "10", "--runs-dir", str(tmp_path), "--format", "json",

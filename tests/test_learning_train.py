@@ -18,9 +18,9 @@ import pytest
 from typer.testing import CliRunner
 
 import psygym  # noqa: F401 - registers the env ids
-from agents.sb3 import SB3Policy, load_model, make_sb3, pretrained_path, read_metadata
-from experiments.cli import app
-from experiments.train import make_config, make_vec_env, read_metrics, train_agent
+from psygym_agents.sb3 import SB3Policy, load_model, make_sb3, pretrained_path, read_metadata
+from psygym_experiments.cli import app
+from psygym_experiments.train import make_config, make_vec_env, read_metrics, train_agent
 from psygym.core import CHANCE, TERMINAL, play_game
 from psygym.editions import available, load
 from psygym.envs.wrappers import AlternateSeats, LegalActionWrapper, OpponentControl
@@ -266,7 +266,7 @@ def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 240) -> None:
 
 @pytest.mark.slow
 def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp_path):
-    cmd = [sys.executable, "-m", "experiments.cli", "train", "--edition", "7th", "--scenario",
+    cmd = [sys.executable, "-m", "psygym_experiments.cli", "train", "--edition", "7th", "--scenario",
            "single-phase", "--steps", "1000000", "--eval-every", "256", "--eval-episodes", "10",
            "--n-envs", "2", "--opponent", "double-wc", "--runs-dir", str(tmp_path),
            "--no-progress"]  # fmt: skip
@@ -284,7 +284,7 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
     assert not (run / "model.zip").exists()
     target = stopped + 512
     result = subprocess.run(
-        [sys.executable, "-m", "experiments.cli", "train", "--resume", str(run), "--steps",
+        [sys.executable, "-m", "psygym_experiments.cli", "train", "--resume", str(run), "--steps",
          str(target), "--no-progress"], capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
@@ -299,7 +299,7 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
 
 
 def test_pretrained_models_are_small_documented_and_playable():
-    shipped = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("*.zip"))
+    shipped = sorted((Path(__file__).parents[1] / "psygym_agents" / "pretrained").glob("*.zip"))
     if not shipped:
         pytest.skip("no pretrained models shipped yet")
     for path in shipped:

@@ -19,9 +19,9 @@ import optuna
 import pytest
 from typer.testing import CliRunner
 
-from agents.parametric import FAMILIES, SeventhParametric, build, family_for, make_tuned
-from experiments.cli import app
-from experiments.tune import open_storage, tune_parametric, tune_rl
+from psygym_agents.parametric import FAMILIES, SeventhParametric, build, family_for, make_tuned
+from psygym_experiments.cli import app
+from psygym_experiments.tune import open_storage, tune_parametric, tune_rl
 from psygym.core import CHANCE, TERMINAL
 from psygym.editions import available, load
 from psygym.policies import resolve_policy
@@ -226,7 +226,7 @@ def postgres_url():
 
 @pytest.mark.slow
 def test_two_workers_share_one_study_in_postgresql(tmp_path, postgres_url):
-    base = [sys.executable, "-m", "experiments.cli", "tune", "--edition", "7th", "--scenario",
+    base = [sys.executable, "-m", "psygym_experiments.cli", "tune", "--edition", "7th", "--scenario",
             "single-phase", "--target", "parametric", "--trials", "4", "--episodes", "20",
             "--scoring", "simulation", "--storage", postgres_url, "--study", "shared",
             "--no-progress"]  # fmt: skip
@@ -251,7 +251,7 @@ def test_two_workers_share_one_study_in_postgresql(tmp_path, postgres_url):
 
 @pytest.mark.slow
 def test_sigterm_stops_a_study_cleanly_and_a_rerun_continues_it(tmp_path):
-    cmd = [sys.executable, "-m", "experiments.cli", "tune", "--edition", "7th", "--scenario",
+    cmd = [sys.executable, "-m", "psygym_experiments.cli", "tune", "--edition", "7th", "--scenario",
            "single-phase", "--trials", "100000", "--episodes", "30", "--scoring", "simulation",
            "--runs-dir", str(tmp_path), "--study", "stop", "--no-progress"]  # fmt: skip
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)

@@ -19,8 +19,8 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from experiments.cli import app
-from experiments.play_session import (
+from psygym_experiments.cli import app
+from psygym_experiments.play_session import (
     Advisor,
     GameLog,
     PlaySession,
@@ -158,7 +158,7 @@ def test_random_choices_game_through_stdin(tmp_path, edition, scenario):
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_default_scenario_and_heuristic_opponent(tmp_path, edition):
     """The default scenario against the edition's default (``auto``) opponent, when fast."""
-    from experiments.play import default_opponent
+    from psygym_experiments.play import default_opponent
 
     rules = load(edition)
     spec = default_opponent(rules)
@@ -173,13 +173,13 @@ def test_default_scenario_and_heuristic_opponent(tmp_path, edition):
 
 
 def test_real_pipes_with_the_console_script(tmp_path):
-    """The same through real pipes (no terminal): ``python -m experiments.cli play < input``."""
+    """The same through real pipes (no terminal): ``python -m psygym_experiments.cli play < input``."""
     import subprocess
     import sys
 
     def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
         return subprocess.run(
-            [sys.executable, "-m", "experiments.cli", *args],
+            [sys.executable, "-m", "psygym_experiments.cli", *args],
             input=stdin,
             text=True,
             capture_output=True,
@@ -318,8 +318,8 @@ def test_deny_odds_and_menu_show_them(tmp_path):
 def _small_decision(rules, max_states: int = 3000):
     """A decision of a random game (avoiding the first action, often "end") that the exact
     solver answers within ``max_states`` states, with its exact action values."""
-    from agents.solvers import NotSolvable
-    from agents.solvers.expectiminimax import Solver
+    from psygym_agents.solvers import NotSolvable
+    from psygym_agents.solvers.expectiminimax import Solver
 
     for seed in range(20):
         rng = np.random.default_rng(seed)
@@ -456,7 +456,7 @@ def _rt_secret_bid_state(ai: int):
 
 def test_rogue_trader_secret_bid_is_hidden_until_the_human_bids():
     """RT-3.4: the AI's enhanced-attack bid is announced only after the human's save bid."""
-    from agents.base import RandomPolicy
+    from psygym_agents.base import RandomPolicy
 
     rules, s = _rt_secret_bid_state(ai=1)
     console = ScriptedConsole(["1"])

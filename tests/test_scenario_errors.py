@@ -15,7 +15,7 @@ import pytest
 
 from psygym.editions import load, load_file
 from psygym.scenario import ScenarioError
-from tests.helpers import psyker7, scenario7, toml_dumps, unit7, write_toml
+from helpers import psyker7, scenario7, toml_dumps, unit7, write_toml
 
 
 def valid() -> dict:

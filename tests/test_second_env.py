@@ -7,7 +7,7 @@ import numpy as np
 from gymnasium.utils.env_checker import check_env
 
 import psygym  # noqa: F401  (registers psygym/Second-v0)
-from agents.base import RandomPolicy
+from psygym_agents.base import RandomPolicy
 from psygym import CHANCE, load
 from psygym.core import play_game
 from psygym.editions.second.rules import PASS

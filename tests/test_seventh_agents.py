@@ -10,14 +10,14 @@ import numpy as np
 import pytest
 
 import psygym
-from agents import registry
-from agents.base import DeterministicPolicy, RandomPolicy
-from agents.seventh import HEURISTICS, expected_value, fair_deny_dice, ranked_casts
-from experiments.simulate import run_games
+from psygym_agents import registry
+from psygym_agents.base import DeterministicPolicy, RandomPolicy
+from psygym_agents.seventh import HEURISTICS, expected_value, fair_deny_dice, ranked_casts
+from psygym_experiments.simulate import run_games
 from psygym.core import CHANCE, TERMINAL, sample_action
 from psygym.editions.seventh.state import Stage
 from psygym.policies import SplitPolicy, agent_names, resolve_policy
-from tests.helpers import act, choose, force, psyker7, rules_from, scenario7, unit7
+from helpers import act, choose, force, psyker7, rules_from, scenario7, unit7
 
 F = Fraction
 POWERS = ["Smite", "Psychic Maelstrom", "Summoning", "Enfeeble", "Invisibility", "Dominate"]

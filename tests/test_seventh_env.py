@@ -15,12 +15,12 @@ import pytest
 from gymnasium.utils import env_checker, passive_env_checker
 
 import psygym
-from agents.seventh import HEURISTICS
+from psygym_agents.seventh import HEURISTICS
 from psygym.core import IllegalActionError
 from psygym.editions.seventh.state import Stage
 from psygym.envs.psychic import PsychicPhaseEnv
 from psygym.policies import UnknownAgentError
-from tests.helpers import ready_env_ids
+from helpers import ready_env_ids
 
 SEVENTH = "psygym/Seventh-v0"
 SCENARIOS = ["single-phase", "duel"]

@@ -20,7 +20,7 @@ from psygym.editions.seventh import odds
 from psygym.editions.seventh.rules import cast_distribution, deny_chance, ld_pass
 from psygym.editions.seventh.state import Stage
 from psygym.odds import percent
-from tests.helpers import (
+from helpers import (
     SEEDS,
     act,
     exact_outcomes,

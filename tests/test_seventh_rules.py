@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 
 import psygym
-from agents.base import RandomPolicy
+from psygym_agents.base import RandomPolicy
 from psygym.combat import capped, wound_distribution
 from psygym.core import CHANCE, TERMINAL, IllegalActionError, check_rules, play_game
 from psygym.dice import binomial
 from psygym.editions import scenario_names
 from psygym.editions.seventh.state import Stage
-from tests.helpers import (
+from helpers import (
     act,
     act_ev,
     action_by_label,

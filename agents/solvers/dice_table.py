@@ -108,8 +108,8 @@ def optimal_dice_table(
         ``double_wc_value``, ``loss`` (best - double-wc value) and ``values`` (value of
         committing 1..pool dice). Values are the caster's expected score.
     """
-    from agents.seventh import HEURISTICS
-    from agents.solvers.expectiminimax import Solver
+    from psygym_agents.seventh import HEURISTICS
+    from psygym_agents.solvers.expectiminimax import Solver
 
     if not 1 <= max_pool <= 12:
         raise ValueError(f"max_pool must be 1..12, got {max_pool}")

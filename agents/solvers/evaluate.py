@@ -1,6 +1,6 @@
 """Exact evaluation of policies: expected score of a pair, best responses, exploitability.
 
-Everything here is the expectiminimax of :mod:`agents.solvers.expectiminimax` with some
+Everything here is the expectiminimax of :mod:`psygym_agents.solvers.expectiminimax` with some
 players' decisions fixed: a fixed player's decisions are chance nodes weighted by its
 ``action_probabilities`` (OpenSpiel's ``expected_game_score.policy_value`` and
 ``best_response`` in one search). Values are expected *final* scores of player 0.
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from agents.solvers import require_perfect_information
-from agents.solvers.expectiminimax import Solver
+from psygym_agents.solvers import require_perfect_information
+from psygym_agents.solvers.expectiminimax import Solver
 from psygym.core import Policy
 
 DEFAULT_MAX_STATES = 3_000_000

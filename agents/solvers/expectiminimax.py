@@ -10,13 +10,13 @@ The search uses an explicit stack, so game length is not limited by Python's rec
   players fixed the value is the exact expected score of the pair of policies.
 - **Simultaneous moves.** Where ``rules.simultaneous_info(state)`` says two decisions are made
   without seeing each other (Rogue Trader's secret bids), the pair is one matrix game solved by
-  the linear program of :mod:`agents.solvers.matrix`.
+  the linear program of :mod:`psygym_agents.solvers.matrix`.
 - **Depth limit.** With ``max_depth=N`` the search covers N Psychic phases counting the one in
   progress (before the first phase: the first one). A transition that reports a ``"phase"`` event
   (the start of a new Psychic phase) beyond that is a leaf worth the score so far, and the solver's
   ``exact`` becomes False. ``max_plies=N`` likewise stops N transitions (decisions and chance
   outcomes) below the state asked about. A depth-limited value is memoised with the depth left.
-- **State limit.** With ``max_states`` the search raises :class:`~agents.solvers.NotSolvable`
+- **State limit.** With ``max_states`` the search raises :class:`~psygym_agents.solvers.NotSolvable`
   once it has memoised more states than that.
 
 Like OpenSpiel's ``minimax.expectiminimax`` (see ``/work/shared/STYLE.md`` rule 13), one helper
@@ -31,8 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.solvers import NotSolvable, require_perfect_information
-from agents.solvers.matrix import solve_matrix_game
+from psygym_agents.solvers import NotSolvable, require_perfect_information
+from psygym_agents.solvers.matrix import solve_matrix_game
 from psygym.core import CHANCE, TERMINAL, Policy
 
 _AVG, _MAX, _MIN, _MATRIX = 0, 1, 2, 3

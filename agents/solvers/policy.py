@@ -1,12 +1,12 @@
 """The ``optimal`` agent: exact expectiminimax play, usable as an opponent anywhere.
 
 :class:`OptimalPolicy` plays an optimal action of the exact game (the best action of
-:class:`~agents.solvers.expectiminimax.Solver`; at a simultaneous-move node its optimal mixed
+:class:`~psygym_agents.solvers.expectiminimax.Solver`; at a simultaneous-move node its optimal mixed
 strategy). Its memo is kept per rules object and shared by every ``OptimalPolicy`` of those
 rules, so an env, an evaluation and a play session reuse what was solved before.
 
 For an edition with hidden information (2nd edition's secret hands) exact play does not apply:
-:func:`make_optimal` returns the information-set search of :mod:`agents.solvers.ismcts`
+:func:`make_optimal` returns the information-set search of :mod:`psygym_agents.solvers.ismcts`
 (name ``"search"``), which is **not** exact.
 
 The agent spec is ``optimal`` or ``optimal:<options>`` with comma-separated options
@@ -25,8 +25,8 @@ import weakref
 from collections.abc import Hashable
 from typing import Any
 
-from agents.solvers import NotSolvable, has_hidden_information
-from agents.solvers.expectiminimax import Solver
+from psygym_agents.solvers import NotSolvable, has_hidden_information
+from psygym_agents.solvers.expectiminimax import Solver
 
 AUTO_MAX_STATES = 200_000
 """States the automatic ``optimal`` agent may memoise before it gives up exact play."""
@@ -64,7 +64,7 @@ class OptimalPolicy:
         rules: the rules this policy is mostly asked about (others get their own solver).
         max_depth: Psychic phases to search, counting the current one (``None``: to the end).
         max_plies: transitions to search below each decision (``None``: no ply limit).
-        max_states: raise :class:`~agents.solvers.NotSolvable` beyond this many states.
+        max_states: raise :class:`~psygym_agents.solvers.NotSolvable` beyond this many states.
         auto: play exactly while the game needs at most :data:`AUTO_MAX_STATES` states, else
             warn once and switch to a search of :data:`AUTO_PLIES` plies (not exact).
 
@@ -173,7 +173,7 @@ def _rollout_policy(rules: Any) -> Any:
     import importlib
     import importlib.util
 
-    from agents.registry import EDITION_MODULES
+    from psygym_agents.registry import EDITION_MODULES
 
     mod = EDITION_MODULES.get(rules.edition)
     if mod is None or importlib.util.find_spec(mod) is None:
@@ -183,10 +183,10 @@ def _rollout_policy(rules: Any) -> Any:
 
 
 def make_optimal(rules: Any, arg: str | None = None) -> Any:
-    """Factory of the ``optimal`` agent (``agents.registry``): exact where possible.
+    """Factory of the ``optimal`` agent (``psygym_agents.registry``): exact where possible.
 
     For editions with hidden information this returns
-    :class:`~agents.solvers.ismcts.SearchPolicy` (name ``"search"``), the strongest practical
+    :class:`~psygym_agents.solvers.ismcts.SearchPolicy` (name ``"search"``), the strongest practical
     search, which is not exact (a ``UserWarning`` says so), with the edition's first heuristic
     as its rollout policy.
 
@@ -196,7 +196,7 @@ def make_optimal(rules: Any, arg: str | None = None) -> Any:
     """
     opts = parse_options(arg)
     if has_hidden_information(rules):
-        from agents.solvers.ismcts import SearchPolicy
+        from psygym_agents.solvers.ismcts import SearchPolicy
 
         warnings.warn(
             f"optimal: {rules.edition} has hidden information, so this agent is an "
