@@ -1,40 +1,32 @@
-"""Names of the built-in agents, exposed to ``psygym`` through the ``psygym.agents`` entry point.
+"""The edition-independent built-in agents, exposed through the ``psygym.agents`` entry point.
 
-``AGENTS`` maps a name to a factory ``f(rules, arg=None) -> Policy``. Edition heuristics live in
-``psygym_agents.<edition module>.HEURISTICS``; edition-independent agents (``random``, ``optimal``,
-``tuned``, ``sb3``) are imported only when asked for, so naming ``random`` never imports torch.
+``AGENTS`` maps a name to a factory ``f(rules, arg=None) -> Policy``: ``random``, ``optimal``,
+``tuned`` and ``sb3``. They are imported only when asked for, so naming ``random`` never imports
+torch. Each edition's heuristics are declared by its own ``BOTS`` manifest
+(``psygym_agents.<edition>``), a separate entry point.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from psygym_agents.base import RandomPolicy
 
-EDITION_MODULES: dict[str, str] = {
-    "7th": "psygym_agents.seventh",
-    "8th": "psygym_agents.eighth",
-    "2nd": "psygym_agents.second",
-    "rt": "psygym_agents.rogue_trader",
+GENERIC: dict[str, tuple[str, str]] = {
+    "random": ("psygym_agents.base:RandomPolicy", "chooses uniformly among the legal actions"),
+    "optimal": (
+        "psygym_agents.solvers.policy:make_optimal",
+        "the exact solver where the game can be solved; otherwise says so and searches",
+    ),
+    "tuned": (
+        "psygym_agents.parametric:make_tuned",
+        "the edition's parametric family with parameters found by psygym tune",
+    ),
+    "sb3": ("psygym_agents.sb3:make_sb3", "a trained stable-baselines3 model"),
 }
-"""Edition id -> module whose ``HEURISTICS`` dict holds that edition's heuristics."""
-
-GENERIC: dict[str, str] = {
-    "optimal": "psygym_agents.solvers.policy:make_optimal",
-    "tuned": "psygym_agents.parametric:make_tuned",
-    "sb3": "psygym_agents.sb3:make_sb3",
-}
-"""Edition-independent agents: name -> ``module:factory`` (imported lazily)."""
-
-
-def _heuristics(edition: str) -> dict[str, Callable[..., Any]]:
-    mod = EDITION_MODULES.get(edition)
-    if mod is None or importlib.util.find_spec(mod) is None:
-        return {}
-    return dict(importlib.import_module(mod).HEURISTICS)
+"""Edition-independent agents: name -> (``module:factory``, one-sentence description)."""
 
 
 def _load(target: str) -> Callable[..., Any]:
@@ -43,38 +35,21 @@ def _load(target: str) -> Callable[..., Any]:
 
 
 class _Factory:
-    """Factory for one agent name; knows which editions have it."""
+    """Factory for one generic agent name (imports its module on first call)."""
 
     def __init__(self, name: str):
         self.name = name
+        self.description = GENERIC[name][1]
 
-    def supports(self, edition: str) -> bool:
-        """Whether ``edition`` has an agent of this name."""
-        if self.name == "random" or self.name in GENERIC:
-            return (
-                self.name == "random"
-                or importlib.util.find_spec(GENERIC[self.name].split(":")[0]) is not None
-            )
-        return self.name in _heuristics(edition)
+    def supports(self, rules: Any) -> bool:
+        """Whether this agent can play ``rules`` (every generic agent can)."""
+        return True
 
     def __call__(self, rules: Any, arg: str | None = None) -> Any:
         if self.name == "random":
             return RandomPolicy()
-        if self.name in GENERIC:
-            factory = _load(GENERIC[self.name])
-            return factory(rules, arg) if arg is not None else factory(rules)
-        table = _heuristics(rules.edition)
-        if self.name not in table:
-            raise ValueError(f"no agent {self.name!r} for edition {rules.edition}")
-        return table[self.name](rules) if arg is None else table[self.name](rules, arg)
-
-
-def all_names() -> list[str]:
-    """Every built-in agent name across editions."""
-    names = {"random", *GENERIC}
-    for edition in EDITION_MODULES:
-        names.update(_heuristics(edition))
-    return sorted(names)
+        factory = _load(GENERIC[self.name][0])
+        return factory(rules, arg) if arg is not None else factory(rules)
 
 
 def make(name: str, rules: Any) -> Any:
@@ -85,18 +60,18 @@ def make(name: str, rules: Any) -> Any:
 
 
 class _Agents(Mapping[str, _Factory]):
-    """Lazy mapping of every built-in agent name to its factory."""
+    """Lazy mapping of every generic agent name to its factory."""
 
     def __getitem__(self, name: str) -> _Factory:
-        if name not in all_names():
+        if name not in GENERIC:
             raise KeyError(name)
         return _Factory(name)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(all_names())
+        return iter(GENERIC)
 
     def __len__(self) -> int:
-        return len(all_names())
+        return len(GENERIC)
 
 
 AGENTS = _Agents()

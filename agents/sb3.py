@@ -341,18 +341,15 @@ def pretrained_path(edition: str, scenario: str) -> Path | None:
 
     ``scenario`` may be ``"default"`` (the edition's default scenario).
     """
-    from psygym.editions import edition_id, module
+    from psygym.edition import get
 
     try:
-        eid = edition_id(edition)
+        ed = get(edition)
     except ValueError:
         return None
     if scenario == "default":
-        try:
-            scenario = module(eid).DEFAULT_SCENARIO
-        except (ImportError, AttributeError):
-            return None
-    p = PRETRAINED_DIR / f"{eid}-{Path(str(scenario)).stem}.zip"
+        scenario = ed.default_scenario
+    p = PRETRAINED_DIR / f"{ed.id}-{Path(str(scenario)).stem}.zip"
     return p if p.is_file() else None
 
 

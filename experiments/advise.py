@@ -16,12 +16,10 @@ it as a PNG heatmap, CSV and JSON under ``--runs-dir``.
 from __future__ import annotations
 
 import csv
-import importlib
 import json
 from typing import Any
 
 import typer
-
 from psygym_experiments.common import (
     console,
     json_default,
@@ -31,7 +29,9 @@ from psygym_experiments.common import (
     user_errors,
     write_command,
 )
+
 from psygym.editions import edition_id, load
+from psygym.policies import bots_for
 
 STATE_FILE_HELP = (
     'JSON state file: {"edition": "8th", "scenario": "single-phase", "actions": [...]} '
@@ -48,7 +48,7 @@ SITUATION_HELP = (
 
 
 def _situation_options(situation: str | None, extra: dict[str, Any]) -> dict[str, Any]:
-    from psygym_agents.solvers.situations import normalize, parse_situation
+    from psygym_agents.seventh.situations import normalize, parse_situation
 
     opts = parse_situation(situation) if situation else {}
     opts.update(normalize({k: v for k, v in extra.items() if v is not None}))
@@ -61,14 +61,18 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
     Raises:
         ValueError: a 7th-edition description for another edition, or a bad description.
     """
-    from psygym_agents.solvers.situations import first_decision, replay, seventh_situation
+    from psygym_agents.seventh.situations import seventh_situation
+    from psygym_agents.solvers.situations import first_decision, replay
 
     if file_doc is not None and file_doc.get("actions") is not None:
         if options:
             raise ValueError("give either --state FILE with actions or a situation, not both")
         return first_decision(rules, replay(rules, file_doc["actions"]))
     if file_doc is not None and file_doc.get("situation") is not None:
-        options = {**file_doc["situation"], **options}
+        written = file_doc["situation"]
+        options = {**_situation_options(written if isinstance(written, str) else None,
+                                        written if isinstance(written, dict) else {}),
+                   **options}  # fmt: skip
     if options:
         if rules.edition != "7th":
             raise ValueError(
@@ -80,13 +84,9 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
 
 
 def heuristic_names(rules: Any) -> list[str]:
-    """Names of the edition's heuristics (``psygym_agents.<edition module>.HEURISTICS``)."""
-    from psygym_agents.registry import EDITION_MODULES
-
-    mod = EDITION_MODULES.get(rules.edition)
-    if mod is None or importlib.util.find_spec(mod) is None:
-        return []
-    return list(importlib.import_module(mod).HEURISTICS)
+    """Names of the edition's heuristics (its ``BOTS`` manifest)."""
+    bots = bots_for(rules.edition)
+    return list(bots.heuristics) if bots is not None else []
 
 
 def advice(
@@ -114,14 +114,15 @@ def advice(
     """
     from psygym_agents.solvers import has_hidden_information
     from psygym_agents.solvers.expectiminimax import Solver
+
     from psygym.policies import resolve_policy
 
     if has_hidden_information(rules):
         from psygym_agents.solvers.ismcts import SearchPolicy
-        from psygym_agents.solvers.policy import _rollout_policy
+        from psygym.policies import reference_policy
 
         search = SearchPolicy(
-            rules, iterations=iterations, seed=seed, rollout=_rollout_policy(rules)
+            rules, iterations=iterations, seed=seed, rollout=reference_policy(rules)
         )
         _, values = search.search(rules, state, rules.current_player(state))
         for a in rules.legal_actions(state):
@@ -206,7 +207,7 @@ def _print_advice(rules: Any, state: Any, result: dict[str, Any]) -> None:
 
 
 def _dice_table(max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool) -> None:
-    from psygym_agents.solvers.dice_table import optimal_dice_table, plot_dice_table
+    from psygym_agents.seventh.dice_table import optimal_dice_table, plot_dice_table
     from psygym_experiments.common import err_console
 
     with err_console.status("solving the dice table exactly"):

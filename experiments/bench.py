@@ -10,7 +10,6 @@ import time
 
 import numpy as np
 import typer
-
 from psygym_experiments.common import check_choice, console, user_errors
 
 
@@ -46,7 +45,7 @@ def bench(
     rows = []
     ref = steps_per_second(gym.make("Blackjack-v1"), steps, seed, masked=False)
     rows.append(("Blackjack-v1", ref))
-    for env_id in psygym.ENV_IDS.values():
+    for env_id in psygym.env_ids().values():
         if env_id in gym.registry:
             env = gym.make(env_id, opponent="random")
             rows.append((env_id, steps_per_second(env, steps, seed, masked=True)))

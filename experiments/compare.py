@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-
 from psygym_experiments.common import console, err_console, json_default, split_names, user_errors
 from psygym_experiments.report import REFERENCE
 
@@ -172,17 +171,19 @@ def plan(
     Raises:
         ValueError: an unknown edition, or a scenario an edition does not ship.
     """
-    from psygym.editions import available, edition_id, module, scenario_names
+    from psygym.edition import default as default_edition
+    from psygym.edition import get
+    from psygym.editions import available, edition_id, scenario_names
 
     notes: list[str] = []
     ids = [edition_id(e) for e in editions] if editions else available()
-    if not editions and "7th" in ids:  # the reference edition (double-wc) first
-        ids = ["7th", *(e for e in ids if e != "7th")]
+    if not editions:  # the default edition first
+        first = default_edition().id
+        ids = [first, *(e for e in ids if e != first)]
     out: list[tuple[str, str]] = []
     for eid in ids:
         try:
-            mod = module(eid)
-            default = mod.DEFAULT_SCENARIO
+            default = get(eid).default_scenario
             shipped = scenario_names(eid)
         except (ImportError, AttributeError) as exc:
             if editions:
@@ -528,6 +529,7 @@ def compare_scenario(
 ) -> ScenarioResult:
     """Build the field of one scenario and play the round-robin (in ``pool`` if given)."""
     from psygym_experiments.evaluate import run_evaluation
+
     from psygym.editions import load
 
     start = time.perf_counter()
@@ -611,7 +613,7 @@ def _start_dice_table(quick: bool) -> Any:
 
     from psygym_experiments.report import dice_rows
 
-    if importlib.util.find_spec("psygym_agents.solvers.dice_table") is None:
+    if importlib.util.find_spec("psygym_agents.seventh.dice_table") is None:
         return None
     pool = ProcessPoolExecutor(max_workers=1)
     return pool, pool.submit(dice_rows, quick)
@@ -620,7 +622,7 @@ def _start_dice_table(quick: bool) -> Any:
 def _finish_dice_table(side: Any, notes: list[str]) -> list[dict[str, Any]] | None:
     """The table started by :func:`_start_dice_table` (empty, with a note, if it failed)."""
     if side is None:
-        notes.append("No optimal-dice heatmap: psygym_agents.solvers.dice_table is not installed.")
+        notes.append("No optimal-dice heatmap: psygym_agents.seventh.dice_table is not installed.")
         return []
     pool, future = side
     try:

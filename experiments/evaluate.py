@@ -38,7 +38,6 @@ from typing import Any
 
 import numpy as np
 import typer
-
 from psygym_experiments.common import (
     check_choice,
     console,
@@ -50,6 +49,7 @@ from psygym_experiments.common import (
     write_command,
 )
 from psygym_experiments.simulate import GameStats, mean_ci
+
 from psygym.core import CHANCE, TERMINAL
 
 CSV_COLUMNS = (

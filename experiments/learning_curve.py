@@ -64,6 +64,7 @@ def simulated_report(rules: Any, agent: Any, opponent: Any, episodes: int, seed:
     import importlib
 
     from psygym_experiments.simulate import run_games
+
     from psygym.policies import resolve_policy
 
     def mean(policy: Any) -> float:
@@ -110,16 +111,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     from psygym_agents.sb3 import SB3Policy, load_model
     from psygym_experiments.train import make_config, run_training, start_run
+
     from psygym.editions import load
     from psygym.policies import resolve_policy
 
-    exact = not args.no_exact and importlib.util.find_spec("psygym_agents.solvers.evaluate") is not None
+    exact = (
+        not args.no_exact and importlib.util.find_spec("psygym_agents.solvers.evaluate") is not None
+    )
     cfg = make_config(EDITION, SCENARIO, "maskable-ppo", args.steps, args.seed, args.opponent,
                       eval_every=args.eval_every, eval_episodes=args.eval_episodes,
                       exact_eval=exact, config=args.config)  # fmt: skip
     run_dir = start_run(cfg, args.runs_dir)
     args_text = shlex.join(sys.argv[1:] if argv is None else argv)
-    (run_dir / "command.txt").write_text(f"python -m psygym_experiments.learning_curve {args_text}\n")
+    (run_dir / "command.txt").write_text(
+        f"python -m psygym_experiments.learning_curve {args_text}\n"
+    )
     print(f"run folder: {run_dir}", flush=True)
     t0 = time.monotonic()
     summary = run_training(cfg, run_dir, show_progress=True)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
-
 import typer
-
 from psygym_experiments.common import FORMATS, console, render_tables, user_errors
-from psygym.editions import MODULES, edition_id
+
+from psygym.edition import get
 
 
 def odds(
@@ -19,9 +17,7 @@ def odds(
 ) -> None:
     """Print the exact odds tables of an edition (7th: casting, --deny, --generation)."""
     with user_errors():
-        eid = edition_id(edition)
-        mod = importlib.import_module(f"{MODULES[eid]}.odds")
-        tables = mod.tables(max_dice=max_dice, deny=deny, generation=generation)
+        tables = get(edition).odds_tables(max_dice=max_dice, deny=deny, generation=generation)
         text = render_tables(tables, fmt)
     if fmt == "table":
         console.print(text, end="", highlight=False)

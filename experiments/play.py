@@ -20,8 +20,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.markup import escape
-
 from psygym_experiments.common import console, err_console, user_errors
 from psygym_experiments.play_session import (
     HINT_BUDGET,
@@ -31,6 +29,8 @@ from psygym_experiments.play_session import (
     replay_log,
     scenario_info,
 )
+from rich.markup import escape
+
 from psygym.editions import edition_id, load
 from psygym.policies import resolve_policy
 
@@ -55,14 +55,10 @@ def default_opponent(rules: Any) -> str:
             path = None
         if path is not None and Path(path).is_file():
             return str(path)
-    from psygym_agents.registry import EDITION_MODULES
+    from psygym.policies import bots_for
 
-    mod = EDITION_MODULES.get(rules.edition)
-    if mod is not None and importlib.util.find_spec(mod) is not None:
-        heuristics = getattr(importlib.import_module(mod), "HEURISTICS", {})
-        if heuristics:
-            return next(iter(heuristics))
-    return "random"
+    bots = bots_for(rules.edition)
+    return bots.reference if bots is not None else "random"
 
 
 def play(

@@ -374,13 +374,13 @@ class GameLog:
 
 def scenario_info(rules: Any, edition: str, scenario: str) -> dict[str, Any]:
     """Header fields naming the scenario: its name, the argument given, the file and its hash."""
-    from psygym.editions import module
+    from psygym.edition import get
     from psygym.scenario import resolve_path
 
-    mod = module(edition)
-    arg = mod.DEFAULT_SCENARIO if str(scenario) == "default" else str(scenario)
-    path = resolve_path(arg, Path(mod.SCENARIO_DIR), rules.edition)
-    shipped = Path(path).resolve().parent == Path(mod.SCENARIO_DIR).resolve()
+    ed = get(edition)
+    arg = ed.default_scenario if str(scenario) == "default" else str(scenario)
+    path = resolve_path(arg, Path(ed.scenario_dir), rules.edition)
+    shipped = Path(path).resolve().parent == Path(ed.scenario_dir).resolve()
     return {
         "scenario": getattr(rules.scenario, "name", arg),
         "scenario_arg": Path(path).stem if shipped else str(Path(path).resolve()),

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-
 from psygym_experiments.common import json_default
 from psygym_experiments.evaluate import CSV_COLUMNS, PairResult, clean_json, csv_text
 from psygym_experiments.simulate import mean_ci
@@ -329,12 +328,12 @@ def plot_head_to_head(ev: Any, order: Sequence[str], path: Path, title: str) -> 
 
 
 def dice_rows(quick: bool = False) -> list[dict[str, Any]]:
-    """The 7th-edition optimal-dice table (``psygym_agents.solvers.dice_table``); smaller with ``quick``.
+    """The 7th-edition optimal-dice table (``psygym_agents.seventh.dice_table``); smaller with ``quick``.
 
     Raises:
         ImportError: the dice-table module is not installed.
     """
-    from psygym_agents.solvers.dice_table import optimal_dice_table
+    from psygym_agents.seventh.dice_table import optimal_dice_table
 
     return optimal_dice_table(6, 2) if quick else optimal_dice_table()
 
@@ -362,13 +361,13 @@ def plot_dice(path: Path, rows: Sequence[dict[str, Any]] | None, notes: list[str
     """7th edition: the heatmap of optimal dice by pool size and warp charge, beside double-wc.
 
     ``rows`` come from :func:`dice_rows` (``None``: compute them here; empty: no plot, the
-    caller has said why). When ``psygym_agents.solvers.dice_table`` is missing or fails, a note says so
+    caller has said why). When ``psygym_agents.seventh.dice_table`` is missing or fails, a note says so
     and no plot is made.
     """
     if rows is not None and not rows:
         return None
     try:
-        from psygym_agents.solvers import dice_table
+        from psygym_agents.seventh import dice_table
     except ImportError as exc:
         notes.append(f"No optimal-dice heatmap: the dice-table module is not installed ({exc}).")
         return None

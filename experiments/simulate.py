@@ -8,7 +8,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import typer
-
 from psygym_experiments.common import (
     console,
     progress,
@@ -17,6 +16,7 @@ from psygym_experiments.common import (
     strict_json,
     user_errors,
 )
+
 from psygym.core import Event, play_game
 from psygym.editions import load
 from psygym.policies import resolve_policy

@@ -14,8 +14,8 @@ import time
 from typing import Any
 
 import typer
-
 from psygym_experiments.common import console, err_console, user_errors
+
 from psygym.editions import load
 
 DEFAULT_MAX_STATES = 3_000_000
@@ -95,8 +95,8 @@ def _has_later_phases(rules: Any, games: int = 3) -> bool:
     Without one, a search limited to one Psychic phase is the exact search again.
     """
     import numpy as np
-
     from psygym_agents.base import RandomPolicy
+
     from psygym.core import play_game
 
     seen = False

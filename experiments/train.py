@@ -47,7 +47,6 @@ from typing import Any
 
 import typer
 import yaml
-
 from psygym_experiments.common import console, err_console, new_run_dir, user_errors, write_command
 
 CONFIG_DIR = Path(__file__).parent / "configs"
@@ -199,16 +198,10 @@ def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
 
 def reference_opponent(edition: str) -> str:
     """The edition's first listed heuristic (a sensible fixed opponent), else ``random``."""
-    import importlib
-    import importlib.util
+    from psygym.policies import bots_for
 
-    from psygym_agents.registry import EDITION_MODULES
-
-    mod = EDITION_MODULES.get(edition)
-    if mod is None or importlib.util.find_spec(mod) is None:
-        return "random"
-    heuristics = getattr(importlib.import_module(mod), "HEURISTICS", {})
-    return next(iter(heuristics), "random")
+    bots = bots_for(edition)
+    return bots.reference if bots is not None else "random"
 
 
 def make_config(
@@ -235,7 +228,8 @@ def make_config(
         ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent.
     """
     from psygym_agents.sb3 import ALGO_NAMES
-    from psygym.envs import ENV_IDS
+
+    from psygym.envs import env_ids
     from psygym.policies import resolve_policy
 
     if algo not in ALGO_NAMES:
@@ -244,7 +238,7 @@ def make_config(
         raise ValueError(f"--steps must be at least 1, not {steps}")
     rules = _load_rules(edition, scenario)
     edition = rules.edition
-    env_id = ENV_IDS[edition]
+    env_id = env_ids()[edition]
     seat_text = str(seat) if seat is not None else ("both" if opponent == "self" else "0")
     if seat_text not in ("0", "1", "both"):
         raise ValueError(f"--seat {seat_text!r} is not one of: 0, 1, both")
@@ -338,7 +332,6 @@ def evaluate(
     (common random numbers), so successive evaluations are directly comparable.
     """
     import numpy as np
-
     from psygym_experiments.simulate import mean_ci, run_games
 
     scores: list[float] = []
@@ -763,7 +756,6 @@ def run_training(
         TrainingInterrupted: SIGINT/SIGTERM arrived; a checkpoint was saved first.
     """
     import torch
-
     from psygym_agents.sb3 import algo_class
 
     stop = _Stop()

@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-
 from psygym_experiments.common import console, err_console, user_errors, write_command
 from psygym_experiments.train import _invoked_as_cli
 
@@ -174,7 +173,9 @@ class Scorer:
     def describe(self) -> str:
         """How trials were scored, for best.json."""
         if self.method == "exact":
-            return "exact expected score (psygym_agents.solvers.evaluate.policy_value), seats averaged"
+            return (
+                "exact expected score (psygym_agents.solvers.evaluate.policy_value), seats averaged"
+            )
         return (f"simulation: {self.episodes} games per seat, seed {self.seed} for every trial "
                 "(common random numbers), seats averaged")  # fmt: skip
 
@@ -389,6 +390,7 @@ def tune_parametric(
     """
     from psygym_agents.parametric import family_for, save_best
     from psygym_experiments.train import reference_opponent
+
     from psygym.editions import load
     from psygym.policies import resolve_policy
 
@@ -459,9 +461,9 @@ def tune_rl(
         ValueError: a bad setting or storage.
     """
     import optuna
-
     from psygym_agents.parametric import save_best
     from psygym_experiments.train import make_config, reference_opponent, run_training, write_config
+
     from psygym.editions import load
 
     rules = load(edition, scenario)

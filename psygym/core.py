@@ -13,13 +13,16 @@ for rendering, replays and statistics; events are not part of the state.
 from __future__ import annotations
 
 import copy
+import enum
 import math
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
+
+from psygym.kernel import weighted_choice
 
 CHANCE = -1
 """``current_player`` value of a chance node."""
@@ -27,19 +30,94 @@ TERMINAL = -2
 """``current_player`` value of a finished game."""
 
 
+class Information(enum.StrEnum):
+    """What the players of an edition see of each other's choices (OpenSpiel's ``Information``).
+
+    ``PERFECT``: everything (7th, 8th). ``HIDDEN``: some state is private (2nd edition's hands).
+    ``SIMULTANEOUS``: the state is public but some moves are made in secret at the same time
+    (Rogue Trader's bids); :meth:`RulesBase.simultaneous_info` names those nodes.
+    """
+
+    PERFECT = "perfect"
+    HIDDEN = "hidden"
+    SIMULTANEOUS = "simultaneous"
+
+
+class EventKind(enum.StrEnum):
+    """Every kind of :class:`Event` the shipped editions report.
+
+    A ``StrEnum``: ``EventKind.PERILS == "perils"``, so logs stay plain strings. Upper layers
+    compare against these members, never against bare strings.
+    """
+
+    SETUP = "setup"
+    GENERATE = "generate"
+    PHASE = "phase"
+    PHASE_END = "phase_end"
+    END_PHASE = "end_phase"
+    TURN = "turn"
+    SELECT = "select"
+    POOLS = "pools"
+    FLUX = "flux"
+    DEAL = "deal"
+    RESHUFFLE = "reshuffle"
+    DRAW_POWER = "draw_power"
+    ATTEMPT = "attempt"
+    MANIFEST = "manifest"
+    PASSED = "passed"
+    FAILED = "failed"
+    PASS = "pass"
+    PERILS = "perils"
+    PERILS_ROLL = "perils_roll"
+    LD_TEST = "ld_test"
+    DENY_ATTEMPT = "deny_attempt"
+    DENIED = "denied"
+    DENY_FAILED = "deny_failed"
+    NULLIFIED = "nullified"
+    NULLIFY_FAILED = "nullify_failed"
+    REFLECTED = "reflected"
+    DUEL = "duel"
+    DUEL_TIE = "duel_tie"
+    DRAIN = "drain"
+    ENERGY_DRAIN = "energy_drain"
+    EXHAUSTED = "exhausted"
+    BIDS = "bids"
+    REST = "rest"
+    RECOVERED = "recovered"
+    REGAIN = "regain"
+    CONFUSED = "confused"
+    DAEMONIC_ATTACK = "daemonic_attack"
+    POWER = "power"
+    END_POWER = "end_power"
+    POWER_DESTROYED = "power_destroyed"
+    PURGE = "purge"
+    SURGE = "surge"
+    HEAL = "heal"
+    WOUNDS = "wounds"
+    SAVED = "saved"
+    NO_DAMAGE = "no_damage"
+    NO_EFFECT = "no_effect"
+    SLAIN = "slain"
+    UNIT = "unit"
+    VALUE = "value"
+    IDLE = "idle"
+    END = "end"
+    GAME_OVER = "game_over"
+
+
 @dataclass(frozen=True)
 class Event:
     """Something that happened in one transition, for rendering and statistics.
 
     Attributes:
-        kind: a short machine-readable tag (``"cast"``, ``"perils"``, ``"denied"``, ``"wounds"``,
-            ``"slain"``, ``"manifest"``, ``"phase"``, ...).
+        kind: an :class:`EventKind` (``PERILS``, ``DENIED``, ``WOUNDS``, ``SLAIN``, ...); a
+            third-party edition may use its own strings.
         text: one line a player can read.
         player: the player the event concerns, if any.
         data: extra key/value pairs (sorted tuple so events stay hashable).
     """
 
-    kind: str
+    kind: EventKind | str
     text: str
     player: int | None = None
     data: tuple[tuple[str, Any], ...] = ()
@@ -69,6 +147,45 @@ class IllegalActionError(ValueError):
         super().__init__(f"action {action} is not legal {where}; legal actions: {shown}")
 
 
+class SimultaneousMove(NamedTuple):
+    """Two secret moves made at once, as a matrix game (see :meth:`RulesBase.simultaneous_info`).
+
+    ``row_player`` chooses among ``row_actions`` and ``col_player`` among ``col_actions``
+    without seeing each other's choice; ``fn(row, col)`` is the state after both.
+    """
+
+    row_player: int
+    row_actions: list[int]
+    col_player: int
+    col_actions: list[int]
+    fn: Callable[[int, int], Hashable]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Static facts of one scenario's game, as OpenSpiel's ``GameInfo`` holds them.
+
+    Attributes:
+        num_players: always 2 in psygym.
+        num_actions: size of the action space (``Discrete(num_actions)``).
+        observation_size: length of ``observe``'s vector.
+        information: what the players see (:class:`Information`).
+        max_chance_outcomes: the most outcomes one chance node may list (0: not declared).
+        max_game_length: the most decisions one game may take (0: not declared).
+        min_utility: lowest score a player can end with (``-inf``: not declared).
+        max_utility: highest score a player can end with (``inf``: not declared).
+    """
+
+    num_players: int
+    num_actions: int
+    observation_size: int
+    information: Information
+    max_chance_outcomes: int = 0
+    max_game_length: int = 0
+    min_utility: float = -math.inf
+    max_utility: float = math.inf
+
+
 @runtime_checkable
 class Policy(Protocol):
     """Anything that chooses actions: heuristics, solvers, trained models.
@@ -88,9 +205,13 @@ class RulesBase(ABC):
     """Base class of every edition's rules: the shared invariants live here once.
 
     Subclasses implement the game hooks (``initial_state``, ``current_player``, ``legal_actions``,
-    ``chance_outcomes``, ``_apply``, ``returns``, ``observe``, ``describe``). This class provides
-    legality checking with a clear error, ``apply``/``apply_with_events``, masks and chance
-    sampling.
+    ``chance_outcomes``, ``_apply``, ``returns``, ``observe``, ``describe``). The optional parts
+    of the contract have defaults here: ``is_response`` (False), ``simultaneous_info`` (None),
+    ``information`` (perfect) and ``game_info``. This class provides legality checking with a
+    clear error, ``apply``/``apply_with_events``, masks and chance sampling.
+
+    At a terminal state ``chance_outcomes`` returns ``[]`` and ``legal_actions`` returns ``[]``
+    in every edition (:func:`check_rules` checks both).
     """
 
     edition: str = ""
@@ -98,6 +219,8 @@ class RulesBase(ABC):
     num_actions: int = 0
     observation_size: int = 0
     scenario: Any = None
+    information: Information = Information.PERFECT
+    """What the players see; editions with secrets override it."""
 
     @abstractmethod
     def initial_state(self) -> Hashable:
@@ -134,6 +257,31 @@ class RulesBase(ABC):
     def render(self, state: Hashable, player: int | None = None) -> str:
         """Text picture of the state, as ``player`` may see it (``None``: everything)."""
         return repr(state)
+
+    def is_response(self, state: Hashable) -> bool:
+        """Whether the decision at ``state`` answers the other player's move.
+
+        Denies, nullifies and save bids are responses; ``caster+denier`` agents split here.
+        """
+        return False
+
+    def simultaneous_info(self, state: Hashable) -> SimultaneousMove | None:
+        """The secret simultaneous move that starts at ``state``, if any (else ``None``).
+
+        Editions of :attr:`Information.SIMULTANEOUS` return a :class:`SimultaneousMove` at the
+        first of the two secret decisions; a solver must solve it as a matrix game, and a
+        search must never let the second mover see the first move.
+        """
+        return None
+
+    def game_info(self) -> GameInfo:
+        """Static facts of this scenario's game (editions may add bounds)."""
+        return GameInfo(
+            num_players=self.num_players,
+            num_actions=self.num_actions,
+            observation_size=self.observation_size,
+            information=self.information,
+        )
 
     def apply(self, state: Hashable, action: int, *, check: bool = True) -> Hashable:
         """Pure transition: the state after ``action`` (a decision or a chance outcome).
@@ -179,9 +327,7 @@ class RulesBase(ABC):
     def sample_chance(self, state: Hashable, rng: np.random.Generator) -> int:
         """Draw one chance outcome with ``rng`` (editions may override with a faster path)."""
         outcomes = self.chance_outcomes(state)
-        probs = np.fromiter((p for _, p in outcomes), dtype=float, count=len(outcomes))
-        idx = int(np.searchsorted(np.cumsum(probs), rng.random() * probs.sum(), side="right"))
-        return outcomes[min(idx, len(outcomes) - 1)][0]
+        return weighted_choice([o for o, _ in outcomes], [p for _, p in outcomes], rng)
 
     def action_label(self, state: Hashable, action: int) -> str:
         """Readable label of an action (``str(describe(...))``)."""
@@ -195,10 +341,7 @@ def sample_action(
     probs = policy.action_probabilities(rules, state, player)
     if len(probs) == 1:
         return int(next(iter(probs)))
-    actions = list(probs)
-    weights = np.fromiter((probs[a] for a in actions), dtype=float, count=len(actions))
-    idx = int(np.searchsorted(np.cumsum(weights), rng.random() * weights.sum(), side="right"))
-    return int(actions[min(idx, len(actions) - 1)])
+    return int(weighted_choice(list(probs), list(probs.values()), rng))
 
 
 def play_game(

@@ -1,9 +1,15 @@
 """Resolve an agent given by name or path into a :class:`~psygym.core.Policy`.
 
-``psygym`` never imports ``psygym_agents``: names resolve through the ``psygym.agents`` entry-point group
-declared in ``pyproject.toml``. An entry point loads either a factory ``f(rules, arg) -> Policy``
-registered under the entry point's name, or a mapping ``{name: factory}`` (a collection, as the
-built-in ``psygym_agents.registry:AGENTS``). Third-party bots plug in the same way.
+``psygym`` never imports ``psygym_agents``: names resolve through the ``psygym.agents``
+entry-point group declared in ``pyproject.toml``. An entry point loads one of:
+
+- a :class:`Bots` manifest: one edition's agents (its heuristics with one-sentence
+  descriptions, the reference heuristic, its parametric family and edition-only tools), as each
+  ``psygym_agents.<edition>:BOTS`` declares;
+- a mapping ``{name: factory}`` of edition-independent agents (``psygym_agents.registry:AGENTS``);
+- a single factory ``f(rules, arg) -> Policy`` registered under the entry point's name.
+
+Third-party bots plug in the same way, or at run time with :func:`register_bots`.
 
 Accepted specs: a policy object; ``"name"``; ``"prefix:argument"`` (``"tuned:runs/x/best.json"``,
 ``"sb3:runs/x/model.zip"``); a path ending in ``.zip`` (a stable-baselines3 model) or ``.json``
@@ -13,6 +19,7 @@ Accepted specs: a policy object; ``"name"``; ``"prefix:argument"`` (``"tuned:run
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.metadata import entry_points
 from typing import Any
@@ -26,28 +33,113 @@ class UnknownAgentError(ValueError):
     """An agent name no installed entry point provides; the message lists the known names."""
 
 
+@dataclass(frozen=True)
+class Bots:
+    """One edition's agents, declared once in ``psygym_agents.<edition>`` as ``BOTS``.
+
+    Attributes:
+        edition: the edition id they play.
+        heuristics: name -> factory ``f(rules, arg=None) -> Policy``, in listing order.
+        descriptions: name -> one sentence on how that heuristic plays.
+        reference: the heuristic to measure others against and to roll out with in searches
+            (it reads only what its player observes).
+        family: the parametric family ``psygym tune --target parametric`` searches, if any.
+        tools: edition-only helpers by name (advise situations, report tables, ...).
+    """
+
+    edition: str
+    heuristics: Mapping[str, Factory]
+    descriptions: Mapping[str, str]
+    reference: str
+    family: Any = None
+    tools: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        missing = [n for n in self.heuristics if not self.descriptions.get(n)]
+        if missing:
+            raise ValueError(f"bots of {self.edition}: no description for {', '.join(missing)}")
+        if self.reference not in self.heuristics:
+            raise ValueError(f"bots of {self.edition}: reference {self.reference!r} is unknown")
+
+    def make_reference(self, rules: Any) -> Policy:
+        """The reference heuristic built for ``rules``."""
+        return self.heuristics[self.reference](rules)
+
+
+_ADDED_BOTS: dict[str, Bots] = {}
+
+
 @lru_cache(maxsize=1)
-def _factories() -> dict[str, Factory]:
-    out: dict[str, Factory] = {}
+def _entry_points() -> tuple[dict[str, Factory], dict[str, Bots]]:
+    factories: dict[str, Factory] = {}
+    bots: dict[str, Bots] = {}
     for ep in entry_points(group="psygym.agents"):
         obj = ep.load()
-        if isinstance(obj, Mapping):
-            out.update(obj)
+        if isinstance(obj, Bots):
+            bots[obj.edition] = obj
+        elif isinstance(obj, Mapping):
+            factories.update(obj)
         else:
-            out[ep.name] = obj
-    return out
+            factories[ep.name] = obj
+    return factories, bots
+
+
+def _factories() -> dict[str, Factory]:
+    return _entry_points()[0]
+
+
+def register_bots(bots: Bots) -> Bots:
+    """Add an edition's agents at run time (a plug-in edition's, a test's); returns them."""
+    _ADDED_BOTS[bots.edition] = bots
+    return bots
+
+
+def unregister_bots(edition: str) -> None:
+    """Remove agents added with :func:`register_bots`."""
+    _ADDED_BOTS.pop(edition, None)
+
+
+def bots_for(edition: str) -> Bots | None:
+    """The :class:`Bots` manifest of an edition id (``None`` if it has none)."""
+    return _ADDED_BOTS.get(edition) or _entry_points()[1].get(edition)
+
+
+def editions_with_bots() -> list[str]:
+    """Edition ids that have a :class:`Bots` manifest."""
+    return sorted({*_entry_points()[1], *_ADDED_BOTS})
+
+
+def reference_policy(rules: Any) -> Policy | None:
+    """The reference heuristic of ``rules``' edition, built for ``rules`` (None if it has none)."""
+    bots = bots_for(rules.edition)
+    return bots.make_reference(rules) if bots is not None else None
+
+
+def describe_agent(name: str, rules: Any) -> str:
+    """One sentence on how the agent ``name`` plays (``""`` when nothing says)."""
+    bots = bots_for(rules.edition)
+    if bots is not None and name in bots.descriptions:
+        return bots.descriptions[name]
+    factory = _factories().get(name.split(":", 1)[0])
+    return str(getattr(factory, "description", "") or "")
 
 
 def agent_names(rules: Any | None = None) -> list[str]:
     """Names of the installed agents (for ``rules``' edition when given)."""
     factories = _factories()
     if rules is None:
-        return sorted(factories)
-    names = []
+        names = set(factories)
+        for edition in editions_with_bots():
+            names.update(bots_for(edition).heuristics)
+        return sorted(names)
+    names = set()
     for name, factory in factories.items():
         supports = getattr(factory, "supports", None)
-        if supports is None or supports(rules.edition):
-            names.append(name)
+        if supports is None or supports(rules):
+            names.add(name)
+    bots = bots_for(rules.edition)
+    if bots is not None:
+        names.update(bots.heuristics)
     return sorted(names)
 
 
@@ -71,14 +163,16 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
         name, arg = "tuned", spec.removeprefix("tuned:")
     elif ":" in spec:
         name, arg = spec.split(":", 1)
-    factories = _factories()
-    if name not in factories or name not in agent_names(rules):
+    bots = bots_for(rules.edition)
+    factory = bots.heuristics.get(name) if bots is not None else None
+    if factory is None and name in agent_names(rules):
+        factory = _factories().get(name)
+    if factory is None:
         known = ", ".join(agent_names(rules))
         raise UnknownAgentError(
             f"unknown agent {spec!r} for edition {rules.edition}; known agents: {known}; "
             "or a path to a trained model (.zip) or tuned parameters (.json)"
         )
-    factory = factories[name]
     return factory(rules, arg) if arg is not None else factory(rules)
 
 

@@ -20,9 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from psygym.dice import DiceError, parse
 
-KNOWN_EDITIONS = ("rt", "2nd", "7th", "8th")
-"""Edition ids a scenario's ``edition`` field may take."""
-
 
 class ScenarioError(ValueError):
     """A scenario (or data) file that cannot be used; the message names file, field and fix."""
@@ -153,14 +150,15 @@ def read_toml(path: str | Path) -> dict[str, Any]:
 
 
 def read_edition(data: Mapping[str, Any], source: str) -> str:
-    """The ``edition`` field of a scenario's data, checked against :data:`KNOWN_EDITIONS`."""
+    """The ``edition`` field of a scenario's data, checked against the registered editions."""
+    from psygym.edition import ids
+
+    known = ", ".join(ids())
     edition = data.get("edition")
     if edition is None:
-        raise ScenarioError(source, "edition", "missing", ", ".join(KNOWN_EDITIONS))
-    if edition not in KNOWN_EDITIONS:
-        raise ScenarioError(
-            source, "edition", f"unknown edition {edition!r}", ", ".join(KNOWN_EDITIONS)
-        )
+        raise ScenarioError(source, "edition", "missing", known)
+    if edition not in ids():
+        raise ScenarioError(source, "edition", f"unknown edition {edition!r}", known)
     return str(edition)
 
 

@@ -14,7 +14,6 @@ Typical use::
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from decimal import Decimal
@@ -288,30 +287,17 @@ def scenario7(
 
 def rules_from(data: Mapping[str, Any], source: str = "<test scenario>") -> Any:
     """Build an edition's rules from a scenario dict (no file involved)."""
-    mod = importlib.import_module(f"psygym.editions.{_package(data['edition'])}")
-    return mod.rules_from_data(dict(data), source)
+    from psygym.edition import get
 
-
-def _package(edition: str) -> str:
-    from psygym.editions import MODULES
-
-    return MODULES[edition].rsplit(".", 1)[1]
+    return get(data["edition"]).build_rules(dict(data), source)
 
 
 # ----------------------------------------------------------------------------- editions, envs
 def ready_editions() -> list[str]:
     """Installed editions whose package is complete enough to load (others are in progress)."""
-    from psygym.editions import available, module
+    from psygym.editions import available
 
-    out = []
-    for eid in available():
-        try:
-            mod = module(eid)
-        except ImportError:
-            continue
-        if all(hasattr(mod, a) for a in ("rules_from_data", "DEFAULT_SCENARIO", "SCENARIO_DIR")):
-            out.append(eid)
-    return out
+    return available()
 
 
 def ready_env_ids() -> list[str]:
@@ -321,7 +307,7 @@ def ready_env_ids() -> list[str]:
     import psygym
 
     ready = set(ready_editions())
-    return [i for e, i in psygym.ENV_IDS.items() if e in ready and i in gym.registry]
+    return [i for e, i in psygym.env_ids().items() if e in ready and i in gym.registry]
 
 
 # ----------------------------------------------------------------------------- seed tables

@@ -6,10 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from psygym_experiments.cli import app
 from typer.testing import CliRunner
 
-from psygym_experiments.cli import app
-from psygym.editions import module
+from psygym.edition import get
 
 runner = CliRunner()
 
@@ -37,7 +37,7 @@ def clean_error(result, *words: str) -> str:
 @pytest.fixture()
 def small_rt(tmp_path: Path) -> Path:
     """Rogue Trader's duel cut to 2 player turns (a few thousand states, with secret bids)."""
-    text = (Path(module("rt").SCENARIO_DIR) / "duel.toml").read_text()
+    text = (Path(get("rt").scenario_dir) / "duel.toml").read_text()
     path = tmp_path / "small-duel.toml"
     path.write_text(text.replace("turns = 6", "turns = 2"))
     return path

@@ -11,12 +11,12 @@ from decimal import Decimal
 
 import gymnasium as gym
 import pytest
+from helpers import psyker7, ready_editions, scenario7, unit7, write_toml
+from psygym_experiments.cli import app
+from test_seventh_odds import SEED_TABLE
 from typer.testing import CliRunner
 
 import psygym
-from psygym_experiments.cli import app
-from helpers import psyker7, ready_editions, scenario7, unit7, write_toml
-from test_seventh_odds import SEED_TABLE
 
 runner = CliRunner()
 
@@ -228,9 +228,9 @@ def test_error_text_is_not_taken_as_markup(tmp_path):
 
 # ----------------------------------------------------------------------------- bench
 def test_bench_csv_has_one_row_per_env():
-    ids = [i for e, i in psygym.ENV_IDS.items() if i in gym.registry]
+    ids = [i for e, i in psygym.env_ids().items() if i in gym.registry]
     not_ready = sorted(
-        set(e for e, i in psygym.ENV_IDS.items() if i in ids) - set(ready_editions())
+        set(e for e, i in psygym.env_ids().items() if i in ids) - set(ready_editions())
     )
     if not_ready:
         pytest.skip(f"editions still in progress: {not_ready}")

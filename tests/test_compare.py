@@ -15,14 +15,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
+from helpers import TINY_SEVENTH
 from psygym_experiments.cli import app
 from psygym_experiments.compare import plan, run_compare
 from psygym_experiments.evaluate import CSV_COLUMNS, Evaluation, PairResult
 from psygym_experiments.report import DEFINITIONS, head_to_head, leaderboard
 from psygym_experiments.simulate import GameStats
-from helpers import TINY_SEVENTH
+from typer.testing import CliRunner
 
 TINY = TINY_SEVENTH
 
@@ -119,6 +118,7 @@ def test_double_wc_statement_matches_the_exact_numbers(tmp_path, tiny_path):
     pytest.importorskip("psygym_agents.solvers.evaluate")
     from psygym_agents.solvers.evaluate import policy_value
     from psygym_agents.solvers.expectiminimax import Solver
+
     from psygym.editions import load
     from psygym.policies import resolve_policy
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from psygym_agents.base import RandomPolicy
-from psygym_agents.eighth import HEURISTICS, attempt_value
+from psygym_agents.eighth.heuristics import HEURISTICS, attempt_value
+
 from psygym.core import TERMINAL, play_game
 from psygym.editions import load
 from psygym.editions.eighth import rules_from_data

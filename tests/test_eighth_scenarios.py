@@ -9,9 +9,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from psygym_agents.base import RandomPolicy
 
 import psygym.envs
-from psygym_agents.base import RandomPolicy
 from psygym.core import check_rules, play_game
 from psygym.editions import load, load_file, scenario_names
 from psygym.editions.eighth import DEFAULT_SCENARIO, EDITION, SCENARIO_DIR

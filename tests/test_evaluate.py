@@ -15,8 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
+from helpers import TINY_SEVENTH
 from psygym_experiments.cli import app
 from psygym_experiments.evaluate import (
     CSV_COLUMNS,
@@ -27,10 +26,11 @@ from psygym_experiments.evaluate import (
     run_evaluation,
 )
 from psygym_experiments.simulate import mean_ci
+from typer.testing import CliRunner
+
 from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
 from psygym.policies import resolve_policy
-from helpers import TINY_SEVENTH
 
 Z99 = 2.5758
 

@@ -15,12 +15,12 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from typer.testing import CliRunner
-
-import psygym  # noqa: F401 - registers the env ids
 from psygym_agents.sb3 import SB3Policy, load_model, make_sb3, pretrained_path, read_metadata
 from psygym_experiments.cli import app
 from psygym_experiments.train import make_config, make_vec_env, read_metrics, train_agent
+from typer.testing import CliRunner
+
+import psygym  # noqa: F401 - registers the env ids
 from psygym.core import CHANCE, TERMINAL, play_game
 from psygym.editions import available, load
 from psygym.envs.wrappers import AlternateSeats, LegalActionWrapper, OpponentControl

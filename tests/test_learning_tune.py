@@ -17,11 +17,12 @@ from pathlib import Path
 import numpy as np
 import optuna
 import pytest
-from typer.testing import CliRunner
-
-from psygym_agents.parametric import FAMILIES, SeventhParametric, build, family_for, make_tuned
+from psygym_agents.parametric import build, families, family_for, make_tuned
+from psygym_agents.seventh.parametric import SeventhParametric
 from psygym_experiments.cli import app
 from psygym_experiments.tune import open_storage, tune_parametric, tune_rl
+from typer.testing import CliRunner
+
 from psygym.core import CHANCE, TERMINAL
 from psygym.editions import available, load
 from psygym.policies import resolve_policy
@@ -123,7 +124,7 @@ def test_journal_storage_spec(tmp_path):
     assert not (tmp_path / "optuna.db").exists()
 
 
-@pytest.mark.parametrize("edition", sorted(FAMILIES))
+@pytest.mark.parametrize("edition", sorted(families()))
 def test_each_family_samples_builds_and_plays_legally(edition):
     if edition not in available():
         pytest.skip(f"edition {edition} not installed")

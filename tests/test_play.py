@@ -7,7 +7,6 @@ and ``psygym replay`` must reach the same final state and score through the rule
 
 from __future__ import annotations
 
-import importlib
 import io
 import json
 import random
@@ -16,9 +15,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
-
 from psygym_experiments.cli import app
 from psygym_experiments.play_session import (
     Advisor,
@@ -31,8 +27,12 @@ from psygym_experiments.play_session import (
     state_digest,
     state_text,
 )
+from rich.console import Console
+from typer.testing import CliRunner
+
 from psygym.core import CHANCE, TERMINAL
-from psygym.editions import MODULES, available, load, scenario_names
+from psygym.edition import get
+from psygym.editions import available, load, scenario_names
 
 runner = CliRunner()
 
@@ -42,10 +42,10 @@ BAD = "abc\n999\n\n"
 
 def _importable(edition: str) -> bool:
     try:
-        mod = importlib.import_module(MODULES[edition])
-    except ImportError:
+        get(edition)
+    except ValueError:
         return False
-    return hasattr(mod, "rules_from_data") and hasattr(mod, "SCENARIO_DIR")
+    return True
 
 
 EDITIONS = [e for e in available() if _importable(e)]
@@ -572,10 +572,8 @@ def test_replay_of_a_log_without_end_line_and_of_bad_files(tmp_path):
 
 def test_a_scenario_file_of_ones_own(tmp_path):
     """A scenario given as a path is logged by path; replay warns if the file changed since."""
-    from psygym.editions import module
-
     mine = tmp_path / "mine.toml"
-    mine.write_text((Path(module("8th").SCENARIO_DIR) / "single-phase.toml").read_text())
+    mine.write_text((Path(get("8th").scenario_dir) / "single-phase.toml").read_text())
     _, log = play(
         tmp_path, "--edition", "8th", "--scenario", str(mine), "--seed", "1", answers="2\n" * 200
     )

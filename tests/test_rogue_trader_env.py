@@ -8,10 +8,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
+from psygym_agents.base import RandomPolicy
+from psygym_agents.rogue_trader.heuristics import HEURISTICS
 
 import psygym  # noqa: F401  (registers the env ids)
-from psygym_agents.base import RandomPolicy
-from psygym_agents.rogue_trader import HEURISTICS
 from psygym.core import play_game
 from psygym.editions import load
 from psygym.editions.rogue_trader.odds import tables

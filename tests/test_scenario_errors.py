@@ -12,10 +12,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import psyker7, scenario7, toml_dumps, unit7, write_toml
 
 from psygym.editions import load, load_file
 from psygym.scenario import ScenarioError
-from helpers import psyker7, scenario7, toml_dumps, unit7, write_toml
 
 
 def valid() -> dict:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from psygym_agents.base import RandomPolicy
-from psygym_agents.second import HEURISTICS, AlwaysPass, CastBiggest, HoardNullify
+from psygym_agents.second.heuristics import HEURISTICS, AlwaysPass, CastBiggest, HoardNullify
+
 from psygym import CHANCE, TERMINAL, load
 from psygym.core import sample_action
 from psygym.editions.second.data import CARD_KEYS

@@ -5,9 +5,9 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium.utils.env_checker import check_env
+from psygym_agents.base import RandomPolicy
 
 import psygym  # noqa: F401  (registers psygym/Second-v0)
-from psygym_agents.base import RandomPolicy
 from psygym import CHANCE, load
 from psygym.core import play_game
 from psygym.editions.second.rules import PASS

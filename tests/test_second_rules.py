@@ -14,6 +14,7 @@ from math import comb
 
 import numpy as np
 import pytest
+from helpers import exact_outcomes, kinds, outcomes, walk_exact
 
 from psygym import CHANCE, IllegalActionError, load
 from psygym.dice import distribution
@@ -46,7 +47,6 @@ from psygym.editions.second.state import (
     evolve,
 )
 from psygym.scenario import read_toml
-from helpers import exact_outcomes, kinds, outcomes, walk_exact
 
 LIB, FAR = 0, 1  # psyker (and unit) indices in librarian-vs-farseer
 SMITE, SHIELD, DESTROYER = 0, 1, 2  # Librarian's slots
@@ -499,7 +499,7 @@ def test_observation_hides_the_other_hand():
     assert r.render(s1, 0) == r.render(s2, 0)
     assert "Reflection" not in r.render(s1, 0) and "Reflection" in r.render(s1, 1)
     assert not np.array_equal(r.observe(s1, 1), r.observe(s2, 1))
-    from psygym_agents.second import HEURISTICS
+    from psygym_agents.second.heuristics import HEURISTICS
 
     for name, factory in HEURISTICS.items():
         policy = factory(r)

@@ -8,16 +8,21 @@ from itertools import product
 
 import numpy as np
 import pytest
-
-import psygym
+from helpers import act, choose, force, psyker7, rules_from, scenario7, unit7
 from psygym_agents import registry
 from psygym_agents.base import DeterministicPolicy, RandomPolicy
-from psygym_agents.seventh import HEURISTICS, expected_value, fair_deny_dice, ranked_casts
+from psygym_agents.seventh.heuristics import (
+    HEURISTICS,
+    expected_value,
+    fair_deny_dice,
+    ranked_casts,
+)
 from psygym_experiments.simulate import run_games
+
+import psygym
 from psygym.core import CHANCE, TERMINAL, sample_action
 from psygym.editions.seventh.state import Stage
 from psygym.policies import SplitPolicy, agent_names, resolve_policy
-from helpers import act, choose, force, psyker7, rules_from, scenario7, unit7
 
 F = Fraction
 POWERS = ["Smite", "Psychic Maelstrom", "Summoning", "Enfeeble", "Invisibility", "Dominate"]

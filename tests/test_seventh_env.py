@@ -13,14 +13,14 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils import env_checker, passive_env_checker
+from helpers import ready_env_ids
+from psygym_agents.seventh.heuristics import HEURISTICS
 
 import psygym
-from psygym_agents.seventh import HEURISTICS
 from psygym.core import IllegalActionError
 from psygym.editions.seventh.state import Stage
 from psygym.envs.psychic import PsychicPhaseEnv
 from psygym.policies import UnknownAgentError
-from helpers import ready_env_ids
 
 SEVENTH = "psygym/Seventh-v0"
 SCENARIOS = ["single-phase", "duel"]
@@ -65,7 +65,7 @@ def assert_masks_agree(env, info) -> None:
 
 # ----------------------------------------------------------------------------- registration
 def test_seventh_env_is_registered():
-    assert psygym.ENV_IDS["7th"] == SEVENTH
+    assert psygym.env_ids()["7th"] == SEVENTH
     assert SEVENTH in gym.registry and SEVENTH in READY
     env = make(scenario="duel")
     assert isinstance(env, PsychicPhaseEnv) and env.rules.edition == "7th"

@@ -15,11 +15,6 @@ from itertools import product
 
 import numpy as np
 import pytest
-
-from psygym.editions.seventh import odds
-from psygym.editions.seventh.rules import cast_distribution, deny_chance, ld_pass
-from psygym.editions.seventh.state import Stage
-from psygym.odds import percent
 from helpers import (
     SEEDS,
     act,
@@ -33,6 +28,11 @@ from helpers import (
     unit7,
     walk_exact,
 )
+
+from psygym.editions.seventh import odds
+from psygym.editions.seventh.rules import cast_distribution, deny_chance, ld_pass
+from psygym.editions.seventh.state import Stage
+from psygym.odds import percent
 
 F = Fraction
 

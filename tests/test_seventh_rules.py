@@ -12,14 +12,6 @@ from itertools import product
 
 import numpy as np
 import pytest
-
-import psygym
-from psygym_agents.base import RandomPolicy
-from psygym.combat import capped, wound_distribution
-from psygym.core import CHANCE, TERMINAL, IllegalActionError, check_rules, play_game
-from psygym.dice import binomial
-from psygym.editions import scenario_names
-from psygym.editions.seventh.state import Stage
 from helpers import (
     act,
     act_ev,
@@ -37,6 +29,14 @@ from helpers import (
     unit7,
     walk_exact,
 )
+from psygym_agents.base import RandomPolicy
+
+import psygym
+from psygym.combat import capped, wound_distribution
+from psygym.core import CHANCE, TERMINAL, IllegalActionError, check_rules, play_game
+from psygym.dice import binomial
+from psygym.editions import scenario_names
+from psygym.editions.seventh.state import Stage
 
 F = Fraction
 LIB, BROS, SORC, CULT = 0, 1, 2, 3

@@ -12,13 +12,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-
 from psygym_agents.base import DeterministicPolicy, RandomPolicy
 from psygym_agents.solvers import NotSolvable, has_hidden_information
 from psygym_agents.solvers.evaluate import best_response_value, exploitability, policy_value
 from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.matrix import solve_matrix_game
 from psygym_agents.solvers.policy import OptimalPolicy, make_optimal, parse_options
+
 from psygym.core import CHANCE, TERMINAL, ActionView, RulesBase, play_game
 from psygym.editions import load
 
@@ -373,7 +373,7 @@ def seventh_start(seventh):
 
 
 def seventh_heuristics(rules):
-    from psygym_agents.seventh import HEURISTICS
+    from psygym_agents.seventh.heuristics import HEURISTICS
 
     return {name: factory(rules) for name, factory in HEURISTICS.items()}
 
@@ -430,7 +430,7 @@ def test_seventh_depth_limit_from_a_duel_state():
     is exact when the enemy cannot cast in the last phase (its only psyker with a power is
     dead), and otherwise equals the exact value of the same game stopped after phase 8.
     """
-    from psygym_agents.solvers.situations import seventh_situation
+    from psygym_agents.seventh.situations import seventh_situation
 
     rules = load("7th", "duel")
     common = {"dice": 3, "enemy_dice": 1, "power": "Smite", "caster": "Librarian", "phase": 8}
@@ -566,7 +566,7 @@ def test_eighth_single_phase_solves_and_heuristics_are_bounded():
     solver = Solver(rules)
     game = solver.value()
     assert solver.exact and solver.states > 100
-    from psygym_agents.eighth import HEURISTICS
+    from psygym_agents.eighth.heuristics import HEURISTICS
 
     for name, factory in HEURISTICS.items():
         assert best_response_value(rules, factory(rules), 0) <= game + 1e-9, name
@@ -666,7 +666,8 @@ def test_determinize_keeps_own_hand_and_card_counts():
 
 # ----------------------------------------------------------------------------- situations
 def test_parse_situation_and_build_a_seventh_state(seventh):
-    from psygym_agents.solvers.situations import parse_situation, seventh_situation
+    from psygym_agents.seventh.situations import parse_situation, seventh_situation
+
     from psygym.editions.seventh.state import Stage
 
     opts = parse_situation("dice=7, enemy_dice=4,powers=Psychic Maelstrom:2,wounds=Librarian:1")
@@ -701,7 +702,7 @@ def test_parse_situation_and_build_a_seventh_state(seventh):
 
 
 def test_situation_errors_name_the_problem(seventh):
-    from psygym_agents.solvers.situations import parse_situation, seventh_situation
+    from psygym_agents.seventh.situations import parse_situation, seventh_situation
 
     with pytest.raises(ValueError, match="unknown key 'dicee'"):
         parse_situation("dicee=3")
@@ -734,7 +735,7 @@ def test_first_decision_takes_the_middle_of_tied_outcomes(seventh):
 
 
 def test_dice_table_small_values_by_hand():
-    from psygym_agents.solvers.dice_table import optimal_dice_table
+    from psygym_agents.seventh.dice_table import optimal_dice_table
 
     rows = optimal_dice_table(max_pool=2, max_enemy_dice=1)
     assert len(rows) == 3 * 2 * 2

@@ -16,28 +16,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from psygym.core import Information
+
 
 class NotSolvable(ValueError):
     """The game cannot be solved exactly: hidden information, or more states than allowed."""
 
 
-HIDDEN_INFORMATION_EDITIONS = frozenset({"2nd"})
-"""Editions known to hide information (2nd edition's hands), for rules that do not say so."""
-
-
 def has_hidden_information(rules: Any) -> bool:
-    """Whether an edition's players see different things (then exact search does not apply).
+    """Whether the players of ``rules`` see different things (then exact search does not apply).
 
-    An edition says so with a boolean attribute ``hidden_information`` (or
-    ``perfect_information``) on its rules object; otherwise :data:`HIDDEN_INFORMATION_EDITIONS`
-    decides.
+    The rules say so with ``rules.information`` (:class:`psygym.core.Information`).
     """
-    flag = getattr(rules, "hidden_information", None)
-    if flag is None and getattr(rules, "perfect_information", None) is not None:
-        flag = not rules.perfect_information
-    if flag is None:
-        flag = getattr(rules, "edition", "") in HIDDEN_INFORMATION_EDITIONS
-    return bool(flag)
+    return getattr(rules, "information", Information.PERFECT) == Information.HIDDEN
 
 
 def require_perfect_information(rules: Any) -> None:
@@ -54,7 +45,6 @@ def require_perfect_information(rules: Any) -> None:
 
 
 __all__ = [
-    "HIDDEN_INFORMATION_EDITIONS",
     "NotSolvable",
     "has_hidden_information",
     "require_perfect_information",

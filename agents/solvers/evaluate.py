@@ -13,6 +13,7 @@ from typing import Any
 
 from psygym_agents.solvers import require_perfect_information
 from psygym_agents.solvers.expectiminimax import Solver
+
 from psygym.core import Policy
 
 DEFAULT_MAX_STATES = 3_000_000

@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
 from psygym_agents.solvers import NotSolvable, require_perfect_information
 from psygym_agents.solvers.matrix import solve_matrix_game
+
 from psygym.core import CHANCE, TERMINAL, Policy
 
 _AVG, _MAX, _MIN, _MATRIX = 0, 1, 2, 3

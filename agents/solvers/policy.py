@@ -28,6 +28,8 @@ from typing import Any
 from psygym_agents.solvers import NotSolvable, has_hidden_information
 from psygym_agents.solvers.expectiminimax import Solver
 
+from psygym.policies import reference_policy
+
 AUTO_MAX_STATES = 200_000
 """States the automatic ``optimal`` agent may memoise before it gives up exact play."""
 AUTO_PLIES = 6
@@ -168,27 +170,13 @@ def parse_options(arg: str | None) -> dict[str, int]:
     return out
 
 
-def _rollout_policy(rules: Any) -> Any:
-    """The edition's first heuristic (they only read what their player observes), if any."""
-    import importlib
-    import importlib.util
-
-    from psygym_agents.registry import EDITION_MODULES
-
-    mod = EDITION_MODULES.get(rules.edition)
-    if mod is None or importlib.util.find_spec(mod) is None:
-        return None
-    heuristics = importlib.import_module(mod).HEURISTICS
-    return next(iter(heuristics.values()))(rules) if heuristics else None
-
-
 def make_optimal(rules: Any, arg: str | None = None) -> Any:
     """Factory of the ``optimal`` agent (``psygym_agents.registry``): exact where possible.
 
     For editions with hidden information this returns
     :class:`~psygym_agents.solvers.ismcts.SearchPolicy` (name ``"search"``), the strongest practical
-    search, which is not exact (a ``UserWarning`` says so), with the edition's first heuristic
-    as its rollout policy.
+    search, which is not exact (a ``UserWarning`` says so), with the edition's reference
+    heuristic as its rollout policy.
 
     Args:
         rules: the rules to play.
@@ -205,7 +193,7 @@ def make_optimal(rules: Any, arg: str | None = None) -> Any:
             stacklevel=2,
         )
         kwargs = {k: opts[k] for k in ("iterations", "seed") if k in opts}
-        return SearchPolicy(rules, rollout=_rollout_policy(rules), **kwargs)
+        return SearchPolicy(rules, rollout=reference_policy(rules), **kwargs)
     return OptimalPolicy(
         rules,
         max_depth=opts.get("depth"),

@@ -1,32 +1,18 @@
-"""Registry of the editions: ids, aliases and ``load(edition, scenario)``.
+"""The editions' rules packages, and ``load(edition, scenario)`` over the edition registry.
 
-Each edition is a package ``psygym.editions.<name>`` exposing ``EDITION`` (its id),
-``DEFAULT_SCENARIO``, ``SCENARIO_DIR`` and ``rules_from_data(data, source) -> Rules``. Edition
-packages are imported lazily, so loading one edition never imports another.
+Each edition is a package ``psygym.editions.<name>`` declaring ``EDITION``
+(:class:`psygym.edition.Edition`); the registry (:mod:`psygym.edition`) finds them through the
+``psygym.editions`` entry points. Nothing here names an edition: loading one edition never
+imports another's rules.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
+from psygym import edition as registry
 from psygym.scenario import ScenarioError, read_edition, read_toml, resolve_path
-
-MODULES: dict[str, str] = {
-    "rt": "psygym.editions.rogue_trader",
-    "2nd": "psygym.editions.second",
-    "7th": "psygym.editions.seventh",
-    "8th": "psygym.editions.eighth",
-}
-"""Edition id -> module path, oldest edition first."""
-
-ALIASES: dict[str, str] = {
-    "1st": "rt", "rogue-trader": "rt", "rogue_trader": "rt", "roguetrader": "rt", "1": "rt",
-    "2": "2nd", "second": "2nd", "7": "7th", "seventh": "7th", "8": "8th", "eighth": "8th",
-}  # fmt: skip
 
 
 def edition_id(name: str) -> str:
@@ -35,56 +21,42 @@ def edition_id(name: str) -> str:
     Raises:
         ValueError: unknown edition; the message lists the known ids.
     """
-    key = str(name).strip().lower()
-    key = ALIASES.get(key, key)
-    if key not in MODULES:
-        raise ValueError(f"unknown edition {name!r}; known editions: {', '.join(available())}")
-    return key
+    return registry.get(name).id
 
 
 def available() -> list[str]:
-    """Edition ids whose rules package is installed."""
-    out = []
-    for eid, mod in MODULES.items():
-        if importlib.util.find_spec(mod) is not None:
-            out.append(eid)
-    return out
-
-
-def module(edition: str) -> ModuleType:
-    """The rules package of an edition."""
-    return importlib.import_module(MODULES[edition_id(edition)])
+    """Ids of every known edition, oldest first."""
+    return registry.ids()
 
 
 def scenario_names(edition: str) -> list[str]:
     """Names of the scenarios shipped with an edition."""
-    return sorted(p.stem for p in Path(module(edition).SCENARIO_DIR).glob("*.toml"))
+    return registry.get(edition).scenario_names()
 
 
 def load(edition: str, scenario: str | Path = "default", **overrides: Any) -> Any:
     """Build the ``Rules`` of an edition from a shipped scenario name or a TOML path.
 
     Args:
-        edition: edition id or alias (``"7th"``, ``"8th"``, ``"2nd"``, ``"rt"``).
+        edition: edition id or alias (``"7th"``, ``"seventh"``).
         scenario: ``"default"``, a shipped scenario name, or a path to a TOML file.
         **overrides: top-level ``game`` settings to override (e.g. ``battle_rounds=1``).
 
     Raises:
         ScenarioError: the file is missing or invalid, or is for another edition.
     """
-    eid = edition_id(edition)
-    mod = module(eid)
-    name = mod.DEFAULT_SCENARIO if str(scenario) == "default" else scenario
-    path = resolve_path(name, Path(mod.SCENARIO_DIR), eid)
+    ed = registry.get(edition)
+    name = ed.default_scenario if str(scenario) == "default" else scenario
+    path = resolve_path(name, Path(ed.scenario_dir), ed.id)
     data = read_toml(path)
     found = read_edition(data, str(path))
-    if found != eid:
+    if found != ed.id:
         raise ScenarioError(
-            str(path), "edition", f"the file is for edition {found!r}, not {eid!r}", eid
+            str(path), "edition", f"the file is for edition {found!r}, not {ed.id!r}", ed.id
         )
     if overrides:
         data = {**data, "game": {**data.get("game", {}), **overrides}}
-    return mod.rules_from_data(data, str(path))
+    return ed.build_rules(data, str(path))
 
 
 def load_file(path: str | Path) -> Any:

@@ -2,23 +2,19 @@
 
 from __future__ import annotations
 
-ENV_IDS: dict[str, str] = {
-    "7th": "psygym/Seventh-v0",
-    "8th": "psygym/Eighth-v0",
-    "2nd": "psygym/Second-v0",
-    "rt": "psygym/RogueTrader-v0",
-}
-"""Edition id -> registered Gymnasium id."""
+
+def env_ids() -> dict[str, str]:
+    """Edition id -> registered Gymnasium id, for every known edition."""
+    from psygym.edition import editions
+
+    return {e.id: e.env_id for e in editions()}
 
 
 def register_envs() -> None:
-    """Register one Gymnasium id per installed edition (idempotent)."""
+    """Register one Gymnasium id per known edition (idempotent; call again after a plug-in)."""
     import gymnasium as gym
 
-    from psygym.editions import available
-
-    for edition in available():
-        env_id = ENV_IDS[edition]
+    for edition, env_id in env_ids().items():
         if env_id not in gym.registry:
             gym.register(
                 id=env_id,

@@ -56,6 +56,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from psygym.core import CHANCE, TERMINAL, Event, RulesBase
+from psygym.edition import default as default_edition
 from psygym.editions import load
 
 _MAX_RESETS = 1000
@@ -66,7 +67,7 @@ class PsychicAECEnv(AECEnv):
     """The psychic phase of one edition as a two-agent AEC game (see the module docstring).
 
     Args:
-        edition: edition id (``"7th"``, ``"8th"``, ``"2nd"``, ``"rt"``).
+        edition: edition id or alias (``psygym.edition.ids()``; None: the default edition).
         scenario: a shipped scenario name or a TOML path (``"default"``: the edition's).
         render_mode: ``"ansi"`` or None.
         rules: a ready ``Rules`` object (overrides ``edition``/``scenario``).
@@ -76,7 +77,7 @@ class PsychicAECEnv(AECEnv):
 
     def __init__(
         self,
-        edition: str = "7th",
+        edition: str | None = None,
         scenario: str = "default",
         render_mode: str | None = None,
         rules: RulesBase | None = None,
@@ -84,7 +85,9 @@ class PsychicAECEnv(AECEnv):
         super().__init__()
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
-        self.rules: RulesBase = rules if rules is not None else load(edition, scenario)
+        self.rules: RulesBase = (
+            rules if rules is not None else load(edition or default_edition().id, scenario)
+        )
         self.render_mode = render_mode
         self.possible_agents = list(AGENTS)
         n_obs, n_act = self.rules.observation_size, self.rules.num_actions
@@ -185,14 +188,20 @@ class PsychicAECEnv(AECEnv):
 
 
 def raw_env(
-    edition: str = "7th", scenario: str = "default", render_mode: str | None = None, **kwargs: Any
+    edition: str | None = None,
+    scenario: str = "default",
+    render_mode: str | None = None,
+    **kwargs: Any,
 ) -> PsychicAECEnv:
     """The AEC env without PettingZoo's wrappers."""
     return PsychicAECEnv(edition, scenario, render_mode=render_mode, **kwargs)
 
 
 def env(
-    edition: str = "7th", scenario: str = "default", render_mode: str | None = None, **kwargs: Any
+    edition: str | None = None,
+    scenario: str = "default",
+    render_mode: str | None = None,
+    **kwargs: Any,
 ) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
     return wrappers.OrderEnforcingWrapper(raw_env(edition, scenario, render_mode, **kwargs))

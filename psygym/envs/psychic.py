@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from psygym.core import CHANCE, TERMINAL, Event, RulesBase, sample_action
+from psygym.edition import default as default_edition
 from psygym.editions import load
 from psygym.policies import resolve_policy
 
@@ -119,7 +120,7 @@ class PsychicPhaseEnv(gym.Env):
 
     def __init__(
         self,
-        edition: str = "7th",
+        edition: str | None = None,
         scenario: str = "default",
         opponent: Any = "random",
         seat: int = 0,
@@ -130,7 +131,9 @@ class PsychicPhaseEnv(gym.Env):
             raise ValueError(f"seat must be 0 or 1, not {seat!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
-        self.rules: RulesBase = rules if rules is not None else load(edition, scenario)
+        self.rules: RulesBase = (
+            rules if rules is not None else load(edition or default_edition().id, scenario)
+        )
         self.opponent = resolve_policy(opponent, self.rules)
         self.seat = seat
         self.render_mode = render_mode

@@ -8,24 +8,49 @@ layout and every default chosen where the spec is silent.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psygym.editions.eighth.rules import EighthRules
-from psygym.editions.eighth.spec import load_scenario
+from psygym.core import Information
+from psygym.edition import Edition
 
-EDITION = "8th"
-DEFAULT_SCENARIO = "duel"
-SCENARIO_DIR = Path(__file__).parent / "scenarios"
-
-__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "EighthRules", "rules_from_data"]
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+"""Folder of the shipped scenarios."""
 
 
-def rules_from_data(data: dict[str, Any], source: str) -> EighthRules:
-    """Validate scenario data (read from ``source``) and build its rules.
+def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
+    """Validate scenario data (as read from TOML) and build the rules.
 
     Raises:
-        ScenarioError: naming ``source`` (or the power data file), the field and what is allowed.
+        ScenarioError: naming ``source``, the field and what is allowed.
     """
+    from psygym.editions.eighth.rules import EighthRules
+    from psygym.editions.eighth.spec import load_scenario
+
     scenario, catalogue = load_scenario(data, source)
     return EighthRules(scenario, catalogue)
+
+
+EDITION = Edition(
+    id="8th",
+    title="8th edition",
+    env_id="psygym/Eighth-v0",
+    information=Information.PERFECT,
+    scenario_dir=SCENARIO_DIR,
+    default_scenario="duel",
+    rules=rules_from_data,
+    aliases=("eighth", "8"),
+    odds={"tables": "psygym.editions.eighth.odds:tables"},
+    odds_options={"deny": "add the deny table"},
+    summary=(
+        "2D6 psychic tests, Smite's warp charge rising with each attempt, one-shot denies "
+        'within 24"'
+    ),
+    solvable_scenarios=("single-phase",),
+)
+"""This edition's declaration (found through the ``psygym.editions`` entry point)."""
+
+DEFAULT_SCENARIO = EDITION.default_scenario
+
+__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "rules_from_data"]

@@ -11,25 +11,49 @@ rules = load("rt", "duel")           # or "psyker-vs-squad", or a path to a TOML
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psygym.editions.rogue_trader.rules import RogueTraderRules
-from psygym.editions.rogue_trader.spec import RTScenario
-from psygym.scenario import validate
+from psygym.core import Information
+from psygym.edition import Edition
 
-EDITION = "rt"
-"""Edition id."""
-DEFAULT_SCENARIO = "duel"
-"""Scenario loaded by ``load("rt")``."""
-SCENARIO_DIR = Path(__file__).parent / "scenarios"
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 """Folder of the shipped scenarios."""
 
 
-def rules_from_data(data: dict[str, Any], source: str) -> RogueTraderRules:
-    """Validate scenario data (raising one ``ScenarioError``) and build the rules."""
-    scenario = validate(RTScenario, data, source)
-    return RogueTraderRules(scenario, source)
+def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
+    """Validate scenario data (as read from TOML) and build the rules.
+
+    Raises:
+        ScenarioError: naming ``source``, the field and what is allowed.
+    """
+    from psygym.editions.rogue_trader.rules import RogueTraderRules
+    from psygym.editions.rogue_trader.spec import RTScenario
+    from psygym.scenario import validate
+
+    return RogueTraderRules(validate(RTScenario, data, source), source)
 
 
-__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "RogueTraderRules", "rules_from_data"]
+EDITION = Edition(
+    id="rt",
+    title="Rogue Trader",
+    env_id="psygym/RogueTrader-v0",
+    information=Information.SIMULTANEOUS,
+    scenario_dir=SCENARIO_DIR,
+    default_scenario="duel",
+    rules=rules_from_data,
+    aliases=("1st", "rogue-trader", "rogue_trader", "roguetrader", "1"),
+    odds={"tables": "psygym.editions.rogue_trader.odds:tables"},
+    odds_options={},
+    summary=(
+        "each psyker spends its own psi-points over the battle; 2D6 tests below 12 "
+        "points; secret simultaneous bids for enhanced attack and augmented save"
+    ),
+    solvable_scenarios=(),
+)
+"""This edition's declaration (found through the ``psygym.editions`` entry point)."""
+
+DEFAULT_SCENARIO = EDITION.default_scenario
+
+__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "rules_from_data"]

@@ -83,16 +83,23 @@ Defaults chosen where the spec or the seed is silent
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from psygym.combat import capped, roll_chance, save_chance, to_wound_rt
-from psygym.core import CHANCE, TERMINAL, ActionView, Event, RulesBase
+from psygym.core import (
+    CHANCE,
+    TERMINAL,
+    ActionView,
+    Event,
+    Information,
+    RulesBase,
+    SimultaneousMove,
+)
 from psygym.dice import distribution
 from psygym.editions.rogue_trader.abilities import AbilityData, load_data
 from psygym.editions.rogue_trader.spec import RTScenario
@@ -231,16 +238,6 @@ class Roll(ActionView):
     outcome: int
 
 
-class SimultaneousMove(NamedTuple):
-    """The two secret bids of RT-3.4 as a matrix game (see ``simultaneous_info``)."""
-
-    row_player: int
-    row_actions: list[int]
-    col_player: int
-    col_actions: list[int]
-    fn: Callable[[int, int], State]
-
-
 # ----------------------------------------------------------------------------- rules
 class RogueTraderRules(RulesBase):
     """Rogue Trader psionics over a validated scenario (see the module docstring).
@@ -269,6 +266,7 @@ class RogueTraderRules(RulesBase):
     """
 
     edition = "rt"
+    information = Information.SIMULTANEOUS  # RT-3.4: the two bids are secret and simultaneous
 
     def __init__(self, scenario: RTScenario, source: str = "<scenario>"):
         self.scenario = scenario

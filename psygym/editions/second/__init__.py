@@ -11,23 +11,45 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psygym.editions.second.rules import EDITION, SecondRules
-from psygym.editions.second.spec import SecondScenario
-from psygym.scenario import validate
+from psygym.core import Information
+from psygym.edition import Edition
 
-DEFAULT_SCENARIO = "duel"
-"""Name of the scenario ``load("2nd")`` uses."""
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 """Folder of the shipped scenarios."""
 
 
-def rules_from_data(data: Mapping[str, Any], source: str) -> SecondRules:
-    """Validate scenario data (as read from TOML) and build its rules.
+def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
+    """Validate scenario data (as read from TOML) and build the rules.
 
     Raises:
         ScenarioError: naming ``source``, the field and what is allowed.
     """
+    from psygym.editions.second.rules import SecondRules
+    from psygym.editions.second.spec import SecondScenario
+    from psygym.scenario import validate
+
     return SecondRules(validate(SecondScenario, data, source))
 
 
-__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "SecondRules", "rules_from_data"]
+EDITION = Edition(
+    id="2nd",
+    title="2nd edition",
+    env_id="psygym/Second-v0",
+    information=Information.HIDDEN,
+    scenario_dir=SCENARIO_DIR,
+    default_scenario="duel",
+    rules=rules_from_data,
+    aliases=("second", "2"),
+    odds={"tables": "psygym.editions.second.odds:tables"},
+    odds_options={},
+    summary=(
+        "a card game: warp flux deals from a 36-card deck that lasts the battle; Force "
+        "cards pay for powers, Nullify and specials answer them; hidden hands"
+    ),
+    solvable_scenarios=(),
+)
+"""This edition's declaration (found through the ``psygym.editions`` entry point)."""
+
+DEFAULT_SCENARIO = EDITION.default_scenario
+
+__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "rules_from_data"]

@@ -93,7 +93,7 @@ from psygym.combat import (
     to_wound_rt,
     wound_distribution,
 )
-from psygym.core import CHANCE, TERMINAL, ActionView, Event, RulesBase
+from psygym.core import CHANCE, TERMINAL, ActionView, Event, Information, RulesBase
 from psygym.dice import Dist, distribution
 from psygym.editions.second.data import (
     CARD_LABELS,
@@ -301,7 +301,7 @@ class SecondRules(RulesBase):
     """
 
     edition = EDITION
-    hidden_information = True  # 2E: hands are secret; solvers must search, not solve exactly
+    information = Information.HIDDEN  # 2E: hands are secret; solvers must search, not solve
 
     def __init__(
         self,

@@ -6,21 +6,54 @@ data formats, ``odds.py`` for the exact casting, deny and generation tables.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from psygym.editions.seventh.rules import SeventhRules, load_rules
-from psygym.editions.seventh.spec import Scenario
-from psygym.scenario import validate
+from psygym.core import Information
+from psygym.edition import Edition
 
-EDITION = "7th"
-DEFAULT_SCENARIO = "duel"
-SCENARIO_DIR = Path(__file__).parent / "scenarios"
+SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
+"""Folder of the shipped scenarios."""
 
 
-def rules_from_data(data: dict[str, Any], source: str) -> SeventhRules:
-    """Validate a scenario's data and build its rules."""
+def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
+    """Validate scenario data (as read from TOML) and build the rules.
+
+    Raises:
+        ScenarioError: naming ``source``, the field and what is allowed.
+    """
+    from psygym.editions.seventh.rules import load_rules
+    from psygym.editions.seventh.spec import Scenario
+    from psygym.scenario import validate
+
     return load_rules(validate(Scenario, data, source), source)
 
 
-__all__ = ["EDITION", "DEFAULT_SCENARIO", "SCENARIO_DIR", "SeventhRules", "rules_from_data"]
+EDITION = Edition(
+    id="7th",
+    title="7th edition",
+    env_id="psygym/Seventh-v0",
+    information=Information.PERFECT,
+    scenario_dir=SCENARIO_DIR,
+    default_scenario="duel",
+    rules=rules_from_data,
+    aliases=("seventh", "7"),
+    odds={"tables": "psygym.editions.seventh.odds:tables"},
+    odds_options={
+        "max_dice": "largest number of dice shown",
+        "deny": "chance to negate k successes with m dice",
+        "generation": "power generation odds by mastery level",
+    },
+    summary=(
+        "a shared pool of warp charge dice, 4+ to harness, Perils on two 6s, Deny the "
+        "Witch on 6+ with modifiers; powers generated before the game"
+    ),
+    solvable_scenarios=("single-phase",),
+    default=True,
+)
+"""This edition's declaration (found through the ``psygym.editions`` entry point)."""
+
+DEFAULT_SCENARIO = EDITION.default_scenario
+
+__all__ = ["DEFAULT_SCENARIO", "EDITION", "SCENARIO_DIR", "rules_from_data"]

@@ -25,6 +25,7 @@ from collections.abc import Callable, Hashable
 from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
+
 from psygym.editions.second.rules import (
     DAEMONIC_ATTACK,
     DECISION_RESPONSE,

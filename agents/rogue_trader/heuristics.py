@@ -33,6 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
+
 from psygym.editions.rogue_trader.rules import ABILITY_BASE, RogueTraderRules, works_chance
 from psygym.editions.rogue_trader.state import Phase, State, evolve
 

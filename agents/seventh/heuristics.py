@@ -19,6 +19,7 @@ from fractions import Fraction
 from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
+
 from psygym.dice import mean
 from psygym.editions.seventh.odds import deny_probability
 from psygym.editions.seventh.rules import SeventhRules

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
+
 from psygym.editions.eighth.effects import deny_chance, is_perils, mortal_distribution, two_d6
 from psygym.editions.eighth.rules import EighthRules
 from psygym.editions.eighth.state import Stage, State

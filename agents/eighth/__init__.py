@@ -1,0 +1,36 @@
+"""8th-edition agents: which psyker and power next and when to deny, and the parametric family.
+
+``BOTS`` is this edition's manifest (entry point ``psygym.agents``); :mod:`.heuristics` holds
+the heuristics and :mod:`.parametric` the ``eighth-weights`` family.
+"""
+
+from __future__ import annotations
+
+from psygym_agents.eighth.heuristics import HEURISTICS
+from psygym_agents.eighth.parametric import FAMILY
+
+from psygym.policies import Bots
+
+BOTS = Bots(
+    edition="8th",
+    heuristics=HEURISTICS,
+    descriptions={
+        "smite-first": "attempts Smite before any other power, then the most valuable; denies "
+        "every power it can",
+        "best-power-first": "attempts the power with the highest expected effect first; denies "
+        "every power it can",
+        "cheapest-first": "attempts the power of lowest warp charge first; denies every power "
+        "it can",
+        "deny-always": "casts like best-power-first and denies every power it can",
+        "deny-never": "casts like best-power-first and never denies",
+        "deny-high-roll": "casts like best-power-first and denies only tests totalling 7 or "
+        "more (deny-high-roll:9 sets the bar)",
+        "save-deny-for-best": "casts like best-power-first and keeps its denies for the most "
+        "valuable powers still to come this phase",
+    },
+    reference="smite-first",
+    family=FAMILY,
+)
+"""The 8th edition's agents."""
+
+__all__ = ["BOTS"]

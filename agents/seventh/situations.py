@@ -1,0 +1,295 @@
+"""7th-edition situations for ``psygym advise``: a decision described in a player's terms.
+
+Two ways to name a state:
+
+- **A 7th-edition situation** (:func:`seventh_situation`), built with ``dataclasses.replace``
+  on the scenario's initial state: the caster's and the denier's dice, which powers are still
+  to be cast this phase, wounds left, and the decision asked (which power, how many dice, or
+  whether to deny). The compact text form (:func:`parse_situation`) is
+  ``"dice=7,enemy_dice=4,power=Smite,wc=1"``.
+- **A state file** (:func:`load_state_file`), JSON, any edition::
+
+      {"edition": "8th", "scenario": "single-phase", "actions": [0, 5, 9]}
+      {"edition": "7th", "scenario": "single-phase",
+       "situation": {"dice": 7, "enemy_dice": 4, "power": "Smite"}}
+
+  ``actions`` are replayed from the initial state (decisions and chance outcomes alike, as
+  ``psygym`` replays record them); ``situation`` (7th only) is a mapping of the keys below or
+  the compact text. ``edition`` and ``scenario`` are optional (the command's options decide).
+
+Situation keys (7th edition):
+
+========== ===============================================================================
+dice        dice left in the casting player's pool (default: a warp charge roll of 4 plus the
+            side's living mastery levels, 7E-3.1)
+enemy_dice  dice left to the other player (default: 4 plus its living mastery levels)
+powers      powers still to cast this phase, ``Name[:WC][@Caster]`` separated by commas (in
+            the compact form by ``;``); the others the psykers know count as attempted.
+            ``:WC`` is checked against the power data; ``@Caster`` teaches the power to that
+            psyker if it does not know it
+power       one power (the same as ``powers`` with one entry); then the decision is its dice
+wc          keep only the castable powers of this warp charge (or check ``power``'s)
+caster      the psyker casting ``power`` (default: the first that knows it)
+target      its target unit (default: the first legal one)
+successes   ask the deny decision instead: ``power`` was cast with this many successes
+cast_dice   dice the caster rolled for that cast (default: ``successes``)
+wounds      wounds left, ``Unit:N`` separated by commas (``;`` in the compact form)
+side        the casting player, 0 or 1 (default: the scenario's first player)
+phase       the Psychic phase index, from 0 (default 0)
+decision    ``select``, ``dice`` or ``deny`` (default: deny with ``successes``, dice with one
+            power, else select)
+========== ===============================================================================
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Mapping
+from dataclasses import replace
+from typing import Any
+
+SITUATION_KEYS = (
+    "dice", "enemy_dice", "powers", "power", "wc", "caster", "target", "successes",
+    "cast_dice", "wounds", "side", "phase", "decision",
+)  # fmt: skip
+"""Keys of a 7th-edition situation."""
+
+_INT_KEYS = ("dice", "enemy_dice", "wc", "successes", "cast_dice", "side", "phase")
+
+
+def parse_situation(text: str) -> dict[str, Any]:
+    """Parse ``"dice=7,enemy_dice=4,powers=Smite;Psychic Maelstrom:2,wounds=Librarian:1"``.
+
+    Pairs are separated by commas; lists inside a value by ``;`` (or by commas that are not
+    followed by ``key=``). Integers are converted.
+
+    Raises:
+        ValueError: a part is not ``key=value`` or the key is unknown (lists the known keys).
+    """
+    out: dict[str, Any] = {}
+    parts = re.split(r",(?=\s*[A-Za-z_][\w-]*\s*=)", text.strip())
+    for part in parts:
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep:
+            raise ValueError(f"--situation: {part.strip()!r} is not key=value")
+        if key not in SITUATION_KEYS:
+            raise ValueError(
+                f"--situation: unknown key {key!r}; known keys: {', '.join(SITUATION_KEYS)}"
+            )
+        out[key] = value.strip()
+    return normalize(out)
+
+
+def normalize(options: Mapping[str, Any]) -> dict[str, Any]:
+    """Check keys, turn whole-number strings into ints and drop ``None`` values.
+
+    Raises:
+        ValueError: unknown key or a value that should be a whole number and is not.
+    """
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        key = key.replace("-", "_")
+        if key not in SITUATION_KEYS:
+            raise ValueError(
+                f"situation: unknown key {key!r}; known keys: {', '.join(SITUATION_KEYS)}"
+            )
+        if value is None:
+            continue
+        if key in _INT_KEYS:
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"situation: {key} must be a whole number, got {value!r}"
+                ) from None
+            if value < 0:
+                raise ValueError(f"situation: {key} must be 0 or more, got {value}")
+        out[key] = value
+    return out
+
+
+def _items(value: Any) -> list[str]:
+    if isinstance(value, list | tuple):
+        return [str(v).strip() for v in value if str(v).strip()]
+    return [v.strip() for v in re.split(r"[;,]", str(value)) if v.strip()]
+
+
+def _unit(rules: Any, name: str, what: str) -> int:
+    if name not in rules.names:
+        raise ValueError(
+            f"situation: {what} {name!r} is not a unit of the scenario; units: "
+            f"{', '.join(rules.names)}"
+        )
+    return rules.names.index(name)
+
+
+def seventh_situation(rules: Any, **options: Any) -> Hashable:
+    """A 7th-edition decision state described by the keys of the module docstring.
+
+    Raises:
+        ValueError: a key names an unknown unit or power, a value is out of range, or the
+            described decision has no legal choice.
+    """
+    from psygym.editions.seventh.state import Cast, Stage
+
+    opts = normalize(options)
+    s = rules.initial_state()
+    side = opts.get("side", rules.scenario.game.first_player)
+    if side not in (0, 1):
+        raise ValueError(f"situation: side must be 0 or 1, got {side}")
+    units = list(s.units)
+
+    # Wounds left (a unit at 0 is destroyed and loses its psyker).
+    for item in _items(opts.get("wounds", "")):
+        name, sep, n = item.rpartition(":")
+        if not sep:
+            raise ValueError(f"situation: wounds entry {item!r} is not Unit:N")
+        u = _unit(rules, name.strip(), "wounds unit")
+        try:
+            w = int(n)
+        except ValueError:
+            raise ValueError(f"situation: wounds of {name.strip()} must be a number") from None
+        if not 0 <= w <= rules.max_wounds[u]:
+            raise ValueError(
+                f"situation: wounds of {name.strip()} must be 0..{rules.max_wounds[u]}"
+            )
+        psyker = units[u].psyker and w > 0
+        units[u] = replace(units[u], wounds=w, psyker=psyker)
+
+    def psykers_of(p: int) -> list[int]:
+        return [i for i, u in enumerate(units) if rules.owner[i] == p and u.psyker and u.alive()]
+
+    casters = psykers_of(side)
+    if not casters:
+        raise ValueError(f"situation: {rules.scenario.sides[side].name} has no living psyker")
+
+    # Powers still to cast this phase.
+    wanted = _items(opts["powers"]) if "powers" in opts else []
+    if "power" in opts:
+        wanted.append(str(opts["power"]))
+    chosen: list[tuple[int, int]] = []  # (caster, power)
+    for item in wanted:
+        who = None
+        if "@" in item:
+            item, who = (x.strip() for x in item.split("@", 1))
+        elif len(wanted) == 1 and "caster" in opts:
+            who = str(opts["caster"])
+        name, sep, wc = item.partition(":")
+        name = name.strip()
+        if name not in rules.power_index:
+            raise ValueError(
+                f"situation: unknown power {name!r}; powers of this scenario: "
+                f"{', '.join(p.name for p in rules.powers)}"
+            )
+        p = rules.power_index[name]
+        if sep and int(wc) != rules.powers[p].warp_charge:
+            raise ValueError(
+                f"situation: {name} has warp charge {rules.powers[p].warp_charge} "
+                f"in the power data, not {wc}"
+            )
+        if who is not None:
+            c = _unit(rules, who, "caster")
+            if c not in casters:
+                raise ValueError(f"situation: {who} is not a living psyker of the casting side")
+            if p not in units[c].powers:
+                units[c] = replace(units[c], powers=tuple(sorted({*units[c].powers, p})))
+        else:
+            knowing = [c for c in casters if p in units[c].powers]
+            if not knowing:
+                if len(casters) != 1:
+                    raise ValueError(
+                        f"situation: no psyker of the casting side knows {name}; "
+                        f"say which with {name}@Caster"
+                    )
+                knowing = casters
+                units[casters[0]] = replace(
+                    units[casters[0]], powers=tuple(sorted({*units[casters[0]].powers, p}))
+                )
+            c = knowing[0]
+        chosen.append((c, p))
+    wc_filter = opts.get("wc")
+    if wc_filter is not None:
+        if chosen:
+            bad = [
+                rules.powers[p].name for _, p in chosen if rules.powers[p].warp_charge != wc_filter
+            ]
+            if bad:
+                raise ValueError(f"situation: {', '.join(bad)} do not have warp charge {wc_filter}")
+        else:
+            chosen = [
+                (c, p)
+                for c in casters
+                for p in units[c].powers
+                if rules.powers[p].warp_charge == wc_filter
+            ]
+            if not chosen:
+                raise ValueError(
+                    f"situation: no power of warp charge {wc_filter} is known by the casting side"
+                )
+    attempted = frozenset()
+    if chosen:
+        keep = set(chosen)
+        attempted = frozenset(
+            (c, p) for c in casters for p in units[c].powers if (c, p) not in keep
+        )
+
+    def pool_default(p: int) -> int:
+        bonus = rules.scenario.sides[p].pool_bonus if p == side else 0
+        return 4 + sum(rules.mastery[i] for i in psykers_of(p)) + bonus
+
+    dice = opts.get("dice", pool_default(side))
+    enemy = opts.get("enemy_dice", pool_default(1 - side))
+    if dice < 1 or dice > rules.max_dice or enemy > rules.max_dice:
+        raise ValueError(
+            f"situation: dice must be 1..{rules.max_dice} and enemy_dice 0..{rules.max_dice}"
+        )
+    pools = (dice, enemy) if side == 0 else (enemy, dice)
+    phase = opts.get("phase", 0)
+    if phase >= rules.total_phases:
+        raise ValueError(f"situation: phase must be below {rules.total_phases}")
+    s = replace(
+        s, stage=Stage.SELECT, units=tuple(units), phase=phase, active=side, pools=pools,
+        attempted=attempted, effects=frozenset(), cast=None, targets=(), gen_unit=-1,
+        gen_pick=0, gen_disc=-1, gen_power=-1, perils_roll=0, score=0.0,
+    )  # fmt: skip
+
+    decision = opts.get("decision")
+    if decision is None:
+        decision = "deny" if "successes" in opts else "dice" if len(chosen) == 1 else "select"
+    if decision not in ("select", "dice", "deny"):
+        raise ValueError(f"situation: decision must be select, dice or deny, not {decision!r}")
+    if decision == "select":
+        if len(rules.legal_actions(s)) < 2:
+            raise ValueError("situation: no power can be cast in this situation")
+        return s
+    if len(chosen) != 1:
+        raise ValueError(f"situation: decision {decision} needs exactly one power (power=...)")
+    c, p = chosen[0]
+    targets = [t for t in rules.candidates[(c, p)] if units[t].alive()]
+    if "target" in opts:
+        t = _unit(rules, str(opts["target"]), "target")
+        if t not in targets:
+            raise ValueError(
+                f"situation: {opts['target']} is not a legal target of "
+                f"{rules.powers[p].name}; legal: "
+                f"{', '.join(rules.names[x] for x in targets) or 'none'}"
+            )
+    elif targets:
+        t = targets[0]
+    else:
+        raise ValueError(f"situation: {rules.powers[p].name} has no living target in range")
+    if decision == "dice":
+        return replace(s, stage=Stage.DICE, cast=Cast(c, p, t))
+    k = opts.get("successes")
+    if k is None or k < 1:
+        raise ValueError("situation: the deny decision needs successes=N (N >= 1)")
+    if enemy < 1:
+        raise ValueError("situation: the deny decision needs enemy_dice >= 1")
+    cast = Cast(c, p, t, dice=opts.get("cast_dice", k), successes=k)
+    return replace(s, stage=Stage.DENY, cast=cast, attempted=attempted | {(c, p)})
+
+
+__all__ = ["SITUATION_KEYS", "normalize", "parse_situation", "seventh_situation"]
