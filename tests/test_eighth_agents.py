@@ -141,7 +141,7 @@ def test_hopeless_attempts_are_not_made():
     s = rules.apply(rules.initial_state(), 0)
     s = rules.apply(s, rules.cast_action("Smite", 4))
     p = rules.power_index["Smite"]
-    from psygym.editions.eighth.state import evolve
+    from psygym.kernel import evolve
 
     s = evolve(rules.apply(s, 3), attempts=(8,))
     assert rules.warp_charge(s, p) == 13

@@ -18,8 +18,10 @@ from psygym.editions.eighth.effects import (
     pass_chance,
     two_d6,
 )
-from psygym.editions.eighth.rules import Cast, Deny, EighthRules
-from psygym.editions.eighth.state import Stage, State, evolve
+from psygym.editions.eighth.rules import EighthRules
+from psygym.editions.eighth.state import Stage, State
+from psygym.editions.eighth.views import Cast, Deny
+from psygym.kernel import evolve
 
 # ---------------------------------------------------------------- helpers
 

@@ -21,7 +21,7 @@ SHIPPED = ["duel", "single-phase", "smite-spam"]
 
 
 def test_shipped_scenarios_and_defaults():
-    assert EDITION == "8th" and DEFAULT_SCENARIO == "duel"
+    assert EDITION.id == "8th" and DEFAULT_SCENARIO == EDITION.default_scenario == "duel"
     assert scenario_names("8th") == sorted(SHIPPED)
     duel = load("8th", "default")
     assert duel.scenario.name == "duel" and duel.game.battle_rounds == 5

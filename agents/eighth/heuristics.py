@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
 
@@ -38,7 +37,7 @@ def attempt_value(rules: EighthRules, s: State, caster: int, action: int) -> flo
     is assumed whenever an enemy PSYKER in range has a deny left, minus the expected value of the
     wounds Perils costs the caster (blasts ignored).
     """
-    p, t = rules.decode_cast(action)
+    p, t = rules.actions.decode_cast(action)
     return _attempt_value(
         rules,
         caster,
@@ -54,7 +53,7 @@ def attempt_value(rules: EighthRules, s: State, caster: int, action: int) -> flo
 
 def stake(rules: EighthRules, s: State, caster: int, action: int) -> float:
     """Expected score of a cast action's effect if its test passes (what a deny would save)."""
-    p, t = rules.decode_cast(action)
+    p, t = rules.actions.decode_cast(action)
     return _attempt_value(
         rules, caster, p, t, rules.warp_charge(s, p), False, s.wounds[t], s.wounds[caster], True
     )
@@ -96,25 +95,20 @@ def by_value(rules: EighthRules, s: State, caster: int, action: int) -> tuple[fl
 
 def smite_first(rules: EighthRules, s: State, caster: int, action: int) -> tuple[float, ...]:
     """Smite before anything else, then by expected value (``smite-first``)."""
-    p, _ = rules.decode_cast(action)
+    p = rules.actions.decode_cast(action).power
     is_smite = rules.powers[p].name == "Smite"
     return (0.0 if is_smite else 1.0, -attempt_value(rules, s, caster, action), action)
 
 
 def cheapest(rules: EighthRules, s: State, caster: int, action: int) -> tuple[float, ...]:
     """Lowest warp charge first, then by expected value (``cheapest-first``)."""
-    p, _ = rules.decode_cast(action)
+    p = rules.actions.decode_cast(action).power
     return (rules.warp_charge(s, p), -attempt_value(rules, s, caster, action), action)
-
-
-def _unit_options(rules: EighthRules, s: State, unit: int) -> list[int]:
-    unit_powers = s.unit_powers if s.caster == unit else 0
-    return rules._cast_options(s, unit, unit_powers)  # noqa: SLF001 - the rules' own legality
 
 
 def _best(rules: EighthRules, s: State, unit: int, key: CastKey) -> tuple[tuple[float, ...], int]:
     """Best-ranked worthwhile cast of ``unit`` as (key, action), or ((inf,), -1) if none."""
-    options = [a for a in _unit_options(rules, s, unit) if attempt_value(rules, s, unit, a) > 0]
+    options = [a for a in rules.cast_options(s, unit) if attempt_value(rules, s, unit, a) > 0]
     if not options:
         return ((float("inf"),), -1)
     best = min(options, key=lambda a: key(rules, s, unit, a))
@@ -166,7 +160,7 @@ def save_deny_for_best(rules: EighthRules, s: State) -> bool:
             continue
         else:
             count = rules.units[unit].manifest
-        options = _unit_options(rules, s, unit)
+        options = rules.cast_options(s, unit)
         if count and options:
             future.extend([max(stake(rules, s, unit, a) for a in options)] * count)
     if k > len(future):
@@ -189,14 +183,15 @@ class EighthHeuristic(DeterministicPolicy):
         self.cast_key = cast_key
         self.deny_rule = deny_rule
 
-    def choose(self, rules: Any, state: State, player: int) -> int:
+    def choose(self, rules: EighthRules, state: State, player: int) -> int:
         """The action this rule of thumb takes."""
         s = state
+        layout = rules.actions
         if s.stage == Stage.SELECT:
             best_key: tuple[float, ...] = (float("inf"),)
-            choice = rules.END_PHASE
+            choice = layout.END_PHASE
             for a in rules.legal_actions(s):
-                if a == rules.END_PHASE:
+                if a == layout.END_PHASE:
                     continue
                 key, action = _best(rules, s, a, self.cast_key)
                 if action >= 0 and key < best_key:
@@ -204,13 +199,13 @@ class EighthHeuristic(DeterministicPolicy):
             return choice
         if s.stage == Stage.POWER:
             _, action = _best(rules, s, s.caster, self.cast_key)
-            return rules.STOP if action < 0 else action
+            return layout.STOP if action < 0 else action
         if s.stage == Stage.DENY:
             deniers = rules.deniers(s)
             if not deniers or not self.deny_rule(rules, s):
-                return rules.NO_DENY
+                return layout.NO_DENY
             d = max(deniers, key=lambda u: (s.deny_left[u], -u))
-            return rules.DENY + d
+            return layout.deny(d)
         raise ValueError(f"{self.name} has no decision at stage {s.stage.name}")
 
 

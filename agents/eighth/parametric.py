@@ -11,7 +11,11 @@ import math
 from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
+from psygym_agents.eighth.heuristics import attempt_value
 from psygym_agents.parametric import Family
+
+from psygym.editions.eighth.rules import EighthRules
+from psygym.editions.eighth.state import Stage, State
 
 
 class EighthParametric(DeterministicPolicy):
@@ -23,29 +27,26 @@ class EighthParametric(DeterministicPolicy):
         self.deny_total = float(params.get("deny_total", 2))
         self.name = name
 
-    def _weight(self, rules: Any, action: int) -> float:
-        p, _ = rules.decode_cast(action)
+    def _weight(self, rules: EighthRules, action: int) -> float:
+        p = rules.actions.decode_cast(action).power
         return float(self.params.get(f"w:{rules.powers[p].name}", 1.0))
 
-    def _best(self, rules: Any, s: Any, unit: int) -> tuple[float, int]:
-        from psygym_agents.eighth.heuristics import _unit_options, attempt_value
-
+    def _best(self, rules: EighthRules, s: State, unit: int) -> tuple[float, int]:
         best = (-math.inf, -1)
-        for a in _unit_options(rules, s, unit):
+        for a in rules.cast_options(s, unit):
             v = self._weight(rules, a) * attempt_value(rules, s, unit, a)
             if v > best[0]:
                 best = (v, a)
         return best
 
-    def choose(self, rules: Any, state: Any, player: int) -> int:
+    def choose(self, rules: EighthRules, state: State, player: int) -> int:
         """The family's action in ``state``."""
-        from psygym.editions.eighth.state import Stage
-
         s = state
+        layout = rules.actions
         if s.stage == Stage.SELECT:
-            choice, value = rules.END_PHASE, self.cast_min
+            choice, value = layout.END_PHASE, self.cast_min
             for unit in rules.legal_actions(s):
-                if unit == rules.END_PHASE:
+                if unit == layout.END_PHASE:
                     continue
                 v, _ = self._best(rules, s, unit)
                 if v > value:
@@ -53,27 +54,27 @@ class EighthParametric(DeterministicPolicy):
             return choice
         if s.stage == Stage.POWER:
             v, a = self._best(rules, s, s.caster)
-            return a if a >= 0 and v > self.cast_min else rules.STOP
+            return a if a >= 0 and v > self.cast_min else layout.STOP
         if s.stage == Stage.DENY:
             deniers = rules.deniers(s)
             if not deniers or s.total < self.deny_total:
-                return rules.NO_DENY
-            return rules.DENY + max(deniers, key=lambda u: (s.deny_left[u], -u))
+                return layout.NO_DENY
+            return layout.deny(max(deniers, key=lambda u: (s.deny_left[u], -u)))
         raise ValueError(f"{self.name} has no decision at stage {s.stage.name}")
 
 
-def _eighth_power_names(rules: Any) -> list[str]:
+def _eighth_power_names(rules: EighthRules) -> list[str]:
     return [p.name for p in rules.powers]
 
 
-def _eighth_sample(trial: Any, rules: Any) -> dict[str, Any]:
+def _eighth_sample(trial: Any, rules: EighthRules) -> dict[str, Any]:
     params = {f"w:{n}": trial.suggest_float(f"w:{n}", 0.0, 2.0) for n in _eighth_power_names(rules)}
     params["cast_min"] = trial.suggest_float("cast_min", -0.5, 1.0)
     params["deny_total"] = trial.suggest_int("deny_total", 2, 12)
     return params
 
 
-def _eighth_defaults(rules: Any) -> dict[str, Any]:
+def _eighth_defaults(rules: EighthRules) -> dict[str, Any]:
     params: dict[str, Any] = {f"w:{n}": 1.0 for n in _eighth_power_names(rules)}
     params.update(cast_min=0.0, deny_total=2)  # like best-power-first + deny-always
     return params

@@ -13,17 +13,12 @@ Battle rounds: the first player's phase then the second's (8E-8.1).
 
 ## Action indices (``Discrete(num_actions)``, N units, P powers of the scenario)
 
-* ``i`` in ``[0, N)``: select unit ``i`` (SELECT).
-* ``N``: end the phase (SELECT).
-* ``N + 1 + p * N + t``: attempt power ``p`` on target unit ``t`` (POWER); for ``self``/``none``
-  targets ``t`` is the caster.
-* ``N + 1 + P * N``: stop manifesting with the selected unit (POWER).
-* ``N + 2 + P * N + d``: deny with unit ``d`` (DENY).
-* ``2 * N + 2 + P * N``: do not deny (DENY).
-
-Units are numbered in scenario order (side 0's units, then side 1's); powers are the powers some
-unit of the scenario knows, in data-file order. Chance outcomes: the test total (2..12), the
-number of wounds lost (PERILS, BLAST, EFFECT), or 1 = denied / 0 = not denied (DENY_ROLL).
+The layout is :mod:`.actions` (``rules.actions``, an :class:`~.actions.ActionLayout`): select a
+unit ``[0, N)``, end the phase ``N``, cast ``N + 1 + p * N + t``, stop ``N + 1 + P * N``, deny
+with unit ``d`` ``N + 2 + P * N + d``, do not deny ``2 * N + 2 + P * N``. Units are numbered in
+scenario order (side 0's units, then side 1's); powers are the powers some unit of the scenario
+knows, in data-file order. Chance outcomes: the test total (2..12), the number of wounds lost
+(PERILS, BLAST, EFFECT), or 1 = denied / 0 = not denied (DENY_ROLL).
 
 ## Defaults where the spec or the book is silent
 
@@ -70,7 +65,8 @@ from typing import Any
 
 import numpy as np
 
-from psygym.core import CHANCE, TERMINAL, ActionView, Event, RulesBase
+from psygym.core import CHANCE, TERMINAL, ActionView, Event, EventKind, GameInfo, RulesBase
+from psygym.editions.eighth.actions import ActionLayout
 from psygym.editions.eighth.effects import (
     attack_distribution,
     deny_chance,
@@ -80,15 +76,26 @@ from psygym.editions.eighth.effects import (
     two_d6,
 )
 from psygym.editions.eighth.spec import Effect, PowerFile, Scenario, TargetKind, Unit
-from psygym.editions.eighth.state import Stage, State, evolve
+from psygym.editions.eighth.state import Stage, State
+from psygym.editions.eighth.views import EighthView, observation_size, plural
+from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
 
-_DECISION_KINDS = 5  # select, power, deny, chance, over
-_GLOBALS = 8
-_UNIT_FEATURES = 10
-_POWER_FEATURES = 4
 _CACHE_LIMIT = 200_000
-_KIND = {Stage.SELECT: 0, Stage.POWER: 1, Stage.DENY: 2, Stage.OVER: 4}
+_PHASE_START: dict[str, Any] = {
+    "stage": Stage.SELECT,
+    "selected": 0,
+    "caster": -1,
+    "manifests_left": 0,
+    "unit_powers": 0,
+    "power": -1,
+    "target": -1,
+    "warp_charge": 0,
+    "total": 0,
+    "denier": -1,
+    "blast": (),
+}
+"""Per-phase fields of a state at the start of a Psychic phase (the ``State`` defaults)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,65 +114,9 @@ class PowerDef:
     chosen_target: bool  # the caster chooses among targets (a damaging ``enemy`` power)
 
 
-# ---------------------------------------------------------------- typed views of actions
-
-
-@dataclass(frozen=True)
-class SelectUnit(ActionView):
-    """Select a PSYKER unit to manifest powers (8E-2.1)."""
-
-    unit: str = ""
-
-
-@dataclass(frozen=True)
-class EndPhase(ActionView):
-    """End the Psychic phase (8E-2.1)."""
-
-    side: str = ""
-
-
-@dataclass(frozen=True)
-class Cast(ActionView):
-    """Attempt a power (8E-3, 8E-4)."""
-
-    caster: str = ""
-    power: str = ""
-    warp_charge: int = 0
-    target: str | None = None
-
-
-@dataclass(frozen=True)
-class StopUnit(ActionView):
-    """Stop manifesting powers with the selected unit (8E-2.2)."""
-
-    unit: str = ""
-
-
-@dataclass(frozen=True)
-class Deny(ActionView):
-    """Attempt to deny the pending power with ``denier`` (``None``: do not deny) (8E-5)."""
-
-    denier: str | None = None
-    power: str = ""
-    test_total: int = 0
-    chance: float = 0.0
-
-
-@dataclass(frozen=True)
-class Outcome(ActionView):
-    """A chance outcome: ``kind`` is test, perils, blast, deny or effect; ``value`` its number."""
-
-    kind: str = ""
-    value: int = 0
-    unit: str | None = None
-
-
 def _data(**kw: Any) -> tuple[tuple[str, Any], ...]:
-    return tuple(sorted(kw.items()))
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    """Event data as given: call sites name the keys in sorted order (``Event.data`` is sorted)."""
+    return tuple(kw.items())
 
 
 class EighthRules(RulesBase):
@@ -176,6 +127,9 @@ class EighthRules(RulesBase):
         units: every unit's spec, in index order; ``side_of[i]`` its player.
         powers: the scenario's powers (``PowerDef``), in action-index order.
         known: power indices each unit knows (empty for non-psykers).
+        actions: the action layout (:class:`~.actions.ActionLayout`); ``END_PHASE``, ``CAST``,
+            ``STOP``, ``DENY`` and ``NO_DENY`` are its bases, repeated here.
+        view: observations, action views and rendering (:class:`~.views.EighthView`).
     """
 
     edition = "8th"
@@ -243,16 +197,15 @@ class EighthRules(RulesBase):
             for c in range(n)
         )
 
-        # Action layout (module docstring).
-        self.END_PHASE = n
-        self.CAST = n + 1
-        self.STOP = n + 1 + n_powers * n
-        self.DENY = self.STOP + 1
-        self.NO_DENY = self.DENY + n
-        self.num_actions = self.NO_DENY + 1
-        self.observation_size = (
-            _DECISION_KINDS + _GLOBALS + _UNIT_FEATURES * n + _POWER_FEATURES * n_powers
-        )
+        # Action layout (actions.py).
+        self.actions = layout = ActionLayout(n, n_powers)
+        self.END_PHASE = layout.END_PHASE
+        self.CAST = layout.CAST
+        self.STOP = layout.STOP
+        self.DENY = layout.DENY
+        self.NO_DENY = layout.NO_DENY
+        self.num_actions = layout.num_actions
+        self.observation_size = observation_size(n, n_powers)
 
         # Bound of every observation entry: wounds, deny counts, attempts and the score.
         values = [p.value for p in self.powers if p.value is not None]
@@ -260,14 +213,71 @@ class EighthRules(RulesBase):
         score_bound = sum(m * u.value_per_wound for m, u in zip(self.max_wounds, self.units))
         score_bound += game.battle_rounds * casts * max(values, default=0.0)
         self.observation_bound = float(max(1000.0, max(self.max_wounds), score_bound + 1))
+        self._game_info = self._static_game_info(values)
 
         self._full_deny = tuple(u.deny if u.psyker else 0 for u in self.units)
         self._no_attempts = (0,) * n_powers
-        self._chance_cache: dict[tuple[Any, ...], tuple[list[tuple[int, float]], np.ndarray]] = {}
+        self._chance_cache = ChanceCache(_CACHE_LIMIT)
         self._test_outcomes = tuple(two_d6())
         self._mean_cache: dict[tuple[int, ...], float] = {}
         self._options_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
-        self._prepare_observations()
+        self._legal_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self._both_sides_alive: dict[tuple[int, ...], bool] = {}
+        # Who moves at each stage, by active player (8E-2.1, 8E-5.1).
+        self._mover = tuple(
+            (
+                (0, 1)
+                if st <= Stage.POWER
+                else (1, 0)
+                if st == Stage.DENY
+                else (TERMINAL, TERMINAL)
+                if st == Stage.OVER
+                else (CHANCE, CHANCE)
+            )
+            for st in Stage
+        )
+        self.view = EighthView(self)
+
+    def _static_game_info(self, values: list[float]) -> GameInfo:
+        """Bounds of :meth:`game_info`, from the scenario alone (cheap upper bounds)."""
+        game = self.game
+        # A chance node lists 2D6 totals (11), a deny roll (2) or wounds lost, 0..the pool.
+        max_chance = max(11, max(self.max_wounds) + 1)
+        # Per Psychic phase of a side: each PSYKER once selected, up to ``manifest`` casts and a
+        # stop, and one deny decision per cast; then ending the phase (8E-2, 8E-5.1).
+        per_phase = [
+            1 + sum(2 + 2 * self.units[i].manifest for i in self.side_psykers[side])
+            for side in (0, 1)
+        ]
+        phases = 2 * game.battle_rounds
+        if game.phase_limit is not None:
+            phases = min(phases, game.phase_limit)
+        first = game.first_player
+        order = [first if k % 2 == 0 else 1 - first for k in range(phases)]
+        length = sum(per_phase[side] for side in order)
+        # Scores (8E-8.2): every wound of every unit, plus every value effect of every cast.
+        casts = game.battle_rounds * sum(
+            self.units[i].manifest for side in (0, 1) for i in self.side_psykers[side]
+        )
+        bound = sum(m * abs(u.value_per_wound) for m, u in zip(self.max_wounds, self.units))
+        bound += casts * max((abs(v) for v in values), default=0.0)
+        return GameInfo(
+            num_players=self.num_players,
+            num_actions=self.num_actions,
+            observation_size=self.observation_size,
+            information=self.information,
+            max_chance_outcomes=max_chance,
+            max_game_length=length,
+            min_utility=-bound,
+            max_utility=bound,
+        )
+
+    def game_info(self) -> GameInfo:
+        """Static facts of this scenario's game, with cheap upper bounds.
+
+        The bounds: chance outcomes per node, decisions per game and the score (8E-8.2).
+        """
+        return self._game_info
 
     def _candidates(self, c: int, p: PowerDef) -> tuple[int, ...]:
         """Units power ``p`` may target from caster ``c`` when alive, in preference order."""
@@ -304,14 +314,7 @@ class EighthRules(RulesBase):
 
     def current_player(self, state: State) -> int:
         """The active player at SELECT/POWER, the opponent at DENY, else CHANCE or TERMINAL."""
-        stage = state.stage
-        if stage <= Stage.POWER:
-            return state.active
-        if stage == Stage.DENY:
-            return 1 - state.active
-        if stage == Stage.OVER:
-            return TERMINAL
-        return CHANCE
+        return self._mover[state.stage][state.active]
 
     def is_response(self, state: State) -> bool:
         """True at the opponent's deny decision (8E-5.1)."""
@@ -319,6 +322,33 @@ class EighthRules(RulesBase):
 
     def legal_actions(self, state: State) -> list[int]:
         """Sorted legal actions (empty at chance and terminal nodes)."""
+        return list(self._legal(state))
+
+    def _legal(self, state: State) -> tuple[int, ...]:
+        stage = state.stage
+        # Memoised by the fields legality reads (8E-2.1, 8E-3, 8E-5.1).
+        if stage == Stage.SELECT:
+            key: tuple[Any, ...] = (
+                stage,
+                state.active,
+                state.selected,
+                state.attempts,
+                state.wounds,
+            )
+        elif stage == Stage.POWER:
+            key = (stage, state.caster, state.unit_powers, state.attempts, state.wounds)
+        elif stage == Stage.DENY:
+            key = (stage, state.caster, state.total, state.wounds, state.deny_left)
+        else:
+            return ()
+        cached = self._legal_cache.get(key)
+        if cached is None:
+            if len(self._legal_cache) >= _CACHE_LIMIT:
+                self._legal_cache.clear()
+            cached = self._legal_cache[key] = tuple(self._find_legal(state))
+        return cached
+
+    def _find_legal(self, state: State) -> list[int]:
         stage = state.stage
         if stage == Stage.SELECT:
             out = [i for i in self.side_psykers[state.active] if self._selectable(state, i)]
@@ -328,23 +358,19 @@ class EighthRules(RulesBase):
             out = self._cast_options(state, state.caster, state.unit_powers)
             out.append(self.STOP)
             return out
-        if stage == Stage.DENY:
-            out = [self.DENY + d for d in self.deniers(state)]
-            out.append(self.NO_DENY)
-            return out
-        return []
+        out = [self.actions.deny(d) for d in self.deniers(state)]
+        out.append(self.NO_DENY)
+        return out
 
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """Exact aggregated outcomes of the pending roll (see the module docstring)."""
         if self.current_player(state) != CHANCE:
             return []
-        return list(self._chance(state)[0])
+        return list(self._chance(state).outcomes)
 
     def sample_chance(self, state: State, rng: np.random.Generator) -> int:
-        """Draw a chance outcome from the same cached exact outcome list (fast path)."""
-        outcomes, cumulative = self._chance(state)
-        idx = int(np.searchsorted(cumulative, rng.random(), side="right"))
-        return outcomes[min(idx, len(outcomes) - 1)][0]
+        """Draw a chance outcome from the same cached table ``chance_outcomes`` lists (one draw)."""
+        return self._chance(state).sample(rng)
 
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (8E-8.2)."""
@@ -358,6 +384,15 @@ class EighthRules(RulesBase):
         cached = self._options_cache.get((i, 0, s.attempts, s.wounds))
         return bool(cached) if cached is not None else bool(self._cast_options(s, i, 0))
 
+    def cast_options(self, state: State, unit: int) -> list[int]:
+        """Sorted cast actions ``unit`` may attempt now (8E-3), whether or not it is selected.
+
+        For the selected unit this is what it may still attempt (its own earlier powers this
+        phase locked out, 8E-3.3); for another unit, what it could attempt once selected.
+        """
+        unit_powers = state.unit_powers if state.caster == unit else 0
+        return self._cast_options(state, unit, unit_powers)
+
     def _cast_options(self, s: State, c: int, unit_powers: int) -> list[int]:
         """Cast actions of unit ``c`` (8E-3): known, not locked out, with a living target."""
         key = (c, unit_powers, s.attempts, s.wounds)
@@ -370,7 +405,7 @@ class EighthRules(RulesBase):
 
     def _find_cast_options(self, s: State, c: int, unit_powers: int) -> list[int]:
         out: list[int] = []
-        n, wounds = self.n_units, s.wounds
+        wounds = s.wounds
         for p in self.known[c]:
             power = self.powers[p]
             if power.repeatable:
@@ -378,13 +413,13 @@ class EighthRules(RulesBase):
                     continue
             elif s.attempts[p]:  # once per round for the whole army (8E-3.2)
                 continue
-            base = self.CAST + p * n
+            cast = self.actions.cast
             if power.chosen_target:
-                out.extend(base + t for t in self.targets[c][p] if wounds[t] > 0)
+                out.extend(cast(p, t) for t in self.targets[c][p] if wounds[t] > 0)
             else:
                 for t in self.targets[c][p]:
                     if wounds[t] > 0:
-                        out.append(base + t)
+                        out.append(cast(p, t))
                         break
         out.sort()
         return out
@@ -400,13 +435,14 @@ class EighthRules(RulesBase):
         ]
 
     def decode_cast(self, action: int) -> tuple[int, int]:
-        """``(power index, target unit)`` of a cast action."""
-        return divmod(action - self.CAST, self.n_units)
+        """``(power index, target unit)`` of a cast action (typed: ``actions.decode_cast``)."""
+        cast = self.actions.decode_cast(action)
+        return cast.power, cast.target
 
     def cast_action(self, power: int | str, target: int) -> int:
         """The action that attempts ``power`` (index or name) on unit ``target``."""
         p = self.power_index[power] if isinstance(power, str) else power
-        return self.CAST + p * self.n_units + target
+        return self.actions.cast(p, target)
 
     def warp_charge(self, state: State, power: int) -> int:
         """Warp charge of ``power`` for the active army now (8E-4.2: Smite's escalation)."""
@@ -478,7 +514,8 @@ class EighthRules(RulesBase):
             self._mean_cache[key] = value
         return value
 
-    def _chance(self, s: State) -> tuple[list[tuple[int, float]], np.ndarray]:
+    def _chance(self, s: State) -> ChanceTable:
+        """The chance table of ``s``, memoised by the fields its distribution depends on."""
         stage = s.stage
         if stage == Stage.TEST:
             key: tuple[Any, ...] = ("test",)
@@ -492,24 +529,18 @@ class EighthRules(RulesBase):
             eff = self.powers[s.power].effect
             boosted = eff.boosted_at is not None and s.total >= eff.boosted_at
             key = ("effect", s.power, s.caster, s.target, s.wounds[s.target], boosted)
-        cached = self._chance_cache.get(key)
-        if cached is None:
-            if key[0] == "test":
-                exact: Any = self._test_outcomes
-            elif key[0] == "mw":
-                exact = mortal_distribution(key[1], key[2])
-            elif key[0] == "deny":
-                q = deny_chance(s.total)
-                exact = [(o, p) for o, p in ((0, 1 - q), (1, q)) if p]
-            else:
-                exact = self.effect_distribution(
-                    s.power, s.caster, s.target, s.total, s.wounds[s.target]
-                )
-            outcomes = [(int(o), float(p)) for o, p in exact]
-            cumulative = np.cumsum([p for _, p in outcomes])
-            cumulative[-1] = 1.0
-            cached = self._chance_cache[key] = (outcomes, cumulative)
-        return cached
+        return self._chance_cache.get(key, lambda: self._exact_chance(s, key))
+
+    def _exact_chance(self, s: State, key: tuple[Any, ...]) -> Any:
+        """Exact ``(outcome, Fraction)`` pairs of the chance node ``s`` (``key``: its kind)."""
+        if key[0] == "test":  # 8E-4.1
+            return self._test_outcomes
+        if key[0] == "mw":  # 8E-6.1, 8E-6.2
+            return mortal_distribution(key[1], key[2])
+        if key[0] == "deny":  # 8E-5.2
+            q = deny_chance(s.total)
+            return [(o, p) for o, p in ((0, 1 - q), (1, q)) if p]
+        return self.effect_distribution(s.power, s.caster, s.target, s.total, s.wounds[s.target])
 
     # ------------------------------------------------------------------ transitions
 
@@ -531,7 +562,7 @@ class EighthRules(RulesBase):
             return self._advance(self._next_phase(s, events), events)
         events.append(
             Event(
-                "select",
+                EventKind.SELECT,
                 f"{self.names[a]} is selected to manifest powers.",
                 s.active,
                 _data(unit=self.names[a]),
@@ -559,14 +590,14 @@ class EighthRules(RulesBase):
         target = "" if power.target in ("self", "none") else f" at {self.names[t]}"
         events.append(
             Event(
-                "attempt",
+                EventKind.ATTEMPT,
                 f"{self.names[s.caster]} attempts {power.name} (WC {wc}){target}.",
                 s.active,
                 _data(
-                    power=power.name,
-                    warp_charge=wc,
                     caster=self.names[s.caster],
+                    power=power.name,
                     target=self.names[t],
+                    warp_charge=wc,
                 ),
             )
         )
@@ -585,15 +616,15 @@ class EighthRules(RulesBase):
     def _deny(self, s: State, a: int, events: list[Event]) -> State:
         if a == self.NO_DENY:
             return self._to_effect(s, events)
-        d = a - self.DENY
+        d = self.actions.decode(a).unit  # type: ignore[union-attr]
         deny_left = list(s.deny_left)
         deny_left[d] -= 1
         events.append(
             Event(
-                "deny_attempt",
+                EventKind.DENY_ATTEMPT,
                 f"{self.names[d]} attempts to deny {self.powers[s.power].name} (test {s.total}).",
                 1 - s.active,
-                _data(unit=self.names[d], power=self.powers[s.power].name),
+                _data(power=self.powers[s.power].name, unit=self.names[d]),
             )
         )
         return evolve(s, stage=Stage.DENY_ROLL, denier=d, deny_left=tuple(deny_left))
@@ -607,7 +638,7 @@ class EighthRules(RulesBase):
             passed = s.passed
             events.append(
                 Event(
-                    "passed" if passed else "failed",
+                    EventKind.PASSED if passed else EventKind.FAILED,
                     f"{caster} rolls {a} for {power.name} (WC {s.warp_charge}): "
                     f"{'passed' if passed else 'failed'}.",
                     s.active,
@@ -617,7 +648,7 @@ class EighthRules(RulesBase):
             if is_perils(a):
                 events.append(
                     Event(
-                        "perils",
+                        EventKind.PERILS,
                         f"{caster} suffers Perils of the Warp (double {1 if a == 2 else 6}).",
                         s.active,
                         _data(unit=caster),
@@ -632,7 +663,7 @@ class EighthRules(RulesBase):
             if s.wounds[s.caster] == 0:  # 8E-6.2: the power fails, then the blast
                 events.append(
                     Event(
-                        "failed",
+                        EventKind.FAILED,
                         f"{power.name} fails: {caster} is destroyed by Perils of the Warp.",
                         s.active,
                         _data(power=power.name),
@@ -655,19 +686,19 @@ class EighthRules(RulesBase):
             if a:
                 events.append(
                     Event(
-                        "denied",
+                        EventKind.DENIED,
                         f"{self.names[s.denier]} denies {power.name}.",
                         1 - s.active,
-                        _data(unit=self.names[s.denier], power=power.name),
+                        _data(power=power.name, unit=self.names[s.denier]),
                     )
                 )
                 return self._after_attempt(s, events)
             events.append(
                 Event(
-                    "deny_failed",
+                    EventKind.DENY_FAILED,
                     f"{self.names[s.denier]} fails to deny {power.name}.",
                     1 - s.active,
-                    _data(unit=self.names[s.denier], power=power.name),
+                    _data(power=power.name, unit=self.names[s.denier]),
                 )
             )
             return self._to_effect(s, events)
@@ -675,8 +706,8 @@ class EighthRules(RulesBase):
         value = a * self.units[s.target].value_per_wound
         events.append(
             Event(
-                "manifest",
-                f"{power.name} is manifested: {self.names[s.target]} loses {_plural(a, 'wound')}.",
+                EventKind.MANIFEST,
+                f"{power.name} is manifested: {self.names[s.target]} loses {plural(a, 'wound')}.",
                 s.active,
                 _data(power=power.name, value=value, wounds=a),
             )
@@ -695,7 +726,7 @@ class EighthRules(RulesBase):
             sign = 1.0 if s.active == 0 else -1.0
             events.append(
                 Event(
-                    "manifest",
+                    EventKind.MANIFEST,
                     f"{power.name} is manifested (worth {power.value:g}).",
                     s.active,
                     _data(power=power.name, value=power.value),
@@ -706,7 +737,7 @@ class EighthRules(RulesBase):
 
     def _enter_chance(self, s: State, events: list[Event]) -> State:
         """Resolve a chance node at once when it has a single outcome."""
-        outcomes = self._chance(s)[0]
+        outcomes = self._chance(s).outcomes
         if len(outcomes) == 1:
             return self._chance_result(s, outcomes[0][0], events)
         return s
@@ -722,14 +753,14 @@ class EighthRules(RulesBase):
         name = self.names[unit]
         events.append(
             Event(
-                "wounds",
-                f"{name} loses {_plural(amount, 'wound')} to {cause}.",
+                EventKind.WOUNDS,
+                f"{name} loses {plural(amount, 'wound')} to {cause}.",
                 owner,
-                _data(unit=name, amount=amount),
+                _data(amount=amount, unit=name),
             )
         )
         if wounds[unit] == 0:  # 8E-1.3
-            events.append(Event("slain", f"{name} is destroyed.", owner, _data(unit=name)))
+            events.append(Event(EventKind.SLAIN, f"{name} is destroyed.", owner, _data(unit=name)))
         return evolve(s, wounds=tuple(wounds), score=s.score + (delta if owner else -delta))
 
     def _after_attempt(self, s: State, events: list[Event]) -> State:
@@ -743,21 +774,23 @@ class EighthRules(RulesBase):
         while True:
             if s.stage == Stage.OVER:
                 return s
-            if not any(s.wounds[i] for i in self.side_units[0]) or not any(
-                s.wounds[i] for i in self.side_units[1]
-            ):  # 8E-8.1
+            both = self._both_sides_alive.get(s.wounds)
+            if both is None:
+                if len(self._both_sides_alive) >= _CACHE_LIMIT:
+                    self._both_sides_alive.clear()
+                both = self._both_sides_alive[s.wounds] = all(
+                    any(s.wounds[i] for i in units) for units in self.side_units
+                )
+            if not both:  # 8E-8.1
                 return evolve(s, stage=Stage.OVER)
+            # A decision with more than one legal action is asked (the last one is stop/end).
             if s.stage == Stage.POWER:
-                if (
-                    s.wounds[s.caster] > 0
-                    and s.manifests_left > 0
-                    and self._cast_options(s, s.caster, s.unit_powers)
-                ):
+                if s.wounds[s.caster] > 0 and s.manifests_left > 0 and len(self._legal(s)) > 1:
                     return s
                 s = evolve(s, stage=Stage.SELECT, caster=-1, manifests_left=0, unit_powers=0)
                 continue
             if s.stage == Stage.SELECT:
-                if any(self._selectable(s, i) for i in self.side_psykers[s.active]):
+                if len(self._legal(s)) > 1:
                     return s
                 s = self._next_phase(s, events)
                 continue
@@ -774,25 +807,25 @@ class EighthRules(RulesBase):
         active = first if phase == 0 else 1 - first
         events.append(
             Event(
-                "phase",
+                EventKind.PHASE,
                 f"Battle round {rnd}: {self.side_names[active]}'s Psychic phase.",
                 active,
                 _data(round=rnd),
             )
         )
-        return State(
-            stage=Stage.SELECT,
-            wounds=s.wounds,
+        # Wounds and score carry over; everything else starts afresh (8E-1.2, 8E-2).
+        return evolve(
+            s,
+            **_PHASE_START,
             deny_left=self._full_deny,
             attempts=self._no_attempts,
             round=rnd,
             phase=phase,
             phases_played=played,
             active=active,
-            score=s.score,
         )
 
-    # ------------------------------------------------------------------ views
+    # ------------------------------------------------------------------ views (views.py)
 
     def observe(self, state: State, player: int) -> np.ndarray:
         """Everything ``player`` may see (8th edition has no hidden information), float32.
@@ -813,164 +846,12 @@ class EighthRules(RulesBase):
         Every entry lies within ``[-observation_bound, observation_bound]`` (at least 1000; more
         for scenarios with bigger wound pools or scores).
         """
-        kind = [0.0] * _DECISION_KINDS
-        kind[_KIND.get(state.stage, 3)] = 1.0
-        pending = state.power >= 0
-        total = state.total if pending else 0
-        values = kind + [
-            state.round / self.game.battle_rounds,
-            float(state.active == player),
-            self._obs_first[player],
-            total / 12,
-            state.warp_charge / 12 if pending else 0.0,
-            float(is_perils(total)),
-            self._obs_deny[total],
-            state.score if player == 0 else -state.score,
-        ]
-        mine, psyker, max_wounds = self._obs_mine[player], self._obs_psyker, self.max_wounds
-        selected, caster, target, denier = state.selected, state.caster, state.target, state.denier
-        deny_left = state.deny_left
-        for i, w in enumerate(state.wounds):
-            values += (
-                mine[i],
-                float(w > 0),
-                w / max_wounds[i],
-                w,
-                psyker[i],
-                deny_left[i],
-                float((selected >> i) & 1),
-                float(caster == i),
-                float(target == i),
-                float(denier == i),
-            )
-        known = self.known[caster] if caster >= 0 else ()
-        for p, tries in enumerate(state.attempts):
-            power = self.powers[p]
-            values += (
-                (power.warp_charge + power.escalation * tries) / 12,
-                tries,
-                float(p in known),
-                float(state.power == p),
-            )
-        return np.array(values, dtype=np.float32)
-
-    def _prepare_observations(self) -> None:
-        """Observation entries that never change (first player, mine, psyker, deny chances)."""
-        first = self.game.first_player
-        self._obs_first = (float(first == 0), float(first == 1))
-        self._obs_mine = tuple(
-            tuple(float(self.side_of[i] == p) for i in range(self.n_units)) for p in (0, 1)
-        )
-        self._obs_psyker = tuple(float(u.psyker) for u in self.units)
-        self._obs_deny = [float(deny_chance(t)) if t else 0.0 for t in range(13)]
+        return self.view.observe(state, player)
 
     def describe(self, state: State, action: int) -> ActionView:
-        """Typed view of a decision, or of a chance outcome at chance nodes."""
-        stage, a = state.stage, int(action)
-        n = self.n_units
-        if stage == Stage.SELECT:
-            if a == self.END_PHASE:
-                side = self.side_names[state.active]
-                return EndPhase(label=f"End {side}'s Psychic phase", side=side)
-            if 0 <= a < n:
-                return SelectUnit(label=f"Select {self.names[a]}", unit=self.names[a])
-        elif stage == Stage.POWER:
-            caster = self.names[state.caster]
-            if a == self.STOP:
-                return StopUnit(label=f"{caster} stops manifesting", unit=caster)
-            if self.CAST <= a < self.STOP:
-                p, t = self.decode_cast(a)
-                power = self.powers[p]
-                wc = self.warp_charge(state, p)
-                if power.target in ("self", "none"):
-                    label, target = f"{caster} casts {power.name} (WC {wc})", None
-                else:
-                    target = self.names[t]
-                    label = f"{caster} casts {power.name} (WC {wc}) at {target}"
-                return Cast(
-                    label=label, caster=caster, power=power.name, warp_charge=wc, target=target
-                )
-        elif stage == Stage.DENY:
-            power = self.powers[state.power].name
-            chance = float(deny_chance(state.total))
-            if a == self.NO_DENY:
-                return Deny(
-                    label=f"Do not deny {power} (test {state.total})",
-                    power=power,
-                    test_total=state.total,
-                )
-            if self.DENY <= a < self.NO_DENY:
-                d = self.names[a - self.DENY]
-                return Deny(
-                    label=f"{d} denies {power} (test {state.total}, {chance:.0%} to deny)",
-                    denier=d,
-                    power=power,
-                    test_total=state.total,
-                    chance=chance,
-                )
-        elif stage == Stage.TEST:
-            passed = a >= state.warp_charge
-            tag = " (Perils)" if is_perils(a) else ""
-            return Outcome(
-                label=f"test {a}: {'passed' if passed else 'failed'}{tag}",
-                kind="test",
-                value=a,
-                unit=self.names[state.caster],
-            )
-        elif stage in (Stage.PERILS, Stage.BLAST, Stage.EFFECT):
-            unit = {
-                Stage.PERILS: state.caster,
-                Stage.BLAST: state.blast[0] if state.blast else -1,
-                Stage.EFFECT: state.target,
-            }[stage]
-            kind = stage.name.lower()
-            name = self.names[unit] if unit >= 0 else None
-            return Outcome(
-                label=f"{kind}: {name} loses {_plural(a, 'wound')}", kind=kind, value=a, unit=name
-            )
-        elif stage == Stage.DENY_ROLL:
-            return Outcome(
-                label="denied" if a else "not denied",
-                kind="deny",
-                value=a,
-                unit=self.names[state.denier],
-            )
-        elif stage == Stage.OVER:
-            return Outcome(label="game over", kind="over", value=a)
-        return ActionView(label=f"action {a} (not an action at this {stage.name} node)")
+        """Typed view of a decision, or of a chance outcome at chance nodes (views.py)."""
+        return self.view.describe(state, action)
 
     def render(self, state: State, player: int | None = None) -> str:
         """Text picture of the state for terminal play (everything is public in 8th edition)."""
-        who = self.side_names[state.active]
-        view = 0 if player is None else player
-        score = state.score if view == 0 else -state.score
-        if state.stage == Stage.OVER:
-            head = f"Game over after battle round {state.round}"
-        else:
-            head = (
-                f"Battle round {state.round}/{self.game.battle_rounds}: {who}'s Psychic phase "
-                f"({state.stage.name.lower()})"
-            )
-        lines = [f"{head}; score {score:+g} for {self.side_names[view]}"]
-        for side in (0, 1):
-            lines.append(f"  {self.side_names[side]}:")
-            for i in self.side_units[side]:
-                u = self.units[i]
-                w = state.wounds[i]
-                bits = [f"{w}/{self.max_wounds[i]} W" if w else "destroyed"]
-                if u.models > 1 and w:
-                    bits.append(_plural(-(-w // u.wounds), "model"))
-                if u.psyker:
-                    bits.append(f"PSYKER deny {state.deny_left[i]}")
-                if (state.selected >> i) & 1:
-                    bits.append("selected")
-                if state.caster == i:
-                    bits.append(f"casting, {state.manifests_left} attempts left")
-                lines.append(f"    [{i}] {u.name}: {', '.join(bits)}")
-        if state.power >= 0:
-            p = self.powers[state.power]
-            line = f"  Pending: {p.name} (WC {state.warp_charge})"
-            if state.total:
-                line += f", test {state.total}"
-            lines.append(line)
-        return "\n".join(lines)
+        return self.view.render(state, player)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import IntEnum
-from operator import attrgetter
-from typing import Any
 
 
 class Stage(IntEnum):
@@ -25,9 +23,13 @@ class Stage(IntEnum):
 DECISION_STAGES = (Stage.SELECT, Stage.POWER, Stage.DENY)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class State:
     """The whole 8th-edition game state (immutable; ``apply`` returns a new one).
+
+    Copies with changes go through :func:`psygym.kernel.evolve`. The class has no ``__slots__``
+    on purpose: ``evolve`` then copies the instance dictionary, several times faster than
+    setting each of the 19 fields of a slotted instance.
 
     Per-phase bookkeeping (``selected``, ``attempts``, ``deny_left``) is reset at the start of
     every Psychic phase. Each army has exactly one Psychic phase per battle round, so "once per
@@ -58,16 +60,3 @@ class State:
     def passed(self) -> bool:
         """Whether the pending psychic test reached its warp charge (8E-4.1)."""
         return self.total >= self.warp_charge > 0
-
-
-_FIELDS = tuple(f.name for f in fields(State))
-_INDEX = {name: i for i, name in enumerate(_FIELDS)}
-_VALUES = attrgetter(*_FIELDS)
-
-
-def evolve(state: State, **changes: Any) -> State:
-    """A copy of ``state`` with some fields changed (a faster ``dataclasses.replace``)."""
-    values = list(_VALUES(state))
-    for name, value in changes.items():
-        values[_INDEX[name]] = value
-    return State(*values)
