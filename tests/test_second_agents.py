@@ -9,9 +9,10 @@ from psygym_agents.second.heuristics import HEURISTICS, AlwaysPass, CastBiggest,
 
 from psygym import CHANCE, TERMINAL, load
 from psygym.core import sample_action
+from psygym.editions.second.actions import ENERGY_DRAIN, NULLIFY, PASS, PAY_ULTIMATE, REFLECTION
 from psygym.editions.second.data import CARD_KEYS
-from psygym.editions.second.rules import ENERGY_DRAIN, NULLIFY, PASS, PAY_ULTIMATE, REFLECTION
-from psygym.editions.second.state import TURN, evolve
+from psygym.editions.second.state import TURN
+from psygym.kernel import evolve
 from psygym.policies import resolve_policy
 
 

@@ -10,7 +10,7 @@ from psygym_agents.base import RandomPolicy
 import psygym  # noqa: F401  (registers psygym/Second-v0)
 from psygym import CHANCE, load
 from psygym.core import play_game
-from psygym.editions.second.rules import PASS
+from psygym.editions.second.actions import PASS
 from psygym.editions.second.state import DEAL
 
 

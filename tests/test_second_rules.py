@@ -19,9 +19,7 @@ from helpers import exact_outcomes, kinds, outcomes, walk_exact
 from psygym import CHANCE, IllegalActionError, load
 from psygym.dice import distribution
 from psygym.editions.second import SCENARIO_DIR, rules_from_data
-from psygym.editions.second.data import CARD_KEYS, Card, PowersFile, load_deck
-from psygym.editions.second.odds import flux_cards, hand_chance
-from psygym.editions.second.rules import (
+from psygym.editions.second.actions import (
     DAEMONIC_ATTACK,
     DESTROY_POWER,
     DUEL_BASE,
@@ -30,9 +28,10 @@ from psygym.editions.second.rules import (
     PASS,
     PAY_ULTIMATE,
     REFLECTION,
-    SecondRules,
-    nullify_chance,
 )
+from psygym.editions.second.data import CARD_KEYS, Card, PowersFile, load_deck
+from psygym.editions.second.odds import flux_cards, hand_chance
+from psygym.editions.second.rules import SecondRules, nullify_chance
 from psygym.editions.second.state import (
     DEAL,
     FLUX,
@@ -44,8 +43,8 @@ from psygym.editions.second.state import (
     Effect,
     InPlay,
     SecondState,
-    evolve,
 )
+from psygym.kernel import evolve
 from psygym.scenario import read_toml
 
 LIB, FAR = 0, 1  # psyker (and unit) indices in librarian-vs-farseer

@@ -1,7 +1,7 @@
 """2nd-edition heuristics (warp cards, hidden hands): rules of thumb that see only their own hand.
 
 Every heuristic reads the game through :func:`own_view`, which returns the player's
-:class:`~psygym.editions.second.rules.SecondView` (own hand, card counts, public table: what
+:class:`~psygym.editions.second.views.SecondView` (own hand, card counts, public table: what
 ``observe`` encodes) and the legal actions (which depend only on that view). Nothing else of the
 state is read, so no heuristic can peek at the opponent's hand or the deck.
 
@@ -22,23 +22,20 @@ and plays Energy Drain while the opponent still holds cards.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any
 
 from psygym_agents.base import DeterministicPolicy
 
-from psygym.editions.second.rules import (
+from psygym.editions.second.actions import (
     DAEMONIC_ATTACK,
-    DECISION_RESPONSE,
     DESTROY_POWER,
-    DUEL_BASE,
     ENERGY_DRAIN,
     NULLIFY,
     PASS,
     PAY_ULTIMATE,
     REFLECTION,
-    SecondRules,
-    SecondView,
 )
+from psygym.editions.second.rules import SecondRules
+from psygym.editions.second.views import DECISION_RESPONSE, SecondView
 
 # Response cards in the order a heuristic spends them: the ones that surely stop the power first
 # (they are discarded at the end of the phase anyway), Nullify last.
@@ -65,7 +62,7 @@ class SecondHeuristic(DeterministicPolicy):
         self.threshold = threshold
         self.order = order
 
-    def choose(self, rules: Any, state: Hashable, player: int) -> int:
+    def choose(self, rules: SecondRules, state: Hashable, player: int) -> int:
         """The action for ``player``, from its own view only."""
         view, legal = own_view(rules, state, player)
         if view.decision == DECISION_RESPONSE:
@@ -89,17 +86,15 @@ class SecondHeuristic(DeterministicPolicy):
 
     def turn(self, rules: SecondRules, view: SecondView, legal: list[int]) -> int:
         """A turn of alternating play: cast, else duel, else nullify in play, else drain."""
-        casts = [a for a in legal if a >= rules.cast_base]
+        casts, duels, nullify = split_turn_actions(rules, legal)
         if casts:
             chosen = self.pick_cast(rules, view, casts)
             if chosen is not None:
                 return chosen
-        duels = [a for a in legal if DUEL_BASE <= a < rules.end_base]
         if duels:
             value, action = max((rules.duel_value(view, a), a) for a in duels)
             if value > 0:
                 return action
-        nullify = [a for a in legal if rules.nullify_base <= a < rules.cast_base]
         if nullify:
             return nullify[0]
         if ENERGY_DRAIN in legal and view.opponent_hand_size > 0:
@@ -107,9 +102,20 @@ class SecondHeuristic(DeterministicPolicy):
         return PASS
 
 
+def split_turn_actions(
+    rules: SecondRules, legal: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """The casts, Psychic Duels and Nullify-in-play actions among ``legal`` (each sorted)."""
+    layout = rules.actions
+    casts = [a for a in legal if layout.is_cast(a)]
+    duels = [a for a in legal if layout.is_duel(a)]
+    nullify = [a for a in legal if layout.is_nullify_in_play(a)]
+    return casts, duels, nullify
+
+
 def _pays_force(rules: SecondRules, action: int) -> bool:
     """Whether a cast pays with Force cards (kept for tie-breaks: Ultimate Force is rarer)."""
-    return rules.decode_cast(action)[3] != PAY_ULTIMATE
+    return not rules.actions.decode_cast(action).ultimate
 
 
 class CastBiggest(SecondHeuristic):
@@ -130,7 +136,7 @@ class CastCheapest(SecondHeuristic):
             value = rules.cast_value(view, a)
             if value <= 0:
                 continue
-            pay = rules.decode_cast(a)[3]
+            pay = rules.actions.decode_cast(a).pay
             cards = 1 if pay == PAY_ULTIMATE else pay
             # Ultimate Force counts as dearer than any Force payment of the same size.
             key = (cards * 2 + (pay == PAY_ULTIMATE), -value, a)
@@ -162,7 +168,7 @@ class AlwaysPass(DeterministicPolicy):
 
     name = "pass"
 
-    def choose(self, rules: Any, state: Hashable, player: int) -> int:
+    def choose(self, rules: SecondRules, state: Hashable, player: int) -> int:
         """Pass, or play no response card."""
         return PASS
 

@@ -8,15 +8,24 @@ if ``drain``. Like every 2nd-edition heuristic it reads only its own view.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psygym_agents.parametric import Family
 
+if TYPE_CHECKING:
+    from psygym.editions.second.rules import SecondRules
+    from psygym.editions.second.views import SecondView
+
 
 def _second_class() -> type:
-    from psygym_agents.second.heuristics import _NULLIFY_FIRST, _SURE_FIRST, SecondHeuristic
+    from psygym_agents.second.heuristics import (
+        _NULLIFY_FIRST,
+        _SURE_FIRST,
+        SecondHeuristic,
+        split_turn_actions,
+    )
 
-    from psygym.editions.second.rules import DUEL_BASE, ENERGY_DRAIN, PASS
+    from psygym.editions.second.actions import ENERGY_DRAIN, PASS
 
     class SecondParametric(SecondHeuristic):
         """The 2nd-edition thresholds family; like every 2nd heuristic it reads only its view."""
@@ -29,24 +38,22 @@ def _second_class() -> type:
             self.drain = bool(params.get("drain", True))
             self.name = name
 
-        def pick_cast(self, rules: Any, view: Any, casts: list[int]) -> int | None:
+        def pick_cast(self, rules: SecondRules, view: SecondView, casts: list[int]) -> int | None:
             """The most valuable cast if it is worth more than ``cast_min``."""
             best = max((rules.cast_value(view, a), -a) for a in casts)
             return -best[1] if best[0] > self.cast_min else None
 
-        def turn(self, rules: Any, view: Any, legal: list[int]) -> int:
+        def turn(self, rules: SecondRules, view: SecondView, legal: list[int]) -> int:
             """Cast, else duel (if worth ``duel_min``), else nullify in play, else drain."""
-            casts = [a for a in legal if a >= rules.cast_base]
+            casts, duels, nullify = split_turn_actions(rules, legal)
             if casts:
                 chosen = self.pick_cast(rules, view, casts)
                 if chosen is not None:
                     return chosen
-            duels = [a for a in legal if DUEL_BASE <= a < rules.end_base]
             if duels:
                 value, action = max((rules.duel_value(view, a), a) for a in duels)
                 if value > self.duel_min:
                     return action
-            nullify = [a for a in legal if rules.nullify_base <= a < rules.cast_base]
             if nullify:
                 return nullify[0]
             if self.drain and ENERGY_DRAIN in legal and view.opponent_hand_size > 0:
@@ -56,7 +63,7 @@ def _second_class() -> type:
     return SecondParametric
 
 
-def _second_sample(trial: Any, rules: Any) -> dict[str, Any]:
+def _second_sample(trial: Any, rules: SecondRules) -> dict[str, Any]:
     return {
         "cast_min": trial.suggest_float("cast_min", -0.5, 2.0),
         "respond_min": trial.suggest_float("respond_min", 0.0, 4.0),
@@ -66,7 +73,7 @@ def _second_sample(trial: Any, rules: Any) -> dict[str, Any]:
     }
 
 
-def _second_defaults(rules: Any) -> dict[str, Any]:
+def _second_defaults(rules: SecondRules) -> dict[str, Any]:
     # Like cast-biggest.
     return {"cast_min": 0.0, "respond_min": 1.0, "duel_min": 0.0, "nullify_first": False,
             "drain": True}  # fmt: skip

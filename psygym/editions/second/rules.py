@@ -16,7 +16,7 @@ the other hand. Legal actions depend only on the mover's view.
 ## Where each rule lives
 
 * 2E-1 psykers and power cards: ``spec.Psyker``, ``data.PowerSpec`` (fixed and variable Force
-  costs), set-up draws (stage ``SETUP``, :meth:`SecondRules._next_draw`); 2E-1.2 is the setting
+  costs), set-up draws (stage ``SETUP``, :meth:`SecondRules.next_draw`); 2E-1.2 is the setting
   ``ml_limits_power_level``.
 * 2E-2 the persistent 36-card deck: ``data/deck.toml``, the ``DEAL`` chance node, the reshuffle
   of the discard pile in :meth:`SecondRules._settle`.
@@ -33,21 +33,14 @@ the other hand. Legal actions depend only on the mover's view.
 * 2E-8 battle rounds and the zero-sum score: :meth:`SecondRules._end_phase`,
   :meth:`SecondRules._wound`, :meth:`SecondRules.returns`.
 
-## Action layout (``Discrete(num_actions)``; P psykers, M power slots, U units)
+## Actions, views
 
-* ``0`` PASS: on your turn, pass; when answering a power, play no response card.
-* ``1`` ENERGY_DRAIN: play Energy Drain (the phase ends at once, 2E-4.3).
-* ``2`` NULLIFY, ``3`` DESTROY_POWER, ``4`` REFLECTION, ``5`` DAEMONIC_ATTACK: response cards
-  against the power being cast (2E-5.2).
-* ``6 + i*P + k``: Psychic Duel between your psyker ``i`` and enemy psyker ``k`` (2E-7).
-* ``end_base + i*M + j``: end your own remain-in-play power in slot ``j`` of psyker ``i``.
-* ``nullify_base + i*M + j``: Nullify the enemy remain-in-play power of psyker ``i``, slot ``j``.
-* ``cast_base + ((i*M + j)*(U+1) + t)*5 + pay``: psyker ``i`` casts the power in slot ``j`` at
-  unit ``t`` (``t = U``: every enemy unit in range), paying ``pay`` Force cards (0..3) or, with
-  ``pay = 4``, Ultimate Force (it pays the whole cost, the highest Force of a variable power).
-
-Psykers are numbered in scenario order over both sides; units likewise. Decisions where the only
-legal action is PASS are taken automatically (no forced single-choice nodes).
+The action layout (``PASS``, response cards, Psychic Duel, ending or nullifying powers in play,
+casts with their payment) is public in :mod:`psygym.editions.second.actions`
+(:class:`~psygym.editions.second.actions.ActionLayout`, ``rules.actions``); psykers and units are
+numbered in scenario order over both sides. Decisions where the only legal action is PASS are
+taken automatically (no forced single-choice nodes). The player's view, the observation layout,
+action views and text are in :mod:`psygym.editions.second.views`.
 
 ## Defaults chosen where rules/second.md and the source are silent
 
@@ -79,7 +72,6 @@ legal action is PASS are taken automatically (no forced single-choice nodes).
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 
@@ -93,8 +85,29 @@ from psygym.combat import (
     to_wound_rt,
     wound_distribution,
 )
-from psygym.core import CHANCE, TERMINAL, ActionView, Event, Information, RulesBase
+from psygym.core import (
+    CHANCE,
+    TERMINAL,
+    ActionView,
+    Event,
+    EventKind,
+    GameInfo,
+    Information,
+    RulesBase,
+)
 from psygym.dice import Dist, distribution
+from psygym.editions.second.actions import (
+    DESTROY_POWER,
+    ENERGY_DRAIN,
+    NULLIFY,
+    PASS,
+    PAY_OPTIONS,
+    PAY_ULTIMATE,
+    REFLECTION,
+    RESPONSE_CARDS,
+    ActionLayout,
+    CastAction,
+)
 from psygym.editions.second.data import (
     CARD_LABELS,
     NUM_CARDS,
@@ -125,36 +138,15 @@ from psygym.editions.second.state import (
     Pending,
     Roll,
     SecondState,
-    evolve,
 )
+from psygym.editions.second.views import (
+    SecondView,
+    SecondViews,
+)
+from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
 
 EDITION = "2nd"
-
-PASS = 0
-ENERGY_DRAIN = 1
-NULLIFY = 2
-DESTROY_POWER = 3
-REFLECTION = 4
-DAEMONIC_ATTACK = 5
-DUEL_BASE = 6
-PAY_OPTIONS = 5
-PAY_ULTIMATE = 4
-
-RESPONSE_CARDS = {
-    NULLIFY: Card.NULLIFY,
-    DESTROY_POWER: Card.DESTROY_POWER,
-    REFLECTION: Card.REFLECTION,
-    DAEMONIC_ATTACK: Card.DAEMONIC_ATTACK,
-}
-"""Response action -> the card it plays."""
-
-# Kinds of decision in the observation's first entries.
-DECISION_TURN = 0
-DECISION_RESPONSE = 1
-DECISION_WAIT = 2
-DECISION_OVER = 3
-NUM_DECISIONS = 4
 
 _NO_CARDS = (0,) * NUM_CARDS
 
@@ -195,100 +187,6 @@ def nullify_chance(need: int, reroll: bool) -> Fraction:
     """Chance that a Nullify roll of ``need``+ succeeds, with one re-roll of a failure (2E-5.2)."""
     p = roll_chance(need)
     return p + (1 - p) * p if reroll else p
-
-
-# ---------------------------------------------------------------------------------------------
-# Action views
-
-
-@dataclass(frozen=True)
-class PassView(ActionView):
-    """Pass on your turn, or play no response card."""
-
-    player: int = 0
-    response: bool = False
-
-
-@dataclass(frozen=True)
-class CardView(ActionView):
-    """Play Energy Drain or a response card."""
-
-    player: int = 0
-    card: str = ""
-
-
-@dataclass(frozen=True)
-class CastView(ActionView):
-    """Cast a power (2E-5.1)."""
-
-    player: int = 0
-    psyker: str = ""
-    power: str = ""
-    target: str = ""
-    force: int = 0
-    ultimate: bool = False
-    psyker_index: int = -1
-    slot: int = -1
-    target_index: int = -1
-
-
-@dataclass(frozen=True)
-class InPlayView(ActionView):
-    """End your own remain-in-play power, or Nullify an enemy one."""
-
-    player: int = 0
-    psyker: str = ""
-    power: str = ""
-    nullify: bool = False
-    psyker_index: int = -1
-    slot: int = -1
-
-
-@dataclass(frozen=True)
-class DuelView(ActionView):
-    """Play Psychic Duel (2E-7)."""
-
-    player: int = 0
-    psyker: str = ""
-    enemy: str = ""
-    psyker_index: int = -1
-    enemy_index: int = -1
-
-
-@dataclass(frozen=True)
-class OutcomeView(ActionView):
-    """A chance outcome."""
-
-    kind: str = ""
-    value: int = 0
-
-
-@dataclass(frozen=True, slots=True)
-class SecondView:
-    """What one player may see of a state: its own hand and the public table, nothing hidden.
-
-    Heuristics and :meth:`SecondRules.observe` read only this.
-    """
-
-    player: int
-    decision: int
-    phase: int
-    active: int
-    to_move: int
-    passes: int
-    hand: tuple[int, ...]
-    opponent_hand_size: int
-    deck_size: int
-    discard: tuple[int, ...]
-    paid: tuple[int, ...]
-    wounds: tuple[int, ...]
-    powers: tuple[tuple[int, ...], ...]
-    used: tuple[bool, ...]
-    in_play: tuple[InPlay, ...]
-    pending: Pending | None
-    roll: Roll | None
-    score: float
-    """The player's own score so far."""
 
 
 class SecondRules(RulesBase):
@@ -355,22 +253,33 @@ class SecondRules(RulesBase):
         )
         self._targets, self._area = self._geometry()
 
-        P, M, U = self.num_psykers, self.num_slots, self.num_units
-        self.end_base = DUEL_BASE + P * P
-        self.nullify_base = self.end_base + P * M
-        self.cast_base = self.nullify_base + P * M
-        self.num_actions = self.cast_base + P * M * (U + 1) * PAY_OPTIONS
-        per_psyker = 5 + M * (2 + len(self.power_data))
-        self._obs_pending = NUM_DECISIONS + 5 + 4 * NUM_CARDS + 2 + 1 + 4 * U + P * per_psyker
-        self.observation_size = self._obs_pending + 1 + P + M + (U + 1) + 3
-        self._dist_cache: dict[tuple[int, ...], tuple[tuple[int, float], ...]] = {}
-        """Float outcomes of chance nodes by :meth:`_chance_key`."""
+        self.psyker_names = tuple(units[u].name for u in self.psyker_unit)
+        """Per psyker: the name of its unit."""
+
+        self.actions = ActionLayout(self.num_psykers, self.num_slots, self.num_units)
+        """The public action layout of this scenario (:mod:`psygym.editions.second.actions`)."""
+        self.end_base = self.actions.end_base
+        self.nullify_base = self.actions.nullify_base
+        self.cast_base = self.actions.cast_base
+        self.num_actions = self.actions.num_actions
+        self.views = SecondViews(self)
+        """Player views, observations, action views and text of this scenario."""
+        self.observation_size = self.views.observation_size
+        self._chance = ChanceCache()
+        """Chance tables by :meth:`_chance_key`: ``chance_outcomes`` and ``sample_chance``."""
+        self._deals = ChanceCache()
+        """Chance tables of deals by the deck's card counts (2E-2)."""
         self._mean_cache: dict[tuple[int, ...], float] = {}
         """Expected wounds of an effect by (power, force, attacker, victim, wounds left)."""
+        self._duel_cache: dict[tuple[int, ...], float] = {}
+        """Expected value of a Psychic Duel by (psyker, enemy, their wounds left)."""
         self._last_turn: tuple[SecondState | None, list[int]] = (None, [])
+        self._cast_specs: dict[tuple[int, int, int], tuple] = {}
+        """:meth:`_cast_spec` by (psyker, slot, power)."""
         self._deal_events = tuple(
-            Event("deal", f"{self.side_names[p]} is dealt a warp card.", p) for p in (0, 1)
+            Event(EventKind.DEAL, f"{self.side_names[p]} is dealt a warp card.", p) for p in (0, 1)
         )
+        self._deal_event_tuples = tuple((e,) for e in self._deal_events)
 
     # -----------------------------------------------------------------------------------------
     # Set-up and geometry
@@ -431,7 +340,7 @@ class SecondRules(RulesBase):
         )
         return self._settle(s, [])
 
-    def _next_draw(self, state: SecondState) -> int:
+    def next_draw(self, state: SecondState) -> int:
         """The psyker that draws a power card next at set-up, or -1 when set-up is done."""
         for i, pool in enumerate(self.draw_pools):
             if pool is not None and state.powers[i].count(-1) > self.num_slots - self.ml[i]:
@@ -492,28 +401,25 @@ class SecondRules(RulesBase):
     # Actions
 
     def cast_action(self, psyker: int, slot: int, target: int, pay: int) -> int:
-        """Index of a cast action (see the module docstring)."""
-        return self.cast_base + (
-            ((psyker * self.num_slots + slot) * (self.num_units + 1) + target) * PAY_OPTIONS + pay
-        )
+        """Index of a cast action (:meth:`ActionLayout.encode_cast`)."""
+        return self.actions.encode_cast(psyker, slot, target, pay)
 
-    def decode_cast(self, action: int) -> tuple[int, int, int, int]:
-        """``(psyker, slot, target, pay)`` of a cast action."""
-        rest, pay = divmod(action - self.cast_base, PAY_OPTIONS)
-        rest, target = divmod(rest, self.num_units + 1)
-        psyker, slot = divmod(rest, self.num_slots)
-        return psyker, slot, target, pay
+    def decode_cast(self, action: int) -> CastAction:
+        """``(psyker, slot, target, pay)`` of a cast action (:meth:`ActionLayout.decode_cast`)."""
+        return self.actions.decode_cast(action)
 
     def current_player(self, state: SecondState) -> int:
         """0 or 1 at a decision, else CHANCE or TERMINAL."""
         stage = state.stage
         if stage == OVER:
             return TERMINAL
-        if state.effects or stage in (SETUP, FLUX, DEAL, ROLL):
+        if state.effects:
             return CHANCE
+        if stage == TURN:
+            return state.to_move
         if stage == RESPONSE:
-            return self.responder(state)
-        return state.to_move
+            return 1 - self.psyker_side[state.pending.psyker]  # the responder (2E-5.2)
+        return CHANCE  # SETUP, FLUX, DEAL, ROLL
 
     def legal_actions(self, state: SecondState) -> list[int]:
         """Sorted legal actions of the player to move (computed from that player's view only)."""
@@ -539,78 +445,118 @@ class SecondRules(RulesBase):
         return acts
 
     def _turn_actions(self, state: SecondState) -> list[int]:
+        """Legal actions on a turn of alternating play (2E-4, 2E-5.1, 2E-7), sorted."""
         p = state.to_move
         hand = state.hands[p]
+        wounds = state.wounds
+        psyker_unit = self.psyker_unit
         acts = [PASS]
         if hand[Card.ENERGY_DRAIN]:
             acts.append(ENERGY_DRAIN)
-        mine = [i for i in self.side_psykers[p] if self.alive(state, i)]
+        layout = self.actions
+        mine = [i for i in self.side_psykers[p] if wounds[psyker_unit[i]] > 0]
         if hand[Card.PSYCHIC_DUEL] and mine:
-            P = self.num_psykers
-            enemies = [k for k in self.side_psykers[1 - p] if self.alive(state, k)]
-            acts.extend(DUEL_BASE + i * P + k for i in mine for k in enemies)
-        M = self.num_slots
+            enemies = [k for k in self.side_psykers[1 - p] if wounds[psyker_unit[k]] > 0]
+            acts.extend(layout.encode_duel(i, k) for i in mine for k in enemies)
+        used = state.used
         in_play = set()
         for ip in state.in_play:
             in_play.add((ip.psyker, ip.slot))
             if self.psyker_side[ip.psyker] == p:
-                if not state.used[ip.psyker]:
-                    acts.append(self.end_base + ip.psyker * M + ip.slot)
+                if not used[ip.psyker]:
+                    acts.append(layout.encode_end(ip.psyker, ip.slot))
             elif hand[Card.NULLIFY]:
-                acts.append(self.nullify_base + ip.psyker * M + ip.slot)
+                acts.append(layout.encode_nullify(ip.psyker, ip.slot))
         forces, ultimate = hand[Card.FORCE], hand[Card.ULTIMATE_FORCE]
-        ml_limits = self.settings.ml_limits_power_level
-        wounds = state.wounds
+        specs = self._cast_specs
         for i in mine:
-            if state.used[i]:
+            if used[i]:
                 continue
             for j, k in enumerate(state.powers[i]):
                 if k < 0 or (i, j) in in_play:
                     continue
-                power = self.power_data[k]
-                if ml_limits and power.level > self.ml[i]:
+                spec = specs.get((i, j, k))
+                if spec is None:
+                    spec = specs[(i, j, k)] = self._cast_spec(i, j, k)
+                lo, hi, targets = spec
+                top = min(hi, forces)  # pay lo..top Force cards, or Ultimate Force
+                if top < lo and not ultimate:
                     continue
-                lo, hi = self.force_range[k]
-                pays = list(range(lo, min(hi, forces) + 1))
-                if ultimate:
-                    pays.append(PAY_ULTIMATE)
-                if not pays:
-                    continue
-                for t in self._targets[(i, k)]:
-                    if t < self.num_units:
+                for t, area, row in targets:
+                    if area is None:
                         if wounds[t] <= 0:
                             continue
-                    elif not any(wounds[u] > 0 for u in self._area[(i, k)]):
+                    elif not any(wounds[u] > 0 for u in area):
                         continue
-                    acts.extend(self.cast_action(i, j, t, pay) for pay in pays)
+                    acts.extend(row[lo : top + 1])
+                    if ultimate:
+                        acts.append(row[PAY_ULTIMATE])
         acts.sort()
         return acts
+
+    def _cast_spec(
+        self, psyker: int, slot: int, power: int
+    ) -> tuple[int, int, tuple[tuple[int, tuple[int, ...] | None, tuple[int, ...]], ...]]:
+        """Force range of ``power`` in ``slot`` of ``psyker``, and its targets with cast actions.
+
+        Per target: the enemies an area power hits (``None`` for one unit) and the five cast
+        actions indexed by payment (0..3 Force, Ultimate Force). 2E-1.2: with
+        ``ml_limits_power_level`` a power above the psyker's ML has no targets.
+        """
+        lo, hi = self.force_range[power]
+        if self.settings.ml_limits_power_level and self.power_data[power].level > self.ml[psyker]:
+            return lo, hi, ()
+        encode = self.actions.encode_cast
+        targets = tuple(
+            (
+                t,
+                None if t < self.num_units else self._area[(psyker, power)],
+                tuple(encode(psyker, slot, t, pay) for pay in range(PAY_OPTIONS)),
+            )
+            for t in self._targets[(psyker, power)]
+        )
+        return lo, hi, targets
 
     # -----------------------------------------------------------------------------------------
     # Chance
 
     def chance_outcomes(self, state: SecondState) -> list[tuple[int, float]]:
-        """Outcomes of the chance node as floats: :meth:`chance_distribution` converted."""
+        """Outcomes of the chance node as floats: :meth:`chance_distribution` converted.
+
+        ``[]`` when ``state`` is not a chance node.
+        """
+        if self.current_player(state) != CHANCE:
+            return []
+        return list(self.chance_table(state).outcomes)
+
+    def chance_table(self, state: SecondState) -> ChanceTable:
+        """The chance node's table (memoised by :meth:`_chance_key`; deals by the deck)."""
         if state.stage == DEAL and not state.effects:
-            n = sum(state.deck)
-            return [(c, k / n) for c, k in enumerate(state.deck) if k]
-        key = self._chance_key(state)
-        found = self._dist_cache.get(key)
-        if found is None:
-            found = tuple((k, float(p)) for k, p in self.chance_distribution(state))
-            self._dist_cache[key] = found
-        return list(found)
+            # 2E-2: a card kind with probability count / deck size; the deck is all it depends on.
+            deck = state.deck
+            return self._deals.get(deck, lambda: self._deal_outcomes(deck))
+        return self._chance.get(self._chance_key(state), lambda: self.chance_distribution(state))
+
+    @staticmethod
+    def _deal_outcomes(deck: tuple[int, ...]) -> list[tuple[int, float]]:
+        """``(card, count / deck size)``: the float conversion of the exact law (2E-2).
+
+        ``k / n`` is correctly rounded, so it equals ``float(Fraction(k, n))`` of
+        :meth:`chance_distribution`; floats spare the Fractions of thousands of decks.
+        """
+        n = sum(deck)
+        return [(c, k / n) for c, k in enumerate(deck) if k]
 
     def _chance_key(self, state: SecondState) -> tuple[int, ...]:
         """Everything the chance node's law depends on (the cache key of its outcomes)."""
         if state.effects:
-            attacker, victim = self._effect_units(state.effects[0])
+            attacker, victim = self.effect_units(state.effects[0])
             eff = state.effects[0]
             return (0, eff.power, eff.force, attacker, victim, state.wounds[victim])
         if state.stage == FLUX:
             return (1, self.flux_dice(state))
         if state.stage == SETUP:
-            i = self._next_draw(state)
+            i = self.next_draw(state)
             return (2, i, *state.powers[i])
         roll = state.roll
         assert roll is not None
@@ -630,7 +576,7 @@ class SecondRules(RulesBase):
         """
         if state.effects:
             eff = state.effects[0]
-            attacker, victim = self._effect_units(eff)
+            attacker, victim = self.effect_units(eff)
             dist = self.effect_distribution(
                 eff.power, eff.force, attacker, victim, state.wounds[victim]
             )
@@ -640,7 +586,7 @@ class SecondRules(RulesBase):
         elif state.stage == FLUX:
             dist = distribution(f"{self.flux_dice(state)}D6")
         elif state.stage == SETUP:
-            i = self._next_draw(state)
+            i = self.next_draw(state)
             pool = [k for k in self.draw_pools[i] or () if k not in state.powers[i]]
             dist = {k: Fraction(1, len(pool)) for k in pool}
         elif state.stage == ROLL and state.roll is not None:
@@ -659,24 +605,8 @@ class SecondRules(RulesBase):
         return tuple(sorted((k, p) for k, p in dist.items() if p))
 
     def sample_chance(self, state: SecondState, rng: np.random.Generator) -> int:
-        """Draw one chance outcome with ``rng``: the same law as :meth:`chance_outcomes`, faster.
-
-        A deal picks card number ``floor(u * deck size)`` of the deck's multiset (u uniform in
-        [0, 1)), i.e. each card kind with probability count / deck size.
-        """
-        if state.stage == DEAL and not state.effects:
-            pick = int(rng.random() * sum(state.deck))
-            for card, count in enumerate(state.deck):
-                pick -= count
-                if pick < 0:
-                    return card
-        outcomes = self.chance_outcomes(state)
-        x = rng.random()
-        for outcome, p in outcomes:
-            x -= p
-            if x < 0:
-                return outcome
-        return outcomes[-1][0]
+        """Draw one chance outcome with ``rng`` (one uniform draw) from :meth:`chance_table`."""
+        return self.chance_table(state).sample(rng)
 
     def daemonic_chance(self, psyker: int) -> Fraction:
         """Chance that Daemonic Attack slays ``psyker``: D6 + ML below the setting (2E-5.2)."""
@@ -698,7 +628,7 @@ class SecondRules(RulesBase):
             out[k] = out.get(k, Fraction(0)) + p
         return out
 
-    def _effect_units(self, eff: Effect) -> tuple[int, int]:
+    def effect_units(self, eff: Effect) -> tuple[int, int]:
         """``(attacker unit, victim unit)`` of an effect, Reflection included."""
         caster = self.psyker_unit[eff.psyker]
         if not eff.reflected:
@@ -749,12 +679,14 @@ class SecondRules(RulesBase):
         spec = self.power_data[eff.power].effect(eff.force)
         if isinstance(spec, ValueEffect):
             return False
-        return state.wounds[self._effect_units(eff)[1]] > 0
+        return state.wounds[self.effect_units(eff)[1]] > 0
 
     # -----------------------------------------------------------------------------------------
     # Transitions
 
     def _apply(self, state: SecondState, action: int) -> tuple[SecondState, tuple[Event, ...]]:
+        if state.stage == DEAL and not state.effects:
+            return self._apply_deal(state, action)
         events: list[Event] = []
         if self.current_player(state) == CHANCE:
             state = self._apply_chance(state, action, events)
@@ -764,16 +696,31 @@ class SecondRules(RulesBase):
             state = self._apply_turn(state, action, events)
         return self._settle(state, events), tuple(events)
 
+    def _apply_deal(self, s: SecondState, card: int) -> tuple[SecondState, tuple[Event, ...]]:
+        """Deal one card (2E-3.3): the most frequent transition, so it has its own path."""
+        p = s.deal_to
+        hand = list(s.hands[p])
+        hand[card] += 1
+        deck = list(s.deck)
+        deck[card] -= 1
+        hands = (tuple(hand), s.hands[1]) if p == 0 else (s.hands[0], tuple(hand))
+        s = evolve(s, deck=tuple(deck), hands=hands, to_deal=s.to_deal - 1, deal_to=1 - p)
+        # The event never names the card: hands are secret.
+        if s.to_deal > 0 and any(deck):  # the next card is dealt next (what _settle would find)
+            return s, self._deal_event_tuples[p]
+        events = [self._deal_events[p]]
+        return self._settle(s, events), tuple(events)
+
     def _apply_chance(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
         if s.effects:
             eff, rest = s.effects[0], s.effects[1:]
             s = evolve(s, effects=rest)
-            _, victim = self._effect_units(eff)
+            _, victim = self.effect_units(eff)
             power = self.power_data[eff.power].name
             if outcome == 0:
                 events.append(
                     Event(
-                        "no_effect",
+                        EventKind.NO_EFFECT,
                         f"{power} causes no wounds on {self.units[victim].name}.",
                         self.owner[victim],
                         (("power", power), ("unit", self.units[victim].name)),
@@ -782,25 +729,13 @@ class SecondRules(RulesBase):
                 return s
             return self._wound(s, victim, outcome, events, power)
         stage = s.stage
-        if stage == DEAL:
-            p = s.deal_to
-            hands = list(s.hands)
-            hands[p] = _plus(hands[p], outcome)
-            events.append(self._deal_events[p])  # never names the card: hands are secret
-            return evolve(
-                s,
-                deck=_plus(s.deck, outcome, -1),
-                hands=(hands[0], hands[1]),
-                to_deal=s.to_deal - 1,
-                deal_to=1 - p,
-            )
         if stage == FLUX:
             active = self.active(s)
             first = active if self.settings.deal_first == "active" else 1 - active
             dice = self.flux_dice(s)
             events.append(
                 Event(
-                    "phase",
+                    EventKind.PHASE,
                     f"Battle round {self.battle_round(s)}: "
                     f"Psychic phase of {self.side_names[active]}.",
                     active,
@@ -809,7 +744,7 @@ class SecondRules(RulesBase):
             )
             events.append(
                 Event(
-                    "flux",
+                    EventKind.FLUX,
                     f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
                     active,
                     (("dice", dice), ("cards", outcome)),
@@ -817,7 +752,7 @@ class SecondRules(RulesBase):
             )
             return evolve(s, stage=DEAL, to_deal=outcome, deal_to=first)
         if stage == SETUP:
-            i = self._next_draw(s)
+            i = self.next_draw(s)
             powers = list(s.powers)
             slots = list(powers[i])
             slots[slots.index(-1)] = outcome
@@ -825,7 +760,7 @@ class SecondRules(RulesBase):
             name = self.units[self.psyker_unit[i]].name
             events.append(
                 Event(
-                    "draw_power",
+                    EventKind.DRAW_POWER,
                     f"{name} draws {self.power_data[outcome].name}.",
                     self.psyker_side[i],
                 )
@@ -844,7 +779,7 @@ class SecondRules(RulesBase):
             if outcome:
                 events.append(
                     Event(
-                        "denied",
+                        EventKind.DENIED,
                         f"Nullify succeeds: {power} is stopped.",
                         roll.player,
                         (("power", power), ("card", "Nullify")),
@@ -853,14 +788,14 @@ class SecondRules(RulesBase):
                 return self._finish_pending(s, events, reflected=False, stopped=True)
             events.append(
                 Event(
-                    "nullify_failed",
+                    EventKind.NULLIFY_FAILED,
                     f"Nullify fails: {power} goes on.",
                     roll.player,
                     (("power", power),),
                 )
             )
             return evolve(
-                s, stage=RESPONSE, pending=replace(pending, responses=pending.responses + 1)
+                s, stage=RESPONSE, pending=evolve(pending, responses=pending.responses + 1)
             )
         if roll.kind == ROLL_NULLIFY_IN_PLAY:
             entry = next(ip for ip in s.in_play if (ip.psyker, ip.slot) == (roll.a, roll.b))
@@ -868,12 +803,17 @@ class SecondRules(RulesBase):
             s = evolve(s, to_move=1 - roll.player)
             if outcome:
                 events.append(
-                    Event("nullified", f"Nullify ends {power}.", roll.player, (("power", power),))
+                    Event(
+                        EventKind.NULLIFIED,
+                        f"Nullify ends {power}.",
+                        roll.player,
+                        (("power", power),),
+                    )
                 )
                 return evolve(s, in_play=tuple(ip for ip in s.in_play if ip != entry))
             events.append(
                 Event(
-                    "nullify_failed",
+                    EventKind.NULLIFY_FAILED,
                     f"Nullify fails: {power} stays in play.",
                     roll.player,
                     (("power", power),),
@@ -886,7 +826,7 @@ class SecondRules(RulesBase):
             if outcome:
                 events.append(
                     Event(
-                        "daemonic_attack",
+                        EventKind.DAEMONIC_ATTACK,
                         f"Daemonic Attack: {self.units[unit].name} is dragged into the warp.",
                         self.owner[unit],
                     )
@@ -894,7 +834,7 @@ class SecondRules(RulesBase):
                 return self._wound(s, unit, s.wounds[unit], events, "Daemonic Attack")
             events.append(
                 Event(
-                    "daemonic_attack",
+                    EventKind.DAEMONIC_ATTACK,
                     f"{self.units[unit].name} survives the Daemonic Attack.",
                     self.owner[unit],
                 )
@@ -906,26 +846,28 @@ class SecondRules(RulesBase):
             return self._wound(s, self.psyker_unit[roll.b], outcome, events, "Psychic Duel")
         if outcome < 0:
             return self._wound(s, self.psyker_unit[roll.a], -outcome, events, "Psychic Duel")
-        events.append(Event("duel_tie", "The Psychic Duel is a tie.", roll.player))
+        events.append(Event(EventKind.DUEL_TIE, "The Psychic Duel is a tie.", roll.player))
         return s
 
     def _apply_turn(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
         p = s.to_move
         name = self.side_names[p]
         if action == PASS:
-            events.append(Event("pass", f"{name} passes.", p))
+            events.append(Event(EventKind.PASS, f"{name} passes.", p))
             return self._pass(s, events)
         if action == ENERGY_DRAIN:
             s = self._play_card(s, p, Card.ENERGY_DRAIN)
-            events.append(Event("energy_drain", f"{name} plays Energy Drain: the phase ends.", p))
+            events.append(
+                Event(EventKind.ENERGY_DRAIN, f"{name} plays Energy Drain: the phase ends.", p)
+            )
             return self._end_phase(s, events)
         if action < self.end_base:
-            i, k = divmod(action - DUEL_BASE, self.num_psykers)
+            i, k = self.actions.decode_duel(action)
             events.append(
                 Event(
-                    "duel",
+                    EventKind.DUEL,
                     f"{name} plays Psychic Duel: "
-                    f"{self._psyker_name(i)} against {self._psyker_name(k)}.",
+                    f"{self.psyker_names[i]} against {self.psyker_names[k]}.",
                     p,
                 )
             )
@@ -935,12 +877,12 @@ class SecondRules(RulesBase):
             )
         if action < self.cast_base:
             nullify = action >= self.nullify_base
-            i, j = divmod(
-                action - (self.nullify_base if nullify else self.end_base), self.num_slots
-            )
+            i, j = self.actions.decode_in_play(action)
             power = self.power_data[s.powers[i][j]].name
             if not nullify:
-                events.append(Event("end_power", f"{self._psyker_name(i)} ends {power}.", p))
+                events.append(
+                    Event(EventKind.END_POWER, f"{self.psyker_names[i]} ends {power}.", p)
+                )
                 used = list(s.used)
                 used[i] = True
                 return evolve(
@@ -953,7 +895,7 @@ class SecondRules(RulesBase):
             need, reroll = self.nullify_need(s, p, i)
             events.append(
                 Event(
-                    "deny_attempt",
+                    EventKind.DENY_ATTEMPT,
                     f"{name} plays Nullify on {power} "
                     f"(needs {need}+{', hood re-roll' if reroll else ''}).",
                     p,
@@ -983,13 +925,15 @@ class SecondRules(RulesBase):
         view = self.describe(s, action)
         events.append(
             Event(
-                "attempt",
+                EventKind.ATTEMPT,
                 f"{view.label}.",
                 p,
                 (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
             )
         )
-        events.append(Event("passed", f"{power.name} is paid for.", p, (("power", power.name),)))
+        events.append(
+            Event(EventKind.PASSED, f"{power.name} is paid for.", p, (("power", power.name),))
+        )
         return evolve(
             s,
             hands=hands,
@@ -1012,13 +956,15 @@ class SecondRules(RulesBase):
         s = self._play_card(s, p, card)
         label = CARD_LABELS[card]
         data = (("power", power), ("card", label))
-        events.append(Event("deny_attempt", f"{name} answers {power} with {label}.", p, data))
+        events.append(
+            Event(EventKind.DENY_ATTEMPT, f"{name} answers {power} with {label}.", p, data)
+        )
         if action == NULLIFY:
             need, reroll = self.nullify_need(s, p, pending.psyker)
             return evolve(
                 s, stage=ROLL, roll=Roll(ROLL_NULLIFY, pending.psyker, -1, need, reroll, p)
             )
-        events.append(Event("denied", f"{label} stops {power}.", p, data))
+        events.append(Event(EventKind.DENIED, f"{label} stops {power}.", p, data))
         if action == DESTROY_POWER:
             if self.settings.destroy_power == "lose-card":
                 powers = list(s.powers)
@@ -1028,8 +974,8 @@ class SecondRules(RulesBase):
                 s = evolve(s, powers=tuple(powers))
                 events.append(
                     Event(
-                        "power_destroyed",
-                        f"{self._psyker_name(pending.psyker)} "
+                        EventKind.POWER_DESTROYED,
+                        f"{self.psyker_names[pending.psyker]} "
                         f"loses {power} for the rest of the game.",
                         1 - p,
                         (("power", power),),
@@ -1057,7 +1003,7 @@ class SecondRules(RulesBase):
             value = self._value_of(pending.power, pending.force)
             events.append(
                 Event(
-                    "manifest",
+                    EventKind.MANIFEST,
                     f"{power.name} takes effect.",
                     side,
                     (("power", power.name), ("force", pending.force), ("value", value)),
@@ -1074,7 +1020,7 @@ class SecondRules(RulesBase):
         elif reflected:
             events.append(
                 Event(
-                    "reflected",
+                    EventKind.REFLECTED,
                     f"{power.name} is turned against its caster.",
                     1 - side,
                     (("power", power.name),),
@@ -1140,21 +1086,23 @@ class SecondRules(RulesBase):
         s = evolve(s, wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
         events.append(
             Event(
-                "wounds",
+                EventKind.WOUNDS,
                 f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
                 owner,
                 (("unit", spec.name), ("amount", amount), ("source", source)),
             )
         )
         if wounds[unit] == 0:
-            events.append(Event("slain", f"{spec.name} is slain.", owner, (("unit", spec.name),)))
+            events.append(
+                Event(EventKind.SLAIN, f"{spec.name} is slain.", owner, (("unit", spec.name),))
+            )
             psyker = self.unit_psyker[unit]
             if psyker >= 0:
                 ended = [ip for ip in s.in_play if ip.psyker == psyker]
                 for ip in ended:
                     events.append(
                         Event(
-                            "end_power",
+                            EventKind.END_POWER,
                             f"{self.power_data[ip.power].name} ends with {spec.name}.",
                             owner,
                         )
@@ -1168,7 +1116,7 @@ class SecondRules(RulesBase):
             if all(wounds[u] <= 0 for u in self.side_units[owner]):
                 events.append(
                     Event(
-                        "game_over",
+                        EventKind.GAME_OVER,
                         f"{self.side_names[owner]} has no unit left: the game ends.",
                         owner,
                     )
@@ -1195,7 +1143,9 @@ class SecondRules(RulesBase):
             discard = _sum(discard, tuple(h - k for h, k in zip(hand, keep)))
             hands.append(keep)
         events.append(
-            Event("phase_end", "The Psychic phase ends; hands are discarded.", self.active(s))
+            Event(
+                EventKind.PHASE_END, "The Psychic phase ends; hands are discarded.", self.active(s)
+            )
         )
         phase = s.phase + 1
         stage = FLUX if phase < 2 * self.game.battle_rounds else OVER
@@ -1231,7 +1181,7 @@ class SecondRules(RulesBase):
                     s = evolve(s, effects=s.effects[1:], score=score)
                     events.append(
                         Event(
-                            "value",
+                            EventKind.VALUE,
                             f"{self.power_data[eff.power].name} scores "
                             f"{value:g} for {self.side_names[side]}.",
                             side,
@@ -1241,12 +1191,14 @@ class SecondRules(RulesBase):
                 continue
             stage = s.stage
             if stage == SETUP:
-                if self._next_draw(s) >= 0:
+                if self.next_draw(s) >= 0:
                     return s
                 s = evolve(s, stage=FLUX)
             elif stage == FLUX:
                 if not any(self.can_use_powers(s, i) for i in range(self.num_psykers)):
-                    events.append(Event("game_over", "No psyker can use powers: the game ends."))
+                    events.append(
+                        Event(EventKind.GAME_OVER, "No psyker can use powers: the game ends.")
+                    )
                     return evolve(s, stage=OVER)
                 return s
             elif stage == DEAL:
@@ -1256,7 +1208,7 @@ class SecondRules(RulesBase):
                     if sum(s.discard):
                         events.append(
                             Event(
-                                "reshuffle",
+                                EventKind.RESHUFFLE,
                                 "The discard pile is shuffled into a new warp deck.",
                                 None,
                                 (("cards", sum(s.discard)),),
@@ -1264,7 +1216,7 @@ class SecondRules(RulesBase):
                         )
                         s = evolve(s, deck=s.discard, discard=_NO_CARDS)
                     else:
-                        events.append(Event("exhausted", "No warp cards are left to deal."))
+                        events.append(Event(EventKind.EXHAUSTED, "No warp cards are left to deal."))
                         s = evolve(s, to_deal=0)
                     continue
                 # 2E-3.4: powers that remain in play take effect again before any new power.
@@ -1281,7 +1233,9 @@ class SecondRules(RulesBase):
                     self._last_turn = (s, legal)
                     return s
                 # Worded like a chosen pass: events must not tell what the hand holds.
-                events.append(Event("pass", f"{self.side_names[s.to_move]} passes.", s.to_move))
+                events.append(
+                    Event(EventKind.PASS, f"{self.side_names[s.to_move]} passes.", s.to_move)
+                )
                 s = self._pass(s, events)
             elif stage == RESPONSE:
                 if self._response_actions(s) != [PASS]:
@@ -1290,122 +1244,53 @@ class SecondRules(RulesBase):
             else:  # ROLL
                 return s
 
+    def game_info(self) -> GameInfo:
+        """Static facts of this scenario, with bounds on chance outcomes and utilities.
+
+        ``max_chance_outcomes``: the largest of the card kinds (a deal, 2E-2), ``5F + 1`` warp
+        flux totals of F dice (2E-3.1), a discipline pool (2E-1.1), two (Nullify, Daemonic
+        Attack), a Psychic Duel's differences (2E-7) and 0..W wounds of the sturdiest unit
+        (2E-6). Utilities (2E-8): every enemy wound's value, plus at most one ``value`` effect
+        per unit for each power cast (one per psyker and phase) or in play (one per slot).
+        """
+        st = self.settings
+        add = st.psychic_duel_add_ml
+        duel = max(
+            (
+                len(_difference(st.psychic_duel_dice, a if add else 0, b if add else 0))
+                for a in self.ml
+                for b in self.ml
+            ),
+            default=0,
+        )
+        pools = max((len(p) for p in self.draw_pools if p is not None), default=0)
+        most = max(NUM_CARDS, 5 * st.warp_flux_dice + 1, pools, 2, duel, max(self.max_wounds) + 1)
+        wound_value = max(
+            sum(self.max_wounds[u] * self.units[u].value_per_wound for u in self.side_units[s])
+            for s in (0, 1)
+        )
+        values = [
+            abs(v)
+            for k in range(len(self.power_data))
+            for f in range(self.force_range[k][0], self.force_range[k][1] + 1)
+            if (v := self._value_of(k, f)) is not None
+        ]
+        P = self.num_psykers
+        per_phase = (P + P * self.num_slots) * self.num_units * max(values, default=0.0)
+        bound = float(wound_value + 2 * self.game.battle_rounds * per_phase)
+        return GameInfo(
+            num_players=self.num_players,
+            num_actions=self.num_actions,
+            observation_size=self.observation_size,
+            information=self.information,
+            max_chance_outcomes=most,
+            min_utility=-bound,
+            max_utility=bound,
+        )
+
     def returns(self, state: SecondState) -> tuple[float, float]:
         """Zero-sum scores of players 0 and 1 (2E-8)."""
         return state.score, -state.score
-
-    # -----------------------------------------------------------------------------------------
-    # What a player may see
-
-    def view(self, state: SecondState, player: int) -> SecondView:
-        """The part of ``state`` that ``player`` may see: own hand, public table, card counts."""
-        mover = self.current_player(state)
-        if mover == TERMINAL:
-            decision = DECISION_OVER
-        elif mover != player:
-            decision = DECISION_WAIT
-        else:
-            decision = DECISION_RESPONSE if state.stage == RESPONSE else DECISION_TURN
-        return SecondView(
-            player=player,
-            decision=decision,
-            phase=state.phase,
-            active=self.active(state),
-            to_move=state.to_move,
-            passes=state.passes,
-            hand=state.hands[player],
-            opponent_hand_size=sum(state.hands[1 - player]),
-            deck_size=sum(state.deck),
-            discard=state.discard,
-            paid=state.paid,
-            wounds=state.wounds,
-            powers=state.powers,
-            used=state.used,
-            in_play=state.in_play,
-            pending=state.pending,
-            roll=state.roll,
-            score=state.score if player == 0 else -state.score,
-        )
-
-    def observe(self, state: SecondState, player: int) -> np.ndarray:
-        """What ``player`` may see as a flat float32 vector (built from :meth:`view` only).
-
-        Layout (P psykers, M slots, U units, K = 8 card kinds, N powers in the data):
-
-        * ``[0:4]`` decision asked of ``player``: own turn, own response, waiting, game over;
-        * ``[4:9]`` is the active player, battle round / rounds, phase / phases, passes in a row,
-          is the player to move in the alternation;
-        * own hand (K counts), other hand's size, deck size, discard pile (K), cards paid for the
-          power being cast (K), unseen cards by kind (K: deck + other hand together, which any
-          card counter knows), own score;
-        * per unit (U x 4): mine, alive, wounds left, fraction of wounds left;
-        * per psyker (P x (5 + M x (2 + N))): mine, alive, ML, has cast this phase, psychic hood;
-          per slot: holds a card, in play, one-hot of the power;
-        * pending power: present, psyker one-hot (P), slot one-hot (M), target one-hot (U + 1),
-          Force paid, Ultimate Force, response cards played.
-        """
-        v = self.view(state, player)
-        obs = np.zeros(self.observation_size, dtype=np.float32)
-        obs[v.decision] = 1.0
-        o = NUM_DECISIONS
-        rounds = self.game.battle_rounds
-        obs[o : o + 5] = (
-            v.active == player,
-            (v.phase // 2 + 1) / rounds,
-            v.phase / (2 * rounds),
-            v.passes,
-            v.to_move == player,
-        )
-        o += 5
-        K = NUM_CARDS
-        obs[o : o + K] = v.hand
-        o += K
-        obs[o] = v.opponent_hand_size
-        obs[o + 1] = v.deck_size
-        o += 2
-        obs[o : o + K] = v.discard
-        o += K
-        obs[o : o + K] = v.paid
-        o += K
-        # Cards whose place is unknown to this player: the deck plus the other hand, by kind.
-        obs[o : o + K] = [
-            c - h - d - q for c, h, d, q in zip(self.deck_counts, v.hand, v.discard, v.paid)
-        ]
-        o += K
-        obs[o] = v.score
-        o += 1
-        for u in range(self.num_units):
-            left = v.wounds[u]
-            obs[o : o + 4] = (self.owner[u] == player, left > 0, left, left / self.max_wounds[u])
-            o += 4
-        n_powers = len(self.power_data)
-        in_play = {(ip.psyker, ip.slot) for ip in v.in_play}
-        for i in range(self.num_psykers):
-            obs[o : o + 5] = (
-                self.psyker_side[i] == player,
-                v.wounds[self.psyker_unit[i]] > 0,
-                self.ml[i],
-                v.used[i],
-                self.hood[i],
-            )
-            o += 5
-            for j, k in enumerate(v.powers[i]):
-                obs[o] = k >= 0
-                obs[o + 1] = (i, j) in in_play
-                if k >= 0:
-                    obs[o + 2 + k] = 1.0
-                o += 2 + n_powers
-        pending = v.pending
-        if pending is not None:
-            obs[o] = 1.0
-            obs[o + 1 + pending.psyker] = 1.0
-            base = o + 1 + self.num_psykers
-            obs[base + pending.slot] = 1.0
-            base += self.num_slots
-            obs[base + pending.target] = 1.0
-            base += self.num_units + 1
-            obs[base : base + 3] = (pending.force, pending.ultimate, pending.responses)
-        return obs
 
     # -----------------------------------------------------------------------------------------
     # Values (for heuristics and advice; from public information only)
@@ -1449,8 +1334,19 @@ class SecondRules(RulesBase):
         return self.effect_value(view.wounds, p.psyker, p.power, p.force, p.target)
 
     def duel_value(self, view: SecondView, action: int) -> float:
-        """Expected wound value of a Psychic Duel action for the player who plays it."""
-        i, k = divmod(action - DUEL_BASE, self.num_psykers)
+        """Expected wound value of a Psychic Duel action for the player who plays it (2E-7).
+
+        Exact (Fractions) once per (psyker, enemy, wounds left of both), then memoised.
+        """
+        i, k = self.actions.decode_duel(action)
+        mine, theirs = self.psyker_unit[i], self.psyker_unit[k]
+        key = (i, k, view.wounds[mine], view.wounds[theirs])
+        value = self._duel_cache.get(key)
+        if value is None:
+            value = self._duel_cache[key] = self._duel_value(i, k, key[2], key[3])
+        return value
+
+    def _duel_value(self, i: int, k: int, left_mine: int, left_theirs: int) -> float:
         mine, theirs = self.psyker_unit[i], self.psyker_unit[k]
         st = self.settings
         add = st.psychic_duel_add_ml
@@ -1458,152 +1354,27 @@ class SecondRules(RulesBase):
         total = Fraction(0)
         for d, p in diff.items():
             if d > 0:
-                total += (
-                    p * min(d, view.wounds[theirs]) * Fraction(self.units[theirs].value_per_wound)
-                )
+                total += p * min(d, left_theirs) * Fraction(self.units[theirs].value_per_wound)
             elif d < 0:
-                total -= p * min(-d, view.wounds[mine]) * Fraction(self.units[mine].value_per_wound)
+                total -= p * min(-d, left_mine) * Fraction(self.units[mine].value_per_wound)
         return float(total)
 
     # -----------------------------------------------------------------------------------------
-    # Text
+    # What a player may see (delegated to views.SecondViews)
 
-    def _psyker_name(self, psyker: int) -> str:
-        return self.units[self.psyker_unit[psyker]].name
+    def view(self, state: SecondState, player: int) -> SecondView:
+        """The part of ``state`` that ``player`` may see: own hand, public table, card counts."""
+        return self.views.view(state, player)
 
-    def _target_name(self, psyker: int, power: int, target: int) -> str:
-        if target == self.num_units:
-            return f'every enemy unit within {self.power_data[power].range:g}"'
-        return self.units[target].name if 0 <= target < self.num_units else "?"
+    def observe(self, state: SecondState, player: int) -> np.ndarray:
+        """What ``player`` may see as a flat float32 vector (layout: ``SecondViews.observe``)."""
+        return self.views.observe(state, player)
 
     def describe(self, state: SecondState, action: int) -> ActionView:
         """Typed view of an action (or of a chance outcome at chance nodes)."""
-        player = self.current_player(state)
-        if player == CHANCE:
-            return self._describe_chance(state, action)
-        p = max(player, 0)
-        name = self.side_names[p]
-        if state.stage == RESPONSE:
-            if action == PASS:
-                return PassView(f"{name} plays no response card", p, True)
-            card = RESPONSE_CARDS.get(action)
-            label = CARD_LABELS[card] if card is not None else f"action {action}"
-            return CardView(f"{name} plays {label}", p, label)
-        if action == PASS:
-            return PassView(f"{name} passes", p, False)
-        if action == ENERGY_DRAIN:
-            return CardView(f"{name} plays Energy Drain", p, "Energy Drain")
-        if DUEL_BASE <= action < self.end_base:
-            i, k = divmod(action - DUEL_BASE, self.num_psykers)
-            a, b = self._psyker_name(i), self._psyker_name(k)
-            return DuelView(f"{name} plays Psychic Duel: {a} against {b}", p, a, b, i, k)
-        if self.end_base <= action < self.cast_base:
-            nullify = action >= self.nullify_base
-            i, j = divmod(
-                action - (self.nullify_base if nullify else self.end_base), self.num_slots
-            )
-            k = state.powers[i][j]
-            power = self.power_data[k].name if k >= 0 else "(no card)"
-            psyker = self._psyker_name(i)
-            label = (
-                f"{name} plays Nullify on {psyker}'s {power}"
-                if nullify
-                else f"{psyker} ends {power}"
-            )
-            return InPlayView(label, p, psyker, power, nullify, i, j)
-        if self.cast_base <= action < self.num_actions:
-            i, j, t, pay = self.decode_cast(action)
-            k = state.powers[i][j]
-            if k < 0:
-                return CastView(f"{self._psyker_name(i)}: empty power slot {j}", p)
-            power = self.power_data[k]
-            force = power.max_force if pay == PAY_ULTIMATE else pay
-            target = self._target_name(i, k, t)
-            psyker = self._psyker_name(i)
-            paying = "Ultimate Force" if pay == PAY_ULTIMATE else f"{pay} Force"
-            label = f"{psyker} casts {power.name} (Force {force}, paying {paying}) at {target}"
-            return CastView(
-                label, p, psyker, power.name, target, force, pay == PAY_ULTIMATE, i, j, t
-            )
-        return ActionView(f"action {action} (not an action of this scenario)")
-
-    def _describe_chance(self, state: SecondState, outcome: int) -> OutcomeView:
-        if state.effects:
-            _, victim = self._effect_units(state.effects[0])
-            return OutcomeView(
-                f"{self.units[victim].name} loses {outcome} wounds", "wounds", outcome
-            )
-        stage = state.stage
-        if stage == DEAL:
-            label = CARD_LABELS[outcome] if 0 <= outcome < NUM_CARDS else "?"
-            return OutcomeView(f"deal {label} to {self.side_names[state.deal_to]}", "deal", outcome)
-        if stage == FLUX:
-            return OutcomeView(f"warp flux {outcome}: {outcome} cards", "flux", outcome)
-        if stage == SETUP:
-            i = self._next_draw(state)
-            power = self.power_data[outcome].name if 0 <= outcome < len(self.power_data) else "?"
-            return OutcomeView(f"{self._psyker_name(i)} draws {power}", "draw", outcome)
-        roll = state.roll
-        if roll is not None and roll.kind in (ROLL_NULLIFY, ROLL_NULLIFY_IN_PLAY):
-            text = "succeeds" if outcome else "fails"
-            return OutcomeView(f"Nullify {text}", "nullify", outcome)
-        if roll is not None and roll.kind == ROLL_DAEMONIC:
-            text = "slays the caster" if outcome else "is survived"
-            return OutcomeView(f"Daemonic Attack {text}", "daemonic", outcome)
-        if roll is not None:
-            who = self._psyker_name(roll.b if outcome > 0 else roll.a)
-            return OutcomeView(f"Psychic Duel: {who} loses {abs(outcome)} wounds", "duel", outcome)
-        return OutcomeView(f"outcome {outcome}", "", outcome)
+        return self.views.describe(state, action)
 
     def render(self, state: Hashable, player: int | None = None) -> str:
         """The table as ``player`` sees it: only that player's hand (``None``: both hands)."""
         assert isinstance(state, SecondState)
-        lines = [
-            f"2nd edition - {self.scenario.name} - battle round {self.battle_round(state)}/"
-            f"{self.game.battle_rounds}, Psychic phase of {self.side_names[self.active(state)]}"
-            + (" (game over)" if state.stage == OVER else ""),
-            f"Score {self.side_names[0]} {state.score:+.2f}",
-        ]
-        for side in (0, 1):
-            lines.append(f"{self.side_names[side]}:")
-            for u in self.side_units[side]:
-                unit = self.units[u]
-                text = f"  {unit.name}: {state.wounds[u]}/{self.max_wounds[u]} wounds"
-                i = self.unit_psyker[u]
-                if state.wounds[u] <= 0:
-                    text += " (slain)"
-                elif i >= 0:
-                    cards = []
-                    for j, k in enumerate(state.powers[i]):
-                        if k < 0:
-                            continue
-                        mark = (
-                            " [in play]"
-                            if any((ip.psyker, ip.slot) == (i, j) for ip in state.in_play)
-                            else ""
-                        )
-                        cards.append(f"{self.power_data[k].name} ({self.power_data[k].cost}){mark}")
-                    text += f", ML{self.ml[i]}{', hood' if self.hood[i] else ''}"
-                    text += ", cast" if state.used[i] else ""
-                    text += f"; powers: {', '.join(cards) or 'none'}"
-                lines.append(text)
-        for side in (0, 1):
-            if player is None or player == side:
-                lines.append(f"Hand of {self.side_names[side]}: {self._cards(state.hands[side])}")
-            else:
-                lines.append(f"Hand of {self.side_names[side]}: {sum(state.hands[side])} cards")
-        lines.append(f"Deck: {sum(state.deck)} cards; discard pile: {self._cards(state.discard)}")
-        if state.pending is not None:
-            pend = state.pending
-            lines.append(
-                f"Being cast: {self.power_data[pend.power].name} by "
-                f"{self._psyker_name(pend.psyker)} at "
-                f"{self._target_name(pend.psyker, pend.power, pend.target)}, Force "
-                f"{pend.force}{' (Ultimate Force)' if pend.ultimate else ''}"
-            )
-        return "\n".join(lines)
-
-    @staticmethod
-    def _cards(counts: tuple[int, ...]) -> str:
-        parts = [f"{n} {CARD_LABELS[c]}" for c, n in enumerate(counts) if n]
-        return ", ".join(parts) or "none"
+        return self.views.render(state, player)

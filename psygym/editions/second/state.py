@@ -3,13 +3,13 @@
 Card multisets (deck, discard pile, hands, cards paid for the power being cast) are tuples of
 counts in :class:`~psygym.editions.second.data.Card` order. The deck is a multiset, never an
 ordered sequence: drawing is a chance node over card kinds (2E-2), so the state holds exactly what
-is determined and nothing hidden is ever fixed in advance.
+is determined and nothing hidden is ever fixed in advance. States are copied with
+:func:`psygym.kernel.evolve`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any
+from dataclasses import dataclass
 
 # Stages of the game (what the state is waiting for).
 SETUP = 0
@@ -102,9 +102,12 @@ class Roll:
     """The player who played the card."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class SecondState:
     """Everything about a 2nd-edition game at one moment.
+
+    Copied with :func:`psygym.kernel.evolve`. Not slotted on purpose: ``evolve`` copies an
+    instance dictionary in one step, about four times faster than setting 18 slots one by one.
 
     ``phase`` counts Psychic phases from 0 (battle round ``phase // 2 + 1``; the active player is
     ``(first_player + phase) % 2``). ``score`` is player 0's zero-sum score.
@@ -132,17 +135,3 @@ class SecondState:
     roll: Roll | None
     effects: tuple[Effect, ...]
     score: float
-
-
-_STATE_FIELDS = tuple(f.name for f in fields(SecondState))
-_new = object.__new__
-_set = object.__setattr__
-
-
-def evolve(state: SecondState, **changes: Any) -> SecondState:
-    """A copy of ``state`` with some fields changed (``dataclasses.replace``, twice as fast)."""
-    out = _new(SecondState)
-    get = changes.get
-    for name in _STATE_FIELDS:
-        _set(out, name, get(name, getattr(state, name)))
-    return out

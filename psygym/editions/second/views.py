@@ -1,0 +1,483 @@
+"""What a 2nd-edition player may see: the player's view, the observation vector, action views, text.
+
+Hidden information (2E-2, 2E-4): a player sees its own hand, the size of the other hand, the size
+of the deck, the discard pile, the cards paid for the power being cast and the public table;
+never the other hand or the deck's composition. :meth:`SecondViews.view` returns exactly that
+(:class:`SecondView`); :meth:`SecondViews.observe` encodes the same fields and nothing else, and
+:meth:`SecondViews.render` prints only the asking player's hand.
+
+The rules class (:class:`~psygym.editions.second.rules.SecondRules`) builds one
+:class:`SecondViews` and delegates ``view``, ``observe``, ``describe`` and ``render`` to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from psygym.core import CHANCE, TERMINAL, ActionView
+from psygym.editions.second.actions import (
+    ENERGY_DRAIN,
+    PASS,
+    PAY_ULTIMATE,
+    RESPONSE_CARDS,
+)
+from psygym.editions.second.data import CARD_LABELS, NUM_CARDS
+from psygym.editions.second.state import (
+    DEAL,
+    FLUX,
+    OVER,
+    RESPONSE,
+    ROLL_DAEMONIC,
+    ROLL_NULLIFY,
+    ROLL_NULLIFY_IN_PLAY,
+    SETUP,
+    InPlay,
+    Pending,
+    Roll,
+    SecondState,
+)
+
+if TYPE_CHECKING:
+    from psygym.editions.second.rules import SecondRules
+
+# Kinds of decision in the observation's first entries.
+DECISION_TURN = 0
+"""The player takes a turn of alternating play (2E-4)."""
+DECISION_RESPONSE = 1
+"""The player may answer the power being cast (2E-5.2)."""
+DECISION_WAIT = 2
+"""The other player (or chance) is to move."""
+DECISION_OVER = 3
+"""The game is over."""
+NUM_DECISIONS = 4
+
+_BOARD_CACHE_SIZE = 50_000
+
+
+# ---------------------------------------------------------------------------------------------
+# Action views
+
+
+@dataclass(frozen=True)
+class PassView(ActionView):
+    """Pass on your turn, or play no response card."""
+
+    player: int = 0
+    response: bool = False
+
+
+@dataclass(frozen=True)
+class CardView(ActionView):
+    """Play Energy Drain or a response card."""
+
+    player: int = 0
+    card: str = ""
+
+
+@dataclass(frozen=True)
+class CastView(ActionView):
+    """Cast a power (2E-5.1)."""
+
+    player: int = 0
+    psyker: str = ""
+    power: str = ""
+    target: str = ""
+    force: int = 0
+    ultimate: bool = False
+    psyker_index: int = -1
+    slot: int = -1
+    target_index: int = -1
+
+
+@dataclass(frozen=True)
+class InPlayView(ActionView):
+    """End your own remain-in-play power, or Nullify an enemy one."""
+
+    player: int = 0
+    psyker: str = ""
+    power: str = ""
+    nullify: bool = False
+    psyker_index: int = -1
+    slot: int = -1
+
+
+@dataclass(frozen=True)
+class DuelView(ActionView):
+    """Play Psychic Duel (2E-7)."""
+
+    player: int = 0
+    psyker: str = ""
+    enemy: str = ""
+    psyker_index: int = -1
+    enemy_index: int = -1
+
+
+@dataclass(frozen=True)
+class OutcomeView(ActionView):
+    """A chance outcome."""
+
+    kind: str = ""
+    value: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SecondView:
+    """What one player may see of a state: its own hand and the public table, nothing hidden.
+
+    Heuristics read only this; :meth:`SecondViews.observe` encodes the same fields.
+    """
+
+    player: int
+    decision: int
+    phase: int
+    active: int
+    to_move: int
+    passes: int
+    hand: tuple[int, ...]
+    opponent_hand_size: int
+    deck_size: int
+    discard: tuple[int, ...]
+    paid: tuple[int, ...]
+    wounds: tuple[int, ...]
+    powers: tuple[tuple[int, ...], ...]
+    used: tuple[bool, ...]
+    in_play: tuple[InPlay, ...]
+    pending: Pending | None
+    roll: Roll | None
+    score: float
+    """The player's own score so far."""
+
+
+def cards_text(counts: tuple[int, ...]) -> str:
+    """A card multiset as text: ``"2 Force, 1 Nullify"`` (``"none"`` when empty)."""
+    parts = [f"{n} {CARD_LABELS[c]}" for c, n in enumerate(counts) if n]
+    return ", ".join(parts) or "none"
+
+
+class SecondViews:
+    """Views of one scenario's states: player view, observation, action views and text.
+
+    Args:
+        rules: the rules of the scenario.
+
+    The observation is assembled from a list of the card and phase entries and a board block
+    (units and psykers) memoised per ``(player, wounds, powers, used, in_play)``: the board
+    changes only when a power resolves, while cards are dealt one by one.
+    """
+
+    def __init__(self, rules: SecondRules):
+        self.rules = rules
+        P, M, U = rules.num_psykers, rules.num_slots, rules.num_units
+        K = NUM_CARDS
+        self.n_powers = len(rules.power_data)
+        per_psyker = 5 + M * (2 + self.n_powers)
+        self.board_start = NUM_DECISIONS + 5 + 4 * K + 2 + 1
+        self.pending_start = self.board_start + 4 * U + P * per_psyker
+        self.observation_size = self.pending_start + 1 + P + M + (U + 1) + 3
+        self._board_cache: dict[tuple, np.ndarray] = {}
+        self._max_wounds = tuple(float(w) for w in rules.max_wounds)
+
+    # -----------------------------------------------------------------------------------------
+    # The player's view
+
+    def decision(self, state: SecondState, player: int) -> int:
+        """Which decision (``DECISION_*``) ``state`` asks of ``player``."""
+        mover = self.rules.current_player(state)
+        if mover == TERMINAL:
+            return DECISION_OVER
+        if mover != player:
+            return DECISION_WAIT
+        return DECISION_RESPONSE if state.stage == RESPONSE else DECISION_TURN
+
+    def view(self, state: SecondState, player: int) -> SecondView:
+        """The part of ``state`` that ``player`` may see: own hand, public table, card counts."""
+        return SecondView(
+            player=player,
+            decision=self.decision(state, player),
+            phase=state.phase,
+            active=self.rules.active(state),
+            to_move=state.to_move,
+            passes=state.passes,
+            hand=state.hands[player],
+            opponent_hand_size=sum(state.hands[1 - player]),
+            deck_size=sum(state.deck),
+            discard=state.discard,
+            paid=state.paid,
+            wounds=state.wounds,
+            powers=state.powers,
+            used=state.used,
+            in_play=state.in_play,
+            pending=state.pending,
+            roll=state.roll,
+            score=state.score if player == 0 else -state.score,
+        )
+
+    # -----------------------------------------------------------------------------------------
+    # Observation
+
+    def observe(self, state: SecondState, player: int) -> np.ndarray:
+        """What ``player`` may see as a flat float32 vector (the fields of :meth:`view` only).
+
+        Layout (P psykers, M slots, U units, K = 8 card kinds, N powers in the data):
+
+        * ``[0:4]`` decision asked of ``player``: own turn, own response, waiting, game over;
+        * ``[4:9]`` is the active player, battle round / rounds, phase / phases, passes in a row,
+          is the player to move in the alternation;
+        * own hand (K counts), other hand's size, deck size, discard pile (K), cards paid for the
+          power being cast (K), unseen cards by kind (K: deck + other hand together, which any
+          card counter knows), own score;
+        * per unit (U x 4): mine, alive, wounds left, fraction of wounds left;
+        * per psyker (P x (5 + M x (2 + N))): mine, alive, ML, has cast this phase, psychic hood;
+          per slot: holds a card, in play, one-hot of the power;
+        * pending power: present, psyker one-hot (P), slot one-hot (M), target one-hot (U + 1),
+          Force paid, Ultimate Force, response cards played.
+        """
+        rules = self.rules
+        # Only what view() holds is read: the own hand, the other hand's and the deck's sizes.
+        hand = state.hands[player]
+        discard, paid, phase = state.discard, state.paid, state.phase
+        rounds = rules.game.battle_rounds
+        head: list[float] = [0.0, 0.0, 0.0, 0.0]
+        head[self.decision(state, player)] = 1.0
+        head += (
+            rules.active(state) == player,
+            (phase // 2 + 1) / rounds,
+            phase / (2 * rounds),
+            state.passes,
+            state.to_move == player,
+        )
+        head += hand
+        head += (sum(state.hands[1 - player]), sum(state.deck))
+        head += discard
+        head += paid
+        # Cards whose place is unknown to this player: the deck plus the other hand, by kind.
+        head += [c - h - d - q for c, h, d, q in zip(rules.deck_counts, hand, discard, paid)]
+        head.append(state.score if player == 0 else -state.score)
+        obs = np.zeros(self.observation_size, dtype=np.float32)
+        obs[: self.board_start] = head
+        obs[self.board_start : self.pending_start] = self._board(
+            player, state.wounds, state.powers, state.used, state.in_play
+        )
+        pending = state.pending
+        if pending is not None:
+            o = self.pending_start
+            obs[o] = 1.0
+            obs[o + 1 + pending.psyker] = 1.0
+            base = o + 1 + rules.num_psykers
+            obs[base + pending.slot] = 1.0
+            base += rules.num_slots
+            obs[base + pending.target] = 1.0
+            base += rules.num_units + 1
+            obs[base : base + 3] = (pending.force, pending.ultimate, pending.responses)
+        return obs
+
+    def _board(
+        self,
+        player: int,
+        wounds: tuple[int, ...],
+        powers: tuple[tuple[int, ...], ...],
+        used: tuple[bool, ...],
+        in_play: tuple[InPlay, ...],
+    ) -> np.ndarray:
+        """The units and psykers block of the observation (memoised; callers only copy it)."""
+        key = (player, wounds, powers, used, in_play)
+        block = self._board_cache.get(key)
+        if block is not None:
+            return block
+        rules = self.rules
+        out: list[float] = []
+        owner, max_wounds = rules.owner, self._max_wounds
+        for u in range(rules.num_units):
+            left = wounds[u]
+            out += (owner[u] == player, left > 0, left, left / max_wounds[u])
+        n_powers = self.n_powers
+        held = {(ip.psyker, ip.slot) for ip in in_play}
+        for i in range(rules.num_psykers):
+            out += (
+                rules.psyker_side[i] == player,
+                wounds[rules.psyker_unit[i]] > 0,
+                rules.ml[i],
+                used[i],
+                rules.hood[i],
+            )
+            for j, k in enumerate(powers[i]):
+                slot = [0.0] * (2 + n_powers)
+                slot[0] = k >= 0
+                slot[1] = (i, j) in held
+                if k >= 0:
+                    slot[2 + k] = 1.0
+                out += slot
+        block = np.array(out, dtype=np.float32)
+        block.flags.writeable = False
+        if len(self._board_cache) >= _BOARD_CACHE_SIZE:
+            self._board_cache.clear()
+        self._board_cache[key] = block
+        return block
+
+    # -----------------------------------------------------------------------------------------
+    # Action views
+
+    def target_name(self, power: int, target: int) -> str:
+        """Name of a cast's target (``target == num_units``: every enemy unit in range)."""
+        rules = self.rules
+        if target == rules.num_units:
+            return f'every enemy unit within {rules.power_data[power].range:g}"'
+        return rules.units[target].name if 0 <= target < rules.num_units else "?"
+
+    def describe(self, state: SecondState, action: int) -> ActionView:
+        """Typed view of an action (or of a chance outcome at chance nodes)."""
+        rules = self.rules
+        player = rules.current_player(state)
+        if player == CHANCE:
+            return self.describe_chance(state, action)
+        p = max(player, 0)
+        name = rules.side_names[p]
+        if state.stage == RESPONSE:
+            if action == PASS:
+                return PassView(f"{name} plays no response card", p, True)
+            card = RESPONSE_CARDS.get(action)
+            label = CARD_LABELS[card] if card is not None else f"action {action}"
+            return CardView(f"{name} plays {label}", p, label)
+        if action == PASS:
+            return PassView(f"{name} passes", p, False)
+        if action == ENERGY_DRAIN:
+            return CardView(f"{name} plays Energy Drain", p, "Energy Drain")
+        layout = rules.actions
+        psyker_name = rules.psyker_names
+        if layout.is_duel(action):
+            i, k = layout.decode_duel(action)
+            a, b = psyker_name[i], psyker_name[k]
+            return DuelView(f"{name} plays Psychic Duel: {a} against {b}", p, a, b, i, k)
+        if layout.end_base <= action < layout.cast_base:
+            nullify = layout.is_nullify_in_play(action)
+            i, j = layout.decode_in_play(action)
+            k = state.powers[i][j]
+            power = rules.power_data[k].name if k >= 0 else "(no card)"
+            psyker = psyker_name[i]
+            label = (
+                f"{name} plays Nullify on {psyker}'s {power}"
+                if nullify
+                else f"{psyker} ends {power}"
+            )
+            return InPlayView(label, p, psyker, power, nullify, i, j)
+        if layout.is_cast(action):
+            i, j, t, pay = layout.decode_cast(action)
+            k = state.powers[i][j]
+            if k < 0:
+                return CastView(f"{psyker_name[i]}: empty power slot {j}", p)
+            power = rules.power_data[k]
+            force = power.max_force if pay == PAY_ULTIMATE else pay
+            target = self.target_name(k, t)
+            psyker = psyker_name[i]
+            paying = "Ultimate Force" if pay == PAY_ULTIMATE else f"{pay} Force"
+            label = f"{psyker} casts {power.name} (Force {force}, paying {paying}) at {target}"
+            return CastView(
+                label, p, psyker, power.name, target, force, pay == PAY_ULTIMATE, i, j, t
+            )
+        return ActionView(f"action {action} (not an action of this scenario)")
+
+    def describe_chance(self, state: SecondState, outcome: int) -> OutcomeView:
+        """Typed view of a chance outcome (cards dealt, flux, draws, rolls, wounds)."""
+        rules = self.rules
+        if state.effects:
+            _, victim = rules.effect_units(state.effects[0])
+            return OutcomeView(
+                f"{rules.units[victim].name} loses {outcome} wounds", "wounds", outcome
+            )
+        stage = state.stage
+        if stage == DEAL:
+            label = CARD_LABELS[outcome] if 0 <= outcome < NUM_CARDS else "?"
+            return OutcomeView(
+                f"deal {label} to {rules.side_names[state.deal_to]}", "deal", outcome
+            )
+        if stage == FLUX:
+            return OutcomeView(f"warp flux {outcome}: {outcome} cards", "flux", outcome)
+        if stage == SETUP:
+            i = rules.next_draw(state)
+            power = rules.power_data[outcome].name if 0 <= outcome < len(rules.power_data) else "?"
+            return OutcomeView(f"{rules.psyker_names[i]} draws {power}", "draw", outcome)
+        roll = state.roll
+        if roll is not None and roll.kind in (ROLL_NULLIFY, ROLL_NULLIFY_IN_PLAY):
+            text = "succeeds" if outcome else "fails"
+            return OutcomeView(f"Nullify {text}", "nullify", outcome)
+        if roll is not None and roll.kind == ROLL_DAEMONIC:
+            text = "slays the caster" if outcome else "is survived"
+            return OutcomeView(f"Daemonic Attack {text}", "daemonic", outcome)
+        if roll is not None:
+            who = rules.psyker_names[roll.b if outcome > 0 else roll.a]
+            return OutcomeView(f"Psychic Duel: {who} loses {abs(outcome)} wounds", "duel", outcome)
+        return OutcomeView(f"outcome {outcome}", "", outcome)
+
+    # -----------------------------------------------------------------------------------------
+    # Text
+
+    def render(self, state: SecondState, player: int | None = None) -> str:
+        """The table as ``player`` sees it: only that player's hand (``None``: both hands)."""
+        rules = self.rules
+        names = rules.side_names
+        lines = [
+            f"2nd edition - {rules.scenario.name} - battle round {rules.battle_round(state)}/"
+            f"{rules.game.battle_rounds}, Psychic phase of {names[rules.active(state)]}"
+            + (" (game over)" if state.stage == OVER else ""),
+            f"Score {names[0]} {state.score:+.2f}",
+        ]
+        for side in (0, 1):
+            lines.append(f"{names[side]}:")
+            for u in rules.side_units[side]:
+                unit = rules.units[u]
+                text = f"  {unit.name}: {state.wounds[u]}/{rules.max_wounds[u]} wounds"
+                i = rules.unit_psyker[u]
+                if state.wounds[u] <= 0:
+                    text += " (slain)"
+                elif i >= 0:
+                    cards = []
+                    for j, k in enumerate(state.powers[i]):
+                        if k < 0:
+                            continue
+                        mark = (
+                            " [in play]"
+                            if any((ip.psyker, ip.slot) == (i, j) for ip in state.in_play)
+                            else ""
+                        )
+                        power = rules.power_data[k]
+                        cards.append(f"{power.name} ({power.cost}){mark}")
+                    text += f", ML{rules.ml[i]}{', hood' if rules.hood[i] else ''}"
+                    text += ", cast" if state.used[i] else ""
+                    text += f"; powers: {', '.join(cards) or 'none'}"
+                lines.append(text)
+        for side in (0, 1):
+            if player is None or player == side:
+                lines.append(f"Hand of {names[side]}: {cards_text(state.hands[side])}")
+            else:
+                lines.append(f"Hand of {names[side]}: {sum(state.hands[side])} cards")
+        lines.append(f"Deck: {sum(state.deck)} cards; discard pile: {cards_text(state.discard)}")
+        if state.pending is not None:
+            pend = state.pending
+            lines.append(
+                f"Being cast: {rules.power_data[pend.power].name} by "
+                f"{rules.psyker_names[pend.psyker]} at "
+                f"{self.target_name(pend.power, pend.target)}, Force "
+                f"{pend.force}{' (Ultimate Force)' if pend.ultimate else ''}"
+            )
+        return "\n".join(lines)
+
+
+__all__ = [
+    "DECISION_OVER",
+    "DECISION_RESPONSE",
+    "DECISION_TURN",
+    "DECISION_WAIT",
+    "NUM_DECISIONS",
+    "CardView",
+    "CastView",
+    "DuelView",
+    "InPlayView",
+    "OutcomeView",
+    "PassView",
+    "SecondView",
+    "SecondViews",
+    "cards_text",
+]
