@@ -14,9 +14,10 @@ from psygym_agents.rogue_trader.heuristics import HEURISTICS
 import psygym  # noqa: F401  (registers the env ids)
 from psygym.core import play_game
 from psygym.editions import load
+from psygym.editions.rogue_trader.actions import ABILITY_BASE, REST
 from psygym.editions.rogue_trader.odds import tables
-from psygym.editions.rogue_trader.rules import ABILITY_BASE, REST
-from psygym.editions.rogue_trader.state import Phase, evolve
+from psygym.editions.rogue_trader.state import Phase
+from psygym.kernel import evolve
 from psygym.policies import resolve_policy
 
 

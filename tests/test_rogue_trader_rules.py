@@ -10,15 +10,10 @@ import pytest
 from psygym.core import CHANCE, TERMINAL, IllegalActionError
 from psygym.editions import load
 from psygym.editions.rogue_trader import rules_from_data
-from psygym.editions.rogue_trader.rules import (
-    ABILITY_BASE,
-    END,
-    REST,
-    armour_needed,
-    psychic_save_chance,
-    works_chance,
-)
-from psygym.editions.rogue_trader.state import Phase, State, evolve
+from psygym.editions.rogue_trader.actions import ABILITY_BASE, END, REST
+from psygym.editions.rogue_trader.chances import armour_needed, psychic_save_chance, works_chance
+from psygym.editions.rogue_trader.state import Phase, State
+from psygym.kernel import evolve
 
 LIB, WAR = 0, 1  # duel: Librarian (player 0) and Warlock (player 1)
 

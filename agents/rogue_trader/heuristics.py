@@ -30,18 +30,49 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any
+from weakref import WeakKeyDictionary
 
 from psygym_agents.base import DeterministicPolicy
 
-from psygym.editions.rogue_trader.rules import ABILITY_BASE, RogueTraderRules, works_chance
-from psygym.editions.rogue_trader.state import Phase, State, evolve
+from psygym.editions.rogue_trader.chances import works_chance
+from psygym.editions.rogue_trader.rules import RogueTraderRules
+from psygym.editions.rogue_trader.state import Phase, State
+from psygym.kernel import evolve
 
 ATTACKS = frozenset({"mental", "missile", "remove", "steal_mind", "confuse"})
 """Effects that count as attacks for ``biggest-attack``."""
 
 LOW_POINTS = 7
 """``rest-when-low`` rests below this many points."""
+
+_EXPECTED: WeakKeyDictionary[RogueTraderRules, dict[tuple[int, ...], tuple[float, float]]] = (
+    WeakKeyDictionary()
+)
+
+
+def _expected_effect(
+    rules: RogueTraderRules, state: State, u: int, a: int, t: int
+) -> tuple[float, float]:
+    """``(chance that a takes effect, expected wounds of an attack)`` at ``t``, no bids, memoised.
+
+    The exact ``Fraction`` sums are done once per key: the resolution depends only on the
+    ability, the target and the target's will power bonus, wounds and aura (RT-3, RT-4).
+    """
+    ts = state.units[t]
+    key = (a, t, ts.wp_bonus, ts.hp, ts.aura)
+    memo = _EXPECTED.get(rules)
+    if memo is None:
+        memo = _EXPECTED[rules] = {}
+    hit = memo.get(key)
+    if hit is None:
+        probe = evolve(
+            state, phase=Phase.RESOLVE, actor=u, ability=a, target=t, attack_bid=0, save_bid=0
+        )
+        dist = rules.resolve_distribution(probe)
+        p_effect = float(sum((p for o, p in dist if o > 0), Fraction(0)))
+        wounds = float(sum((p * (o - 1) for o, p in dist if o > 1), Fraction(0)))
+        hit = memo[key] = (p_effect, wounds)
+    return hit
 
 
 def _resolution_worth(rules: RogueTraderRules, state: State, u: int, a: int, t: int) -> float:
@@ -52,13 +83,8 @@ def _resolution_worth(rules: RogueTraderRules, state: State, u: int, a: int, t: 
     ts = state.units[t]
     value = rules.value[a]
     if effect in ("mental", "missile", "steal_mind", "remove", "confuse", "fear"):
-        probe = evolve(
-            state, phase=Phase.RESOLVE, actor=u, ability=a, target=t, attack_bid=0, save_bid=0
-        )
-        dist = rules.resolve_distribution(probe)
-        p_effect = float(sum((p for o, p in dist if o > 0), Fraction(0)))
+        p_effect, wounds = _expected_effect(rules, state, u, a, t)
         if effect in ("mental", "missile"):
-            wounds = float(sum((p * (o - 1) for o, p in dist if o > 1), Fraction(0)))
             return wounds * rules.vpw[t] + p_effect * value
         if effect == "remove":
             worth = ts.hp * rules.vpw[t] if rules.game.removal_scores_wounds else 0.0
@@ -124,7 +150,7 @@ class RTHeuristic(DeterministicPolicy):
         self.cast = cast
         self.bid = bid
 
-    def choose(self, rules: Any, state: Any, player: int) -> int:
+    def choose(self, rules: RogueTraderRules, state: State, player: int) -> int:
         """The heuristic's action (always legal)."""
         legal = rules.legal_actions(state)
         if len(legal) == 1:
@@ -134,9 +160,8 @@ class RTHeuristic(DeterministicPolicy):
             return self._choose(rules, state, legal)
         if phase == Phase.TARGET:
             u, a = state.actor, state.ability
-            return max(
-                legal, key=lambda x: (ability_worth(rules, state, u, a, x - rules.target_base), -x)
-            )
+            target_of = rules.actions.target_of
+            return max(legal, key=lambda x: (ability_worth(rules, state, u, a, target_of(x)), -x))
         if phase == Phase.AMOUNT:
             return legal[-1]
         if phase in (Phase.ATTACK_BID, Phase.SAVE_BID):
@@ -147,7 +172,8 @@ class RTHeuristic(DeterministicPolicy):
     def _choose(self, rules: RogueTraderRules, state: State, legal: list[int]) -> int:
         u = state.actor
         points = state.units[u].points
-        abilities = [a - ABILITY_BASE for a in legal if a >= ABILITY_BASE]
+        layout = rules.actions
+        abilities = layout.abilities_in(legal)
         fallback = legal[0]  # REST, or END after an ability
         threshold = rules.game.no_test_at
         if self.cast == "rest-when-low" and points < LOW_POINTS:
@@ -158,7 +184,7 @@ class RTHeuristic(DeterministicPolicy):
             keep = [a for a in abilities if points - rules.abilities[a].cost >= threshold]
             best = best_use(rules, state, u, keep)
             if best is not None and best[0] > 0:
-                return ABILITY_BASE + best[1]
+                return layout.ability(best[1])
         if self.cast == "biggest":
             attacks = [a for a in abilities if rules.abilities[a].effect in ATTACKS]
             if not attacks:
@@ -166,11 +192,11 @@ class RTHeuristic(DeterministicPolicy):
             top = max(rules.abilities[a].cost for a in attacks)
             abilities = [a for a in attacks if rules.abilities[a].cost == top]
             best = best_use(rules, state, u, abilities)
-            return ABILITY_BASE + best[1] if best is not None else fallback
+            return layout.ability(best[1]) if best is not None else fallback
         best = best_use(rules, state, u, abilities)
         if best is None or best[0] <= 0:
             return fallback
-        return ABILITY_BASE + best[1]
+        return layout.ability(best[1])
 
     def _bid(self, rules: RogueTraderRules, state: State, legal: list[int], points: int) -> int:
         cap = len(legal) - 1
@@ -186,7 +212,7 @@ class RTHeuristic(DeterministicPolicy):
 
 
 def _factory(name: str, cast: str, bid: str) -> Callable[..., RTHeuristic]:
-    def make(rules: Any = None, arg: str | None = None) -> RTHeuristic:
+    def make(rules: RogueTraderRules | None = None, arg: str | None = None) -> RTHeuristic:
         return RTHeuristic(name, cast, bid)
 
     make.__doc__ = f"Build the {name!r} heuristic."

@@ -8,15 +8,18 @@ expected worth exceeds ``min_worth``; bid the fraction ``attack_bid`` (as attack
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psygym_agents.parametric import Family
+
+if TYPE_CHECKING:
+    from psygym.editions.rogue_trader.rules import RogueTraderRules
+    from psygym.editions.rogue_trader.state import State
 
 
 def _rt_class() -> type:
     from psygym_agents.rogue_trader.heuristics import RTHeuristic, best_use
 
-    from psygym.editions.rogue_trader.rules import ABILITY_BASE
     from psygym.editions.rogue_trader.state import Phase
 
     class RogueTraderParametric(RTHeuristic):
@@ -29,17 +32,17 @@ def _rt_class() -> type:
             self.attack_bid = float(params.get("attack_bid", 0.5))
             self.save_bid = float(params.get("save_bid", 0.5))
 
-        def _choose(self, rules: Any, state: Any, legal: list[int]) -> int:
+        def _choose(self, rules: RogueTraderRules, state: State, legal: list[int]) -> int:
             u = state.actor
             if state.units[u].points < self.rest_below:
                 return legal[0]  # rest (or end after an ability)
-            abilities = [a - ABILITY_BASE for a in legal if a >= ABILITY_BASE]
+            abilities = rules.actions.abilities_in(legal)
             best = best_use(rules, state, u, abilities)
             if best is None or best[0] <= self.min_worth:
                 return legal[0]
-            return ABILITY_BASE + best[1]
+            return rules.actions.ability(best[1])
 
-        def _bid(self, rules: Any, state: Any, legal: list[int], points: int) -> int:
+        def _bid(self, rules: RogueTraderRules, state: State, legal: list[int], points: int) -> int:
             share = self.attack_bid if state.phase == Phase.ATTACK_BID else self.save_bid
             cap = len(legal) - 1
             return legal[max(0, min(cap, int(math.floor(share * cap + 0.5))))]
@@ -47,7 +50,7 @@ def _rt_class() -> type:
     return RogueTraderParametric
 
 
-def _rt_sample(trial: Any, rules: Any) -> dict[str, Any]:
+def _rt_sample(trial: Any, rules: RogueTraderRules) -> dict[str, Any]:
     return {
         "rest_below": trial.suggest_int("rest_below", 0, 14),
         "min_worth": trial.suggest_float("min_worth", 0.0, 2.0),
@@ -56,7 +59,7 @@ def _rt_sample(trial: Any, rules: Any) -> dict[str, Any]:
     }
 
 
-def _rt_defaults(rules: Any) -> dict[str, Any]:
+def _rt_defaults(rules: RogueTraderRules) -> dict[str, Any]:
     # Like spend-freely (bids half).
     return {"rest_below": 0, "min_worth": 0.0, "attack_bid": 0.5, "save_bid": 0.5}
 

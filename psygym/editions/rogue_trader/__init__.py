@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psygym.core import Information
 from psygym.edition import Edition
+
+if TYPE_CHECKING:
+    from psygym.editions.rogue_trader.rules import RogueTraderRules
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 """Folder of the shipped scenarios."""
 
 
-def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
+def rules_from_data(data: Mapping[str, Any], source: str) -> RogueTraderRules:
     """Validate scenario data (as read from TOML) and build the rules.
 
     Raises:

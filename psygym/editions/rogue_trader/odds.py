@@ -16,7 +16,7 @@ from __future__ import annotations
 from psygym.combat import roll_chance, to_wound_rt
 from psygym.dice import distribution, mean
 from psygym.editions.rogue_trader.abilities import load_data
-from psygym.editions.rogue_trader.rules import psychic_save_chance, works_chance
+from psygym.editions.rogue_trader.chances import psychic_save_chance, works_chance
 from psygym.odds import Table
 
 

@@ -36,13 +36,12 @@ Decision nodes where the rules leave one choice (an ability with one legal targe
 no points to spend, a psyker with no usable ability, which can only rest) are advanced
 automatically, as are chance nodes with a single outcome (a test with 1 point left).
 
-Action layout (``Discrete(num_actions)``, fixed per scenario)
-----------------------------------------------------------------
-* ``0`` REST: the psyker does nothing for its whole turn (RT-5).
-* ``1`` END: end the psyker's turn after using an ability (only with ``abilities_per_turn`` > 1).
-* ``2 .. 41`` use ability ``a - 2`` (ids are positions in ``data/abilities.toml``).
-* ``42 .. 42+U-1`` target unit ``a - 42`` (U units in scenario order, side 0's first).
-* ``42+U .. 42+U+N`` the number ``a - 42 - U``: a bid (0..max_bid) or the wounds Cure Wounds heals.
+Action layout
+-------------
+``Discrete(num_actions)``, fixed per scenario: REST, END, one action per ability, one per target
+unit, then the numbers (bids and Cure Wounds amounts). :mod:`.actions` defines it and encodes and
+decodes actions (``rules.actions`` is the scenario's :class:`~.actions.ActionLayout`);
+:mod:`.views` holds the observation, the action views and the text.
 
 Chance outcomes: test 1 = works / 0 = fails; recovery 1 = recovered / 0 = still confused;
 resolution 0 = psychic save made, then for attacks 1 = no wound, ``1 + w`` = ``w`` wounds, for
@@ -83,9 +82,7 @@ Defaults chosen where the spec or the seed is silent
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from fractions import Fraction
-from functools import cache
 from typing import Any
 
 import numpy as np
@@ -96,146 +93,36 @@ from psygym.core import (
     TERMINAL,
     ActionView,
     Event,
+    EventKind,
+    GameInfo,
     Information,
     RulesBase,
     SimultaneousMove,
 )
 from psygym.dice import distribution
-from psygym.editions.rogue_trader.abilities import AbilityData, load_data
+from psygym.editions.rogue_trader.abilities import AbilityData, AbilitySpec, load_data
+from psygym.editions.rogue_trader.actions import ABILITY_BASE, END, REST, ActionLayout
+from psygym.editions.rogue_trader.chances import (
+    armour_needed,
+    attack_outcomes,
+    binary,
+    psychic_save_chance,
+    two_d6_at_most,
+    works_chance,
+)
 from psygym.editions.rogue_trader.spec import RTScenario
-from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState, evolve
+from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState
+from psygym.editions.rogue_trader.views import RTViews
+from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
 
-REST = 0
-"""Action: rest (do nothing for the whole turn, RT-5)."""
-END = 1
-"""Action: end this psyker's turn after using an ability."""
-ABILITY_BASE = 2
-"""Action ``ABILITY_BASE + id``: use ability ``id``."""
-
-KINDS = ("choose", "target", "amount", "attack_bid", "save_bid", "none")
-"""Kinds of decision, in the order of the observation's one-hot."""
-_KIND_OF = {
-    Phase.CHOOSE: 0, Phase.TARGET: 1, Phase.AMOUNT: 2, Phase.ATTACK_BID: 3, Phase.SAVE_BID: 4,
-}  # fmt: skip
-_GLOBAL = 10
-_UNIT_FEATURES = 16
-_NORM = 20.0
-
-
-# ----------------------------------------------------------------------------- exact chances
-@cache
-def two_d6_at_most(n: int) -> Fraction:
-    """Chance that 2D6 totals ``n`` or less (psychic test RT-2.3, psychic save RT-3.1)."""
-    return sum((p for total, p in distribution("2D6").items() if total <= n), Fraction(0))
-
-
-@cache
-def works_chance(points: int, no_test_at: int = 12) -> Fraction:
-    """Chance that an ability works with ``points`` psi-points remaining (RT-2.3)."""
-    return Fraction(1) if points >= no_test_at else two_d6_at_most(points)
-
-
-@cache
-def psychic_save_chance(will_power: int, enhanced: int = 0, augmented: int = 0) -> Fraction:
-    """Chance of a psychic save: 2D6 <= WP - enhanced + augmented (RT-3.1 to RT-3.3)."""
-    return two_d6_at_most(will_power - enhanced + augmented)
-
-
-def armour_needed(save: int, aura: int) -> int | None:
-    """Save roll needed against physical attacks with an aura of ``aura`` levels (RT-4.3)."""
-    if aura <= 0:
-        return save if save <= 6 else None
-    return min(save, 7) - aura
-
-
-@cache
-def attack_outcomes(
-    p_save: Fraction, p_damage: Fraction, damage: str, cap: int
-) -> tuple[tuple[int, Fraction], ...]:
-    """Outcomes of an attack: 0 saved, 1 no wound, ``1 + w`` for ``w`` wounds (capped at ``cap``).
-
-    Args:
-        p_save: chance of a psychic save (0 when none is allowed).
-        p_damage: chance that the hit becomes an unsaved wound once the psychic save failed.
-        damage: wounds of a damaging hit, a dice expression.
-        cap: wounds the current model has left (wounds do not spill over).
-    """
-    out: dict[int, Fraction] = {0: p_save, 1: (1 - p_save) * (1 - p_damage)}
-    for w, p in capped(distribution(damage), cap).items():
-        out[1 + w] = out.get(1 + w, Fraction(0)) + (1 - p_save) * p_damage * p
-    return tuple((o, p) for o, p in sorted(out.items()) if p > 0)
-
-
-@cache
-def _binary(p: Fraction) -> tuple[tuple[int, float], ...]:
-    return tuple((o, float(q)) for o, q in ((0, 1 - p), (1, p)) if q > 0)
-
-
-@cache
-def _floats(outcomes: tuple[tuple[int, Fraction], ...]) -> tuple[tuple[int, float], ...]:
-    return tuple((o, float(p)) for o, p in outcomes if p > 0)
-
-
-# ----------------------------------------------------------------------------- action views
-@dataclass(frozen=True, kw_only=True)
-class UseAbility(ActionView):
-    """A psyker uses an ability (target chosen next)."""
-
-    psyker: str
-    ability: str
-    cost: int
-    works: float
-
-
-@dataclass(frozen=True, kw_only=True)
-class Rest(ActionView):
-    """A psyker rests for the whole turn (RT-5)."""
-
-    psyker: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class EndTurn(ActionView):
-    """A psyker stops using abilities this turn."""
-
-    psyker: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class ChooseTarget(ActionView):
-    """The target of the ability being used."""
-
-    psyker: str
-    ability: str
-    target: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class ChooseAmount(ActionView):
-    """How many wounds Cure Wounds heals, for 10 points each (RT-4.6)."""
-
-    psyker: str
-    ability: str
-    wounds: int
-    cost: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class Bid(ActionView):
-    """A secret bid of psi-points: ``enhance`` (attacker, RT-3.2) or ``augment`` (RT-3.3)."""
-
-    psyker: str
-    role: str
-    points: int
-
-
-@dataclass(frozen=True, kw_only=True)
-class Roll(ActionView):
-    """A chance outcome: ``kind`` is test, recover, resolve, psi-level, count or draw."""
-
-    kind: str
-    outcome: int
+# Attribute access on an Enum class is slow; the hot paths compare against these aliases.
+(
+    _SETUP_LEVEL, _SETUP_COUNT, _SETUP_DRAW, _RECOVER, _CHOOSE, _TARGET, _AMOUNT, _TEST,
+    _ATTACK_BID, _SAVE_BID, _RESOLVE, _OVER,
+) = Phase  # fmt: skip
+_RESET = {"used": 0, "ability": -1, "target": -1, "amount": 0, "attack_bid": 0, "save_bid": 0}
+"""Fields cleared whenever a psyker starts choosing (no ability under way)."""
 
 
 # ----------------------------------------------------------------------------- rules
@@ -244,8 +131,9 @@ class RogueTraderRules(RulesBase):
 
     Besides the ``RulesBase`` API it offers ``is_response(state)`` (true at the target's save
     bid), ``targets(state, psyker, ability)``, ``will_power(state, unit)``,
-    ``resolve_distribution(state)`` (exact ``Fraction`` outcomes of a resolution node) and
-    ``simultaneous_info(state)`` for the secret bids of RT-3.4:
+    ``resolve_distribution(state)`` (exact ``Fraction`` outcomes of a resolution node),
+    ``chance_table(state)`` / ``chance_distribution(state)`` (the one memoised table of a chance
+    node, exact and float) and ``simultaneous_info(state)`` for the secret bids of RT-3.4:
 
     * the attacker's bid node (:attr:`Phase.ATTACK_BID`) and the target's bid node
       (:attr:`Phase.SAVE_BID`) follow each other; the state holds the attacker's pending bid
@@ -262,7 +150,9 @@ class RogueTraderRules(RulesBase):
         scenario: the validated :class:`~psygym.editions.rogue_trader.spec.RTScenario`.
         game: its ``[game]`` settings.
         names, owner, specs: per unit, in scenario order (side 0's units first).
+        actions: the scenario's :class:`~.actions.ActionLayout` (encode and decode actions).
         target_base, number_base: first target action and first number (bid/amount) action.
+        views: the :class:`~.views.RTViews` that ``observe``, ``describe`` and ``render`` use.
     """
 
     edition = "rt"
@@ -311,17 +201,30 @@ class RogueTraderRules(RulesBase):
         self._random_abilities = tuple(u.abilities == "random" for u in specs)
         cure_max = max((self.max_hp[i] for i in range(n) if self.single[i]), default=0)
         self.max_number = max(game.max_bid, cure_max)
-        self.target_base = ABILITY_BASE + self.n_abilities
-        self.number_base = self.target_base + n
-        self.num_actions = self.number_base + self.max_number + 1
+        self.actions = ActionLayout(self.n_abilities, n, self.max_number)
+        self.target_base = self.actions.target_base
+        self.number_base = self.actions.number_base
+        self.num_actions = self.actions.num_actions
         self._legal_state: State | None = None
         self._legal_last: tuple[int, ...] = ()
-        self._resolve_cache: dict[tuple[int, ...], tuple[tuple[int, float], ...]] = {}
-        self._unit_size = _UNIT_FEATURES + self.n_abilities
-        self._obs_units = _GLOBAL + self.n_abilities + 2 * n + 2
-        self.observation_size = self._obs_units + n * self._unit_size
+        self._chance = ChanceCache()
+        self.views = RTViews(self)
+        self._steps = {
+            _CHOOSE: self._choose,
+            _TARGET: self._on_target,
+            _AMOUNT: self._on_amount,
+            _ATTACK_BID: self._on_attack_bid,
+            _SAVE_BID: self._on_save_bid,
+            _TEST: self._on_test,
+            _RESOLVE: self._resolve,
+            _RECOVER: self._on_recover,
+            _SETUP_LEVEL: self._set_level,
+            _SETUP_COUNT: self._set_count,
+            _SETUP_DRAW: self._draw,
+        }
+        self.observation_size = self.views.size
 
-    def _candidates(self, u: int, ab: Any) -> tuple[int, ...]:
+    def _candidates(self, u: int, ab: AbilitySpec) -> tuple[int, ...]:
         if ab.target == "self" or ab.effect in ("aura", "strength_of_mind", "value"):
             return (u,)
         out = []
@@ -362,9 +265,9 @@ class RogueTraderRules(RulesBase):
     def current_player(self, state: State) -> int:
         """Player to decide, :data:`CHANCE` or :data:`TERMINAL`."""
         phase = state.phase
-        if phase == Phase.OVER:
+        if phase == _OVER:
             return TERMINAL
-        if phase == Phase.SAVE_BID:
+        if phase == _SAVE_BID:
             return self.owner[state.target]
         if phase in DECISIONS:
             return state.active
@@ -372,7 +275,7 @@ class RogueTraderRules(RulesBase):
 
     def is_response(self, state: State) -> bool:
         """True when the target bids for its augmented save (answering the attacker, RT-3.3)."""
-        return state.phase == Phase.SAVE_BID
+        return state.phase == _SAVE_BID
 
     def legal_actions(self, state: State) -> list[int]:
         """Sorted legal actions (see the module docstring's layout)."""
@@ -384,22 +287,22 @@ class RogueTraderRules(RulesBase):
 
     def _legal(self, state: State) -> list[int]:
         phase = state.phase
-        if phase == Phase.CHOOSE:
+        if phase == _CHOOSE:
             u = state.actor
             us = state.units[u]
             acts = [REST] if state.used == 0 else [END]
             if state.used < self.game.abilities_per_turn:
                 acts += [ABILITY_BASE + a for a in us.abilities if self._usable(state, u, a)]
             return acts
-        if phase == Phase.TARGET:
+        if phase == _TARGET:
             return [self.target_base + t for t in self.targets(state, state.actor, state.ability)]
         nb = self.number_base
-        if phase == Phase.AMOUNT:
+        if phase == _AMOUNT:
             return [nb + k for k in range(1, self._max_amount(state, state.target) + 1)]
-        if phase == Phase.ATTACK_BID:
+        if phase == _ATTACK_BID:
             cap = min(state.units[state.actor].points, self.game.max_bid)
             return list(range(nb, nb + cap + 1))
-        if phase == Phase.SAVE_BID:
+        if phase == _SAVE_BID:
             t = state.target
             cap = (
                 min(state.units[t].points, self.game.max_bid) if self._can_augment(state, t) else 0
@@ -409,11 +312,114 @@ class RogueTraderRules(RulesBase):
 
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """Exact outcomes of the chance node (see the module docstring for their meaning)."""
-        return list(self._outcomes(state))
+        table = self.chance_table(state)
+        return [] if table is None else list(table.outcomes)
+
+    def chance_distribution(self, state: State) -> list[tuple[int, Fraction]]:
+        """The outcomes of :meth:`chance_outcomes` with exact ``Fraction`` probabilities."""
+        table = self.chance_table(state)
+        return [] if table is None else list(table.exact)
+
+    def sample_chance(self, state: State, rng: np.random.Generator) -> int:
+        """Draw one chance outcome from the node's table (one uniform draw, none if certain)."""
+        table = self.chance_table(state)
+        if table is None:
+            raise ValueError("sample_chance needs a chance node")
+        if len(table.outcomes) == 1:
+            return table.outcomes[0][0]
+        return table.sample(rng)
 
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (RT-6.2)."""
         return (state.score, -state.score)
+
+    # ------------------------------------------------------------------ views (see views.py)
+    def observe(self, state: State, player: int) -> np.ndarray:
+        """What ``player`` may see (layout: :meth:`.views.RTViews.observe`; hides bids, RT-3.4)."""
+        return self.views.observe(state, player)
+
+    def describe(self, state: State, action: int) -> ActionView:
+        """Typed view of a decision or chance outcome in ``state`` (:mod:`.views`)."""
+        return self.views.describe(state, action)
+
+    def render(self, state: State, player: int | None = None) -> str:
+        """Text picture of the state; the attacker's pending bid is hidden from anyone else."""
+        return self.views.render(state, player)
+
+    # ------------------------------------------------------------------ static facts
+    def game_info(self) -> GameInfo:
+        """Sizes and bounds: the largest chance node and the score bounds (RT-6.2).
+
+        A side's score can gain at most the value of every enemy wound (healing gives wounds'
+        value back; a removal scores only the wounds left), plus the best ``value`` of its
+        abilities once per possible use (``turns`` x psykers x ``abilities_per_turn``), minus
+        the other side's most negative ``value`` likewise.
+        """
+        per_turn = self.game.abilities_per_turn
+        first, turns = self.game.first_player, self.game.turns
+        turns_of = [0, 0]
+        turns_of[first], turns_of[1 - first] = (turns + 1) // 2, turns // 2
+        uses = [turns_of[p] * len(self.psykers_of[p]) * per_turn for p in (0, 1)]
+        values = [
+            [self.value[a] for u in self.psykers_of[p] for a in self._possible(u)] for p in (0, 1)
+        ]
+        best = [max(v, default=0.0) for v in values]
+        worst = [min(v, default=0.0) for v in values]
+
+        def most(p: int) -> float:
+            wounds = sum(
+                self.max_hp[t] * self.vpw[t]
+                for t in range(self.n_units)
+                if self.owner[t] != p or self._self_removable(t)
+            )
+            return wounds + uses[p] * max(0.0, best[p]) - uses[1 - p] * min(0.0, worst[1 - p])
+
+        return GameInfo(
+            num_players=self.num_players,
+            num_actions=self.num_actions,
+            observation_size=self.observation_size,
+            information=self.information,
+            max_chance_outcomes=self._max_chance_outcomes(),
+            min_utility=-most(1),
+            max_utility=most(0),
+        )
+
+    def _possible(self, u: int) -> tuple[int, ...]:
+        """Abilities psyker ``u`` may hold in some game (drawn at random or given, RT-1.3)."""
+        spec = self.specs[u]
+        if spec.abilities == "random":
+            return self.data.by_level(spec.mastery)
+        return tuple(sorted(self.data.index[a] for a in spec.abilities or ()))
+
+    def _self_removable(self, t: int) -> bool:
+        """Whether a psyker of ``t``'s own side may put ``t`` out of the fight (and score it)."""
+        return any(
+            self.abilities[a].effect == "remove" and t in self._cands[(u, a)]
+            for u in self.psykers_of[self.owner[t]]
+            for a in self._possible(u)
+        )
+
+    def _max_chance_outcomes(self) -> int:
+        """The most outcomes one chance node of this scenario may list."""
+        most = 2  # tests, recoveries and the resolution of effects that only take hold
+        for u in (i for i in range(self.n_units) if self.psyker[i]):
+            spec = self.specs[u]
+            if self._random_level[u]:
+                most = max(most, len(self._level_outcomes(u)))
+            if self._random_abilities[u]:
+                if self.game.ability_count == "random":
+                    most = max(most, len(self._count_outcomes(u)))
+                most = max(most, len(self.data.by_level(spec.mastery)))
+            for a in self._possible(u):
+                ab = self.abilities[a]
+                if ab.effect in ("mental", "missile"):
+                    dist = distribution(ab.damage)
+                    for t in self._cands[(u, a)]:
+                        wounds = capped(dist, self.per_model[t])
+                        most = max(most, 2 + sum(1 for w in wounds if w > 0))
+                elif ab.effect == "steal_mind":
+                    most = max(most, 1 + sum(1 for d in distribution(ab.duration) if d > 0))
+        return most
 
     # ------------------------------------------------------------------ simultaneous bids
     def simultaneous_info(self, state: State) -> SimultaneousMove | None:
@@ -428,10 +434,10 @@ class RogueTraderRules(RulesBase):
         ``None`` everywhere else (including when only one side can bid: that is an ordinary
         decision, since psi-points are public).
         """
-        if state.phase != Phase.ATTACK_BID:
+        if state.phase != _ATTACK_BID:
             return None
         rows = self.legal_actions(state)
-        probe = evolve(state, attack_bid=0, phase=Phase.SAVE_BID)
+        probe = evolve(state, attack_bid=0, phase=_SAVE_BID)
         cols = self.legal_actions(probe)
         if len(rows) < 2 or len(cols) < 2:
             return None
@@ -502,33 +508,48 @@ class RogueTraderRules(RulesBase):
         return self.specs[t].will_power + s.units[t].wp_bonus
 
     # ------------------------------------------------------------------ chance nodes
-    def _outcomes(self, s: State) -> tuple[tuple[int, float], ...]:
+    def chance_table(self, s: State) -> ChanceTable | None:
+        """The :class:`~psygym.kernel.ChanceTable` of the chance node ``s`` (``None`` elsewhere).
+
+        One table per node key serves ``chance_outcomes``, ``chance_distribution`` and
+        ``sample_chance``, so sampling and exact solving read the same numbers.
+        """
         phase = s.phase
-        if phase == Phase.TEST:
-            return _binary(works_chance(s.units[s.actor].points, self.game.no_test_at))
-        if phase == Phase.RESOLVE:
-            ts = s.units[s.target]
-            key = (s.ability, s.target, ts.wp_bonus - s.attack_bid + s.save_bid, ts.hp, ts.aura)
-            hit = self._resolve_cache.get(key)
-            if hit is None:
-                hit = self._resolve_cache[key] = _floats(self.resolve_distribution(s))
-            return hit
-        if phase == Phase.RECOVER:
-            return _binary(psychic_save_chance(self.will_power(s, s.actor)))
-        if phase == Phase.SETUP_LEVEL:
-            mastery = self.specs[s.actor].mastery
-            return _floats(
-                tuple(sorted(distribution(self.data.mastery_row(mastery).random_psi_level).items()))
+        if phase == _TEST:
+            points = s.units[s.actor].points
+            return self._chance.get(
+                (phase, points), lambda: binary(works_chance(points, self.game.no_test_at))
             )
-        if phase == Phase.SETUP_COUNT:
-            spec = self.specs[s.actor]
-            dist = distribution(self.data.mastery_row(spec.mastery).random_abilities)
-            return _floats(tuple(sorted(capped(dist, self._count_cap(s.actor)).items())))
-        if phase == Phase.SETUP_DRAW:
-            pool = self._draw_pool(s, s.actor)
-            p = 1.0 / len(pool)
-            return tuple((a, p) for a in pool)
-        return ()
+        if phase == _RESOLVE:
+            ts = s.units[s.target]
+            net = ts.wp_bonus - s.attack_bid + s.save_bid
+            key = (phase, s.ability, s.target, net, ts.hp, ts.aura)
+            return self._chance.get(key, lambda: self.resolve_distribution(s))
+        if phase == _RECOVER:
+            u = s.actor
+            wp = self.will_power(s, u)
+            return self._chance.get((phase, u, wp), lambda: binary(psychic_save_chance(wp)))
+        if phase == _SETUP_LEVEL:
+            return self._chance.get((phase, s.actor), lambda: self._level_outcomes(s.actor))
+        if phase == _SETUP_COUNT:
+            return self._chance.get((phase, s.actor), lambda: self._count_outcomes(s.actor))
+        if phase == _SETUP_DRAW:
+            u = s.actor
+            pool = self._draw_pool(s, u)
+            return self._chance.get(
+                (phase, u, pool), lambda: [(a, Fraction(1, len(pool))) for a in pool]
+            )
+        return None
+
+    def _level_outcomes(self, u: int) -> list[tuple[int, Fraction]]:
+        """Psi-levels of psyker ``u`` rolled at random (RT-1.1)."""
+        row = self.data.mastery_row(self.specs[u].mastery)
+        return [(o, p) for o, p in sorted(distribution(row.random_psi_level).items()) if p > 0]
+
+    def _count_outcomes(self, u: int) -> list[tuple[int, Fraction]]:
+        """Random numbers of abilities of psyker ``u`` (RT-1.1, capped)."""
+        dist = distribution(self.data.mastery_row(self.specs[u].mastery).random_abilities)
+        return [(o, p) for o, p in sorted(capped(dist, self._count_cap(u)).items()) if p > 0]
 
     def resolve_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         """Exact outcomes of the :attr:`Phase.RESOLVE` node of ``s`` (saves and effect, RT-3/4)."""
@@ -572,58 +593,54 @@ class RogueTraderRules(RulesBase):
 
     def _settle(self, s: State, ev: list[Event]) -> State:
         """Advance through nodes that offer a single action or outcome."""
-        while s.phase != Phase.OVER:
+        while s.phase != _OVER:
             if s.phase in DECISIONS:
                 legal = self.legal_actions(s)
                 if len(legal) != 1:
                     return s
                 s = self._step(s, legal[0], ev)
             else:
-                outcomes = self._outcomes(s)
+                outcomes = self.chance_table(s).outcomes
                 if len(outcomes) != 1:
                     return s
                 s = self._step(s, outcomes[0][0], ev)
         return s
 
     def _step(self, s: State, a: int, ev: list[Event]) -> State:
-        phase = s.phase
-        if phase == Phase.CHOOSE:
-            return self._choose(s, a, ev)
-        if phase == Phase.TARGET:
-            return self._after_target(evolve(s, target=a - self.target_base), ev)
-        if phase == Phase.AMOUNT:
-            return self._attempt(evolve(s, amount=a - self.number_base), ev)
-        if phase == Phase.ATTACK_BID:
-            return evolve(s, attack_bid=a - self.number_base, phase=Phase.SAVE_BID)
-        if phase == Phase.SAVE_BID:
-            return self._bids_in(s, a - self.number_base, ev)
-        if phase == Phase.TEST:
-            return self._tested(s, a == 1, ev)
-        if phase == Phase.RESOLVE:
-            return self._resolve(s, a, ev)
-        if phase == Phase.RECOVER:
-            return self._recovered(s, a == 1, ev)
-        if phase == Phase.SETUP_LEVEL:
-            return self._set_level(s, a, ev)
-        if phase == Phase.SETUP_COUNT:
-            return self._set_count(s, a, ev)
-        if phase == Phase.SETUP_DRAW:
-            return self._draw(s, a, ev)
-        raise AssertionError(f"no transition from {phase!r}")  # pragma: no cover
+        """One transition from ``s`` (no settling); dispatched on the phase."""
+        return self._steps[s.phase](s, a, ev)
+
+    def _on_target(self, s: State, a: int, ev: list[Event]) -> State:
+        return self._after_target(s, s.ability, a - self.target_base, s.amount, ev)
+
+    def _on_amount(self, s: State, a: int, ev: list[Event]) -> State:
+        return self._attempt(s, ev, s.ability, s.target, a - self.number_base)
+
+    def _on_attack_bid(self, s: State, a: int, ev: list[Event]) -> State:
+        return evolve(s, attack_bid=a - self.number_base, phase=_SAVE_BID)
+
+    def _on_save_bid(self, s: State, a: int, ev: list[Event]) -> State:
+        return self._bids_in(s, a - self.number_base, ev)
+
+    def _on_test(self, s: State, a: int, ev: list[Event]) -> State:
+        return self._tested(s, a == 1, ev)
+
+    def _on_recover(self, s: State, a: int, ev: list[Event]) -> State:
+        return self._recovered(s, a == 1, ev)
 
     # set-up (RT-1) ------------------------------------------------------------------------
     def _setup_from(self, s: State, u: int, ev: list[Event], *, count_stage: bool = False) -> State:
         for i in range(u, self.n_units):
             if not count_stage and self._random_level[i]:
-                return evolve(s, phase=Phase.SETUP_LEVEL, actor=i)
+                return evolve(s, phase=_SETUP_LEVEL, actor=i)
             count_stage = False
             if self._random_abilities[i]:
                 if self.game.ability_count == "random":
-                    return evolve(s, phase=Phase.SETUP_COUNT, actor=i)
+                    return evolve(s, phase=_SETUP_COUNT, actor=i)
                 row = self.data.mastery_row(self.specs[i].mastery)
                 k = min(row.abilities, self._count_cap(i))
                 if k > 0:
-                    return evolve(s, phase=Phase.SETUP_DRAW, actor=i, left=k)
+                    return evolve(s, phase=_SETUP_DRAW, actor=i, left=k)
         return self._start_game(s, ev)
 
     def _set_level(self, s: State, level: int, ev: list[Event]) -> State:
@@ -633,7 +650,7 @@ class RogueTraderRules(RulesBase):
         units = _put(s.units, u, level=level, points=points)
         ev.append(
             Event(
-                "setup",
+                EventKind.SETUP,
                 f"{self.names[u]}'s psi-level is {level}.",
                 self.owner[u],
                 (("unit", self.names[u]), ("psi_level", level)),
@@ -645,14 +662,14 @@ class RogueTraderRules(RulesBase):
         u = s.actor
         ev.append(
             Event(
-                "setup",
+                EventKind.SETUP,
                 f"{self.names[u]} has {count} random abilities.",
                 self.owner[u],
                 (("unit", self.names[u]), ("abilities", count)),
             )
         )
         if count > 0:
-            return evolve(s, phase=Phase.SETUP_DRAW, left=count)
+            return evolve(s, phase=_SETUP_DRAW, left=count)
         return self._setup_from(s, u + 1, ev)
 
     def _draw(self, s: State, a: int, ev: list[Event]) -> State:
@@ -660,7 +677,7 @@ class RogueTraderRules(RulesBase):
         held = tuple(sorted((*s.units[u].abilities, a)))
         ev.append(
             Event(
-                "setup",
+                EventKind.SETUP,
                 f"{self.names[u]} knows {self.abilities[a].name}.",
                 self.owner[u],
                 (("unit", self.names[u]), ("ability", self.abilities[a].name)),
@@ -682,7 +699,10 @@ class RogueTraderRules(RulesBase):
         """Start turn ``turn`` of player ``p``: resting psykers regain a point (RT-5)."""
         ev.append(
             Event(
-                "phase", f"Turn {turn + 1}: {self.side_names[p]}'s turn.", p, (("turn", turn + 1),)
+                EventKind.PHASE,
+                f"Turn {turn + 1}: {self.side_names[p]}'s turn.",
+                p,
+                (("turn", turn + 1),),
             )
         )
         for i in self.psykers_of[p]:
@@ -694,33 +714,27 @@ class RogueTraderRules(RulesBase):
                 if gain:
                     ev.append(
                         Event(
-                            "regain",
+                            EventKind.REGAIN,
                             f"{self.names[i]} regains 1 psi-point after resting.",
                             p,
                             (("unit", self.names[i]), ("points", us.points + gain)),
                         )
                     )
-        s = evolve(
-            s,
-            units=tuple(units) if changed else s.units,
-            turn=turn,
-            active=p,
-            phase=Phase.CHOOSE,
-            actor=-1,
-            used=0,
-            ability=-1,
-            target=-1,
-            amount=0,
-            attack_bid=0,
-            save_bid=0,
-            left=0,
-        )
-        return self._recover_from(s, 0, ev)
+        units_now = tuple(units) if changed else s.units
+        fresh = {"units": units_now, "turn": turn, "active": p, "left": 0, **_RESET}
+        # One copy for the new turn and its first node (a recovery roll or the first psyker).
+        for i in self.side_units[p]:
+            if units_now[i].confused and units_now[i].fighting:
+                return evolve(s, phase=_RECOVER, actor=i, **fresh)
+        i = self._first_actor(units_now, p, -1, ev)
+        if i >= 0:
+            return evolve(s, phase=_CHOOSE, actor=i, **fresh)
+        return self._end_turn(evolve(s, phase=_CHOOSE, actor=-1, **fresh), ev)
 
     def _recover_from(self, s: State, start: int, ev: list[Event]) -> State:
         for i in self.side_units[s.active]:
             if i >= start and s.units[i].confused and s.units[i].fighting:
-                return evolve(s, phase=Phase.RECOVER, actor=i)
+                return evolve(s, phase=_RECOVER, actor=i)
         return self._next_actor(s, -1, ev)
 
     def _recovered(self, s: State, ok: bool, ev: list[Event]) -> State:
@@ -729,7 +743,7 @@ class RogueTraderRules(RulesBase):
             s = evolve(s, units=_put(s.units, u, confused=False))
             ev.append(
                 Event(
-                    "recovered",
+                    EventKind.RECOVERED,
                     f"{self.names[u]} shakes off its confusion.",
                     self.owner[u],
                     (("unit", self.names[u]),),
@@ -738,7 +752,7 @@ class RogueTraderRules(RulesBase):
         else:
             ev.append(
                 Event(
-                    "confused",
+                    EventKind.CONFUSED,
                     f"{self.names[u]} is still confused.",
                     self.owner[u],
                     (("unit", self.names[u]),),
@@ -746,36 +760,42 @@ class RogueTraderRules(RulesBase):
             )
         return self._recover_from(s, u + 1, ev)
 
-    def _next_actor(self, s: State, after: int, ev: list[Event]) -> State:
-        for i in self.psykers_of[s.active]:
+    def _next_actor(
+        self, s: State, after: int, ev: list[Event], units: tuple[UnitState, ...] | None = None
+    ) -> State:
+        """The next psyker of the active player after ``after`` chooses, else the turn ends.
+
+        ``units``, when given, replaces ``s.units`` in the same copy.
+        """
+        changes = {} if units is None else {"units": units}
+        i = self._first_actor(s.units if units is None else units, s.active, after, ev)
+        if i >= 0:
+            return evolve(s, phase=_CHOOSE, actor=i, **changes, **_RESET)
+        return self._end_turn(evolve(s, **changes) if changes else s, ev)
+
+    def _first_actor(
+        self, units: tuple[UnitState, ...], active: int, after: int, ev: list[Event]
+    ) -> int:
+        """The first psyker of ``active`` after ``after`` able to act, or -1 (RT-2.1, RT-4.5)."""
+        for i in self.psykers_of[active]:
             if i <= after:
                 continue
-            us = s.units[i]
+            us = units[i]
             if not us.fighting:
                 continue
             if us.stolen or us.confused:
                 why = "its mind is stolen" if us.stolen else "it is confused"
                 ev.append(
                     Event(
-                        "idle",
+                        EventKind.IDLE,
                         f"{self.names[i]} does nothing: {why}.",
-                        s.active,
+                        active,
                         (("unit", self.names[i]),),
                     )
                 )
                 continue
-            return evolve(
-                s,
-                phase=Phase.CHOOSE,
-                actor=i,
-                used=0,
-                ability=-1,
-                target=-1,
-                amount=0,
-                attack_bid=0,
-                save_bid=0,
-            )
-        return self._end_turn(s, ev)
+            return i
+        return -1
 
     def _end_turn(self, s: State, ev: list[Event]) -> State:
         """End the active player's turn: its stolen minds count one turn (RT-4.5)."""
@@ -793,11 +813,16 @@ class RogueTraderRules(RulesBase):
 
     def _game_over(self, s: State, ev: list[Event], why: str) -> State:
         ev.append(
-            Event("end", f"The game ends: {why} (score {s.score:+g}).", None, (("score", s.score),))
+            Event(
+                EventKind.END,
+                f"The game ends: {why} (score {s.score:+g}).",
+                None,
+                (("score", s.score),),
+            )
         )
         return evolve(
             s,
-            phase=Phase.OVER,
+            phase=_OVER,
             actor=-1,
             used=0,
             ability=-1,
@@ -812,39 +837,44 @@ class RogueTraderRules(RulesBase):
         u = s.actor
         if a == REST:
             ev.append(
-                Event("rest", f"{self.names[u]} rests.", s.active, (("unit", self.names[u]),))
+                Event(
+                    EventKind.REST, f"{self.names[u]} rests.", s.active, (("unit", self.names[u]),)
+                )
             )
-            s = evolve(s, units=_put(s.units, u, resting=True))
-            return self._next_actor(s, u, ev)
+            return self._next_actor(s, u, ev, _put(s.units, u, resting=True))
         if a == END:
             return self._next_actor(s, u, ev)
         ability = a - ABILITY_BASE
-        s = evolve(s, ability=ability, target=-1, amount=0, phase=Phase.TARGET)
         if self._cands[(u, ability)] == (u,):
-            return self._after_target(evolve(s, target=u), ev)
-        return s
+            return self._after_target(s, ability, u, 0, ev)
+        return evolve(s, ability=ability, target=-1, amount=0, phase=_TARGET)
 
-    def _after_target(self, s: State, ev: list[Event]) -> State:
-        if self.abilities[s.ability].effect == "cure_wounds":
-            return evolve(s, phase=Phase.AMOUNT)
-        return self._attempt(s, ev)
+    def _after_target(
+        self, s: State, ability: int, target: int, amount: int, ev: list[Event]
+    ) -> State:
+        """``ability`` is aimed at ``target``: Cure Wounds asks how much, others are attempted."""
+        if self.abilities[ability].effect == "cure_wounds":
+            return evolve(s, ability=ability, target=target, amount=amount, phase=_AMOUNT)
+        return self._attempt(s, ev, ability, target, amount)
 
-    def _attempt(self, s: State, ev: list[Event]) -> State:
+    def _attempt(self, s: State, ev: list[Event], ability: int, target: int, amount: int) -> State:
+        """Psyker ``s.actor`` uses ``ability`` on ``target`` (RT-2.2); a test below 12 points."""
         u = s.actor
-        ab = self.abilities[s.ability]
+        ab = self.abilities[ability]
         points = s.units[u].points
-        on = "" if s.target == u else f" on {self.names[s.target]}"
+        cost = ab.cost * amount if ab.effect == "cure_wounds" else ab.cost
+        on = "" if target == u else f" on {self.names[target]}"
         ev.append(
             Event(
-                "attempt",
-                f"{self.names[u]} uses {ab.name}{on} ({self._cost(s)} of {points} points).",
+                EventKind.ATTEMPT,
+                f"{self.names[u]} uses {ab.name}{on} ({cost} of {points} points).",
                 s.active,
                 (("power", ab.name), ("unit", self.names[u]), ("points", points)),
             )
         )
         if points >= self.game.no_test_at:
-            return self._tested(s, True, ev)
-        return evolve(s, phase=Phase.TEST)
+            return self._tested(evolve(s, ability=ability, target=target, amount=amount), True, ev)
+        return evolve(s, ability=ability, target=target, amount=amount, phase=_TEST)
 
     def _tested(self, s: State, works: bool, ev: list[Event]) -> State:
         """The test's result (RT-2.3); the cost is deducted either way (RT-2.4)."""
@@ -855,7 +885,7 @@ class RogueTraderRules(RulesBase):
         if not works:
             ev.append(
                 Event(
-                    "failed",
+                    EventKind.FAILED,
                     f"{ab.name} fails ({points} points left).",
                     s.active,
                     (("power", ab.name),),
@@ -867,16 +897,16 @@ class RogueTraderRules(RulesBase):
             return self._after_ability(s, ev)
         ev.append(
             Event(
-                "passed",
+                EventKind.PASSED,
                 f"{ab.name} works ({points} points left).",
                 s.active,
                 (("power", ab.name),),
             )
         )
         if ab.psychic_save:
-            return evolve(s, units=units, phase=Phase.ATTACK_BID, attack_bid=0, save_bid=0)
+            return evolve(s, units=units, phase=_ATTACK_BID, attack_bid=0, save_bid=0)
         if ab.effect in ("mental", "missile", "steal_mind"):
-            return evolve(s, units=units, phase=Phase.RESOLVE, attack_bid=0, save_bid=0)
+            return evolve(s, units=units, phase=_RESOLVE, attack_bid=0, save_bid=0)
         return self._after_ability(self._take_effect(evolve(s, units=units), 1, ev), ev)
 
     def _bids_in(self, s: State, j: int, ev: list[Event]) -> State:
@@ -888,14 +918,14 @@ class RogueTraderRules(RulesBase):
             units = _put(units, t, points=units[t].points - j, resting=rest)
         ev.append(
             Event(
-                "bids",
+                EventKind.BIDS,
                 f"Bids revealed: {self.names[u]} enhances the attack by {k}, "
                 f"{self.names[t]} augments its save by {j}.",
                 None,
                 (("enhanced", k), ("augmented", j)),
             )
         )
-        return evolve(s, units=units, save_bid=j, phase=Phase.RESOLVE)
+        return evolve(s, units=units, save_bid=j, phase=_RESOLVE)
 
     def _resolve(self, s: State, outcome: int, ev: list[Event]) -> State:
         ab = self.abilities[s.ability]
@@ -903,7 +933,7 @@ class RogueTraderRules(RulesBase):
         if outcome == 0:
             ev.append(
                 Event(
-                    "saved",
+                    EventKind.SAVED,
                     f"{self.names[t]} resists {ab.name}.",
                     self.owner[t],
                     (("power", ab.name),),
@@ -929,7 +959,7 @@ class RogueTraderRules(RulesBase):
                     amount=0,
                     attack_bid=0,
                     save_bid=0,
-                    phase=Phase.CHOOSE,
+                    phase=_CHOOSE,
                 )
         return self._next_actor(s, u, ev)
 
@@ -948,7 +978,10 @@ class RogueTraderRules(RulesBase):
             if wounds == 0:
                 ev.append(
                     Event(
-                        "no_damage", f"{name} fails to wound {tname}.", caster, (("power", name),)
+                        EventKind.NO_DAMAGE,
+                        f"{name} fails to wound {tname}.",
+                        caster,
+                        (("power", name),),
                     )
                 )
                 return s
@@ -964,7 +997,7 @@ class RogueTraderRules(RulesBase):
                 s = self._credit(s, caster, hp * self.vpw[t])
             ev.append(
                 Event(
-                    "slain",
+                    EventKind.SLAIN,
                     f"{tname} is out of the fight ({name}).",
                     self.owner[t],
                     (("unit", tname), ("reason", name)),
@@ -1001,7 +1034,7 @@ class RogueTraderRules(RulesBase):
         if self.value[a]:
             s = self._credit(s, caster, self.value[a])
         gained = (s.score - before) * (1 if caster == 0 else -1)
-        ev.append(Event("manifest", text, caster, (("power", name), ("value", gained))))
+        ev.append(Event(EventKind.MANIFEST, text, caster, (("power", name), ("value", gained))))
         return s
 
     def _wound(self, s: State, t: int, wounds: int, ev: list[Event]) -> State:
@@ -1012,7 +1045,7 @@ class RogueTraderRules(RulesBase):
         s = evolve(s, units=_put(s.units, t, hp=ts.hp - wounds), score=score)
         ev.append(
             Event(
-                "wounds",
+                EventKind.WOUNDS,
                 f"{self.names[t]} loses {wounds} wound(s).",
                 self.owner[t],
                 (("unit", self.names[t]), ("amount", wounds)),
@@ -1021,7 +1054,10 @@ class RogueTraderRules(RulesBase):
         if ts.hp - wounds == 0:
             ev.append(
                 Event(
-                    "slain", f"{self.names[t]} is slain.", self.owner[t], (("unit", self.names[t]),)
+                    EventKind.SLAIN,
+                    f"{self.names[t]} is slain.",
+                    self.owner[t],
+                    (("unit", self.names[t]),),
                 )
             )
         return s
@@ -1030,222 +1066,20 @@ class RogueTraderRules(RulesBase):
     def _credit(s: State, side: int, amount: float) -> State:
         return evolve(s, score=s.score + (amount if side == 0 else -amount))
 
-    # ------------------------------------------------------------------ observation and text
-    def observe(self, state: State, player: int) -> np.ndarray:
-        """What ``player`` may see, as a flat float32 vector.
-
-        Layout (U units in scenario order, A = 40 abilities):
-
-        * ``[0:6]`` one-hot kind of decision asked: choose ability/rest, choose target, choose
-          amount (Cure Wounds), attack bid, save bid, none (chance node or game over);
-        * ``[6]`` 1 if ``player`` is to move; ``[7]`` 1 if it is ``player``'s turn;
-          ``[8]`` turns played / turns; ``[9]`` turns left / turns;
-        * ``[10:10+A]`` one-hot of the ability being used; then U one-hot of the acting psyker;
-          then U one-hot of the target;
-        * then ``player``'s own pending enhanced-attack bid / max_bid (only the attacker sees
-          it: the defender's observation never reveals it, RT-3.4), then the Cure Wounds amount
-          / max number;
-        * then per unit, ``16 + A`` values: owned by ``player``, psyker, wounds left / wounds,
-          in the fight, out of the fight, aura / 4, stolen turns / 6, confused, afraid, will
-          power / 12, psi-points / 20, psi-level / 20, points >= 12 (no test), resting,
-          Strength of Mind used, acting now; then A flags of the abilities it knows.
-        """
-        obs = np.zeros(self.observation_size, dtype=np.float32)
-        kind = _KIND_OF.get(state.phase, 5)
-        obs[kind] = 1.0
-        obs[6] = float(self.current_player(state) == player)
-        obs[7] = float(state.active == player)
-        turns = self.game.turns
-        obs[8] = state.turn / turns
-        obs[9] = (turns - state.turn) / turns
-        n, na = self.n_units, self.n_abilities
-        if state.ability >= 0:
-            obs[_GLOBAL + state.ability] = 1.0
-        base = _GLOBAL + na
-        if state.actor >= 0 and state.phase in DECISIONS | {Phase.TEST, Phase.RESOLVE}:
-            obs[base + state.actor] = 1.0
-        if state.target >= 0:
-            obs[base + n + state.target] = 1.0
-        if state.phase == Phase.SAVE_BID and player == state.active:
-            obs[base + 2 * n] = state.attack_bid / max(1, self.game.max_bid)
-        obs[base + 2 * n + 1] = state.amount / max(1, self.max_number)
-        deciding = state.phase in DECISIONS
-        no_test = self.game.no_test_at
-        size, na = self._unit_size, self.n_abilities
-        for i, us in enumerate(state.units):
-            o = self._obs_units + i * size
-            obs[o : o + _UNIT_FEATURES] = (
-                self.owner[i] == player,
-                self.psyker[i],
-                us.hp / self.max_hp[i],
-                us.fighting,
-                us.out,
-                us.aura / 4,
-                us.stolen / 6,
-                us.confused,
-                us.afraid,
-                (self.specs[i].will_power + us.wp_bonus) / 12,
-                us.points / _NORM,
-                us.level / _NORM,
-                us.points >= no_test,
-                us.resting,
-                us.wp_bonus,
-                deciding and state.actor == i,
-            )
-            if us.abilities:
-                obs[o + _UNIT_FEATURES : o + size] = self._ability_flags(us.abilities, na)
-        return obs
-
-    @staticmethod
-    @cache
-    def _ability_flags(abilities: tuple[int, ...], n: int) -> np.ndarray:
-        flags = np.zeros(n, dtype=np.float32)
-        flags[list(abilities)] = 1.0
-        return flags
-
-    def render(self, state: State, player: int | None = None) -> str:
-        """Text picture of the state; the attacker's pending bid is hidden from anyone else."""
-        lines = []
-        if state.phase == Phase.OVER:
-            lines.append(f"Game over after {state.turn} turn(s). Score {state.score:+g}.")
-        else:
-            lines.append(
-                f"Turn {min(state.turn + 1, self.game.turns)}/{self.game.turns}: "
-                f"{self.side_names[state.active]}'s turn. Score {state.score:+g}."
-            )
-        for p in (0, 1):
-            lines.append(f"{self.side_names[p]} (player {p}):")
-            for i in self.side_units[p]:
-                lines.append("  " + self._unit_line(state, i))
-        if state.ability >= 0:
-            ab = self.abilities[state.ability]
-            lines.append(
-                f"Using: {self.names[state.actor]} - {ab.name}"
-                + (f" on {self.names[state.target]}" if state.target >= 0 else "")
-            )
-        if state.phase == Phase.SAVE_BID:
-            seen = player is None or player == state.active
-            bid = str(state.attack_bid) if seen else "secret"
-            lines.append(f"Enhanced attack bid: {bid}. {self.names[state.target]} bids to augment.")
-        elif state.phase in DECISIONS:
-            who = self.current_player(state)
-            lines.append(f"Player {who} decides: {KINDS[_KIND_OF[state.phase]]}.")
-        return "\n".join(lines)
-
-    def _unit_line(self, s: State, i: int) -> str:
-        us = s.units[i]
-        spec = self.specs[i]
-        parts = [f"{self.names[i]}: {us.hp}/{self.max_hp[i]} W"]
-        if spec.models > 1:
-            models = -(-us.hp // self.per_model[i])
-            parts.append(f"{models}/{spec.models} models")
-        parts.append(
-            f"T{spec.toughness} Sv{spec.save if spec.save <= 6 else '-'} WP{self.will_power(s, i)}"
-        )
-        if self.psyker[i]:
-            parts.append(f"mastery {spec.mastery}, psi {us.points}/{us.level}")
-        if us.aura:
-            parts.append(f"aura +{us.aura}")
-        flags = [
-            name
-            for name, on in (
-                ("OUT", us.out),
-                ("slain", us.hp == 0),
-                ("confused", us.confused),
-                ("afraid", us.afraid),
-                ("resting", us.resting),
-            )
-            if on
-        ]
-        if us.stolen:
-            flags.append(f"mind stolen {us.stolen}")
-        if flags:
-            parts.append(", ".join(flags))
-        line = "; ".join(parts)
-        if self.psyker[i] and us.abilities:
-            line += " | " + ", ".join(self.abilities[a].name for a in us.abilities)
-        return line
-
-    def describe(self, state: State, action: int) -> ActionView:
-        """Typed view of a decision or chance outcome in ``state``."""
-        phase = state.phase
-        u = state.actor
-        name = self.names[u] if u >= 0 else ""
-        if phase == Phase.CHOOSE:
-            if action == REST:
-                return Rest(label=f"{name} rests", psyker=name)
-            if action == END:
-                return EndTurn(label=f"{name} ends its turn", psyker=name)
-            ab = self.abilities[action - ABILITY_BASE]
-            w = float(works_chance(state.units[u].points, self.game.no_test_at))
-            cost = f"{ab.cost}/wound" if ab.effect == "cure_wounds" else str(ab.cost)
-            return UseAbility(
-                label=f"{name} uses {ab.name} ({cost} points, works {w:.0%})",
-                psyker=name,
-                ability=ab.name,
-                cost=ab.cost,
-                works=w,
-            )
-        if phase == Phase.TARGET:
-            ab = self.abilities[state.ability]
-            t = self.names[action - self.target_base]
-            return ChooseTarget(
-                label=f"{name} aims {ab.name} at {t}", psyker=name, ability=ab.name, target=t
-            )
-        if phase == Phase.AMOUNT:
-            ab = self.abilities[state.ability]
-            k = action - self.number_base
-            return ChooseAmount(
-                label=f"{name} heals {k} wound(s) for {k * ab.cost} points",
-                psyker=name,
-                ability=ab.name,
-                wounds=k,
-                cost=k * ab.cost,
-            )
-        if phase == Phase.ATTACK_BID:
-            k = action - self.number_base
-            return Bid(
-                label=f"{name} secretly enhances the attack by {k}",
-                psyker=name,
-                role="enhance",
-                points=k,
-            )
-        if phase == Phase.SAVE_BID:
-            j = action - self.number_base
-            t = self.names[state.target]
-            return Bid(
-                label=f"{t} secretly augments its save by {j}", psyker=t, role="augment", points=j
-            )
-        return self._describe_chance(state, action)
-
-    def _describe_chance(self, state: State, o: int) -> Roll:
-        phase = state.phase
-        if phase == Phase.TEST:
-            pts = state.units[state.actor].points
-            text = f"test: 2D6 <= {pts}, works" if o else f"test: 2D6 > {pts}, fails"
-            return Roll(label=text, kind="test", outcome=o)
-        if phase == Phase.RECOVER:
-            return Roll(label="recovers" if o else "stays confused", kind="recover", outcome=o)
-        if phase == Phase.SETUP_LEVEL:
-            return Roll(label=f"psi-level {o}", kind="psi-level", outcome=o)
-        if phase == Phase.SETUP_COUNT:
-            return Roll(label=f"{o} abilities", kind="count", outcome=o)
-        if phase == Phase.SETUP_DRAW:
-            return Roll(label=f"draws {self.abilities[o].name}", kind="draw", outcome=o)
-        if phase == Phase.RESOLVE:
-            effect = self.abilities[state.ability].effect
-            if o == 0:
-                text = "psychic save made"
-            elif effect in ("mental", "missile"):
-                text = "no wound" if o == 1 else f"{o - 1} wound(s)"
-            elif effect == "steal_mind":
-                text = f"mind stolen for {o} turn(s)"
-            else:
-                text = "takes hold"
-            return Roll(label=text, kind="resolve", outcome=o)
-        return Roll(label=f"outcome {o}", kind="none", outcome=o)
-
 
 def _put(units: tuple[UnitState, ...], i: int, **changes: Any) -> tuple[UnitState, ...]:
     """``units`` with unit ``i`` changed."""
     return (*units[:i], evolve(units[i], **changes), *units[i + 1 :])
+
+
+__all__ = [
+    "ABILITY_BASE",
+    "END",
+    "REST",
+    "RogueTraderRules",
+    "armour_needed",
+    "attack_outcomes",
+    "psychic_save_chance",
+    "two_d6_at_most",
+    "works_chance",
+]

@@ -3,14 +3,13 @@
 A :class:`State` holds one :class:`UnitState` per unit of the scenario (scenario order, side 0's
 units first), the turn counter, the node kind (:class:`Phase`) and the ability being resolved,
 including the attacker's pending enhanced-attack bid (secret from the defender until both bids
-are in, RT-3.4).
+are in, RT-3.4). Copies are made with :func:`psygym.kernel.evolve`.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, TypeVar
 
 
 class Phase(IntEnum):
@@ -41,8 +40,6 @@ class Phase(IntEnum):
     OVER = 11
     """Terminal."""
 
-
-_T = TypeVar("_T", "State", "UnitState")
 
 DECISIONS = frozenset({Phase.CHOOSE, Phase.TARGET, Phase.AMOUNT, Phase.ATTACK_BID, Phase.SAVE_BID})
 """Phases where a player decides."""
@@ -118,21 +115,3 @@ class State:
     save_bid: int = 0
     left: int = 0
     score: float = 0.0
-
-
-_new = object.__new__
-_set = object.__setattr__
-_FIELDS = {cls: tuple(f.name for f in fields(cls)) for cls in (State, UnitState)}
-
-
-def evolve(obj: _T, **changes: Any) -> _T:
-    """A copy of a frozen state with some fields changed (a fast ``dataclasses.replace``).
-
-    The copy is built slot by slot without calling ``__init__``; there is no validation in
-    ``__init__`` to skip, and equality and hashing only look at the fields.
-    """
-    cls = type(obj)
-    out = _new(cls)
-    for name in _FIELDS[cls]:
-        _set(out, name, changes[name] if name in changes else getattr(obj, name))
-    return out

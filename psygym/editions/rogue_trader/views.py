@@ -1,0 +1,379 @@
+"""What players see of a Rogue Trader game: observations, action views and text (RT-3.4).
+
+:class:`RTViews` turns states of one scenario's :class:`~.rules.RogueTraderRules` into
+
+* the flat float32 observation of :meth:`RTViews.observe` (layout in its docstring), which never
+  reveals the attacker's pending enhanced-attack bid to the defender (RT-3.4);
+* typed :class:`~psygym.core.ActionView` records for decisions and chance outcomes
+  (:meth:`RTViews.describe`);
+* a text picture (:meth:`RTViews.render`) that hides the pending bid from anyone but the attacker.
+
+The rules class delegates its ``observe``, ``describe`` and ``render`` here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from psygym.core import ActionView
+from psygym.editions.rogue_trader.actions import END, REST
+from psygym.editions.rogue_trader.chances import works_chance
+from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState
+
+if TYPE_CHECKING:
+    from psygym.editions.rogue_trader.rules import RogueTraderRules
+
+KINDS = ("choose", "target", "amount", "attack_bid", "save_bid", "none")
+"""Kinds of decision, in the order of the observation's one-hot."""
+_KIND_OF = {
+    Phase.CHOOSE: 0, Phase.TARGET: 1, Phase.AMOUNT: 2, Phase.ATTACK_BID: 3, Phase.SAVE_BID: 4,
+}  # fmt: skip
+_GLOBAL = 10
+_UNIT_FEATURES = 16
+_ACTING = _UNIT_FEATURES - 1  # the "acting now" feature of a unit
+_NORM = 20.0
+_SHOWN_ACTOR = DECISIONS | {Phase.TEST, Phase.RESOLVE}
+_MAX_BLOCKS = 20_000  # memoised unit blocks kept (a few kB each at most)
+
+
+# ----------------------------------------------------------------------------- action views
+@dataclass(frozen=True, kw_only=True)
+class UseAbility(ActionView):
+    """A psyker uses an ability (target chosen next)."""
+
+    psyker: str
+    ability: str
+    cost: int
+    works: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rest(ActionView):
+    """A psyker rests for the whole turn (RT-5)."""
+
+    psyker: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EndTurn(ActionView):
+    """A psyker stops using abilities this turn."""
+
+    psyker: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChooseTarget(ActionView):
+    """The target of the ability being used."""
+
+    psyker: str
+    ability: str
+    target: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChooseAmount(ActionView):
+    """How many wounds Cure Wounds heals, for 10 points each (RT-4.6)."""
+
+    psyker: str
+    ability: str
+    wounds: int
+    cost: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Bid(ActionView):
+    """A secret bid of psi-points: ``enhance`` (attacker, RT-3.2) or ``augment`` (RT-3.3)."""
+
+    psyker: str
+    role: str
+    points: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Roll(ActionView):
+    """A chance outcome: ``kind`` is test, recover, resolve, psi-level, count or draw."""
+
+    kind: str
+    outcome: int
+
+
+@cache
+def _ability_flags(abilities: tuple[int, ...], n: int) -> np.ndarray:
+    flags = np.zeros(n, dtype=np.float32)
+    flags[list(abilities)] = 1.0
+    return flags
+
+
+# ----------------------------------------------------------------------------- views
+class RTViews:
+    """Observations, action views and text of one scenario's rules.
+
+    Args:
+        rules: the rules whose states are shown.
+
+    Attributes:
+        size: length of the observation vector.
+        units_offset: index of the first unit's features in it.
+        unit_size: features per unit.
+    """
+
+    def __init__(self, rules: RogueTraderRules):
+        self.rules = rules
+        n, na = rules.n_units, rules.n_abilities
+        self.unit_size = _UNIT_FEATURES + na
+        self.units_offset = _GLOBAL + na + 2 * n + 2
+        self.size = self.units_offset + n * self.unit_size
+        self._head = np.zeros(self.units_offset, dtype=np.float32)
+        # The per-unit part of an observation depends only on (player, units): memoised.
+        self._blocks: dict[tuple[int, tuple[UnitState, ...]], np.ndarray] = {}
+
+    # ------------------------------------------------------------------ observation
+    def observe(self, state: State, player: int) -> np.ndarray:
+        """What ``player`` may see, as a flat float32 vector.
+
+        Layout (U units in scenario order, A = 40 abilities):
+
+        * ``[0:6]`` one-hot kind of decision asked: choose ability/rest, choose target, choose
+          amount (Cure Wounds), attack bid, save bid, none (chance node or game over);
+        * ``[6]`` 1 if ``player`` is to move; ``[7]`` 1 if it is ``player``'s turn;
+          ``[8]`` turns played / turns; ``[9]`` turns left / turns;
+        * ``[10:10+A]`` one-hot of the ability being used; then U one-hot of the acting psyker;
+          then U one-hot of the target;
+        * then ``player``'s own pending enhanced-attack bid / max_bid (only the attacker sees
+          it: the defender's observation never reveals it, RT-3.4), then the Cure Wounds amount
+          / max number;
+        * then per unit, ``16 + A`` values: owned by ``player``, psyker, wounds left / wounds,
+          in the fight, out of the fight, aura / 4, stolen turns / 6, confused, afraid, will
+          power / 12, psi-points / 20, psi-level / 20, points >= 12 (no test), resting,
+          Strength of Mind used, acting now; then A flags of the abilities it knows.
+        """
+        rules = self.rules
+        key = (player, state.units)
+        block = self._blocks.get(key)
+        if block is None:
+            if len(self._blocks) >= _MAX_BLOCKS:
+                self._blocks.clear()
+            block = self._blocks[key] = self._unit_block(state.units, player)
+        obs = np.concatenate((self._head, block))
+        phase = state.phase
+        obs[_KIND_OF.get(phase, 5)] = 1.0
+        obs[6] = float(rules.current_player(state) == player)
+        obs[7] = float(state.active == player)
+        turns = rules.game.turns
+        obs[8] = state.turn / turns
+        obs[9] = (turns - state.turn) / turns
+        n = rules.n_units
+        if state.ability >= 0:
+            obs[_GLOBAL + state.ability] = 1.0
+        base = _GLOBAL + rules.n_abilities
+        actor = state.actor
+        if actor >= 0 and phase in _SHOWN_ACTOR:
+            obs[base + actor] = 1.0
+            if phase in DECISIONS:
+                obs[self.units_offset + actor * self.unit_size + _ACTING] = 1.0
+        if state.target >= 0:
+            obs[base + n + state.target] = 1.0
+        if phase == Phase.SAVE_BID and player == state.active:
+            obs[base + 2 * n] = state.attack_bid / max(1, rules.game.max_bid)
+        obs[base + 2 * n + 1] = state.amount / max(1, rules.max_number)
+        return obs
+
+    def _unit_block(self, units: tuple[UnitState, ...], player: int) -> np.ndarray:
+        """Features of every unit, with "acting now" off (set per state by :meth:`observe`)."""
+        rules = self.rules
+        size, na = self.unit_size, rules.n_abilities
+        no_test = rules.game.no_test_at
+        block = np.zeros(len(units) * size, dtype=np.float32)
+        for i, us in enumerate(units):
+            o = i * size
+            block[o : o + _UNIT_FEATURES] = (
+                rules.owner[i] == player,
+                rules.psyker[i],
+                us.hp / rules.max_hp[i],
+                us.fighting,
+                us.out,
+                us.aura / 4,
+                us.stolen / 6,
+                us.confused,
+                us.afraid,
+                (rules.specs[i].will_power + us.wp_bonus) / 12,
+                us.points / _NORM,
+                us.level / _NORM,
+                us.points >= no_test,
+                us.resting,
+                us.wp_bonus,
+                False,
+            )
+            if us.abilities:
+                block[o + _UNIT_FEATURES : o + size] = _ability_flags(us.abilities, na)
+        block.flags.writeable = False
+        return block
+
+    # ------------------------------------------------------------------ text
+    def render(self, state: State, player: int | None = None) -> str:
+        """Text picture of the state; the attacker's pending bid is hidden from anyone else."""
+        rules = self.rules
+        game = rules.game
+        lines = []
+        if state.phase == Phase.OVER:
+            lines.append(f"Game over after {state.turn} turn(s). Score {state.score:+g}.")
+        else:
+            lines.append(
+                f"Turn {min(state.turn + 1, game.turns)}/{game.turns}: "
+                f"{rules.side_names[state.active]}'s turn. Score {state.score:+g}."
+            )
+        for p in (0, 1):
+            lines.append(f"{rules.side_names[p]} (player {p}):")
+            for i in rules.side_units[p]:
+                lines.append("  " + self._unit_line(state, i))
+        if state.ability >= 0:
+            ab = rules.abilities[state.ability]
+            lines.append(
+                f"Using: {rules.names[state.actor]} - {ab.name}"
+                + (f" on {rules.names[state.target]}" if state.target >= 0 else "")
+            )
+        if state.phase == Phase.SAVE_BID:
+            seen = player is None or player == state.active
+            bid = str(state.attack_bid) if seen else "secret"
+            lines.append(
+                f"Enhanced attack bid: {bid}. {rules.names[state.target]} bids to augment."
+            )
+        elif state.phase in DECISIONS:
+            who = rules.current_player(state)
+            lines.append(f"Player {who} decides: {KINDS[_KIND_OF[state.phase]]}.")
+        return "\n".join(lines)
+
+    def _unit_line(self, s: State, i: int) -> str:
+        rules = self.rules
+        us = s.units[i]
+        spec = rules.specs[i]
+        parts = [f"{rules.names[i]}: {us.hp}/{rules.max_hp[i]} W"]
+        if spec.models > 1:
+            models = -(-us.hp // rules.per_model[i])
+            parts.append(f"{models}/{spec.models} models")
+        parts.append(
+            f"T{spec.toughness} Sv{spec.save if spec.save <= 6 else '-'} WP{rules.will_power(s, i)}"
+        )
+        if rules.psyker[i]:
+            parts.append(f"mastery {spec.mastery}, psi {us.points}/{us.level}")
+        if us.aura:
+            parts.append(f"aura +{us.aura}")
+        flags = [
+            name
+            for name, on in (
+                ("OUT", us.out),
+                ("slain", us.hp == 0),
+                ("confused", us.confused),
+                ("afraid", us.afraid),
+                ("resting", us.resting),
+            )
+            if on
+        ]
+        if us.stolen:
+            flags.append(f"mind stolen {us.stolen}")
+        if flags:
+            parts.append(", ".join(flags))
+        line = "; ".join(parts)
+        if rules.psyker[i] and us.abilities:
+            line += " | " + ", ".join(rules.abilities[a].name for a in us.abilities)
+        return line
+
+    # ------------------------------------------------------------------ action views
+    def describe(self, state: State, action: int) -> ActionView:
+        """Typed view of a decision or chance outcome in ``state``."""
+        rules = self.rules
+        layout = rules.actions
+        phase = state.phase
+        u = state.actor
+        name = rules.names[u] if u >= 0 else ""
+        if phase == Phase.CHOOSE:
+            if action == REST:
+                return Rest(label=f"{name} rests", psyker=name)
+            if action == END:
+                return EndTurn(label=f"{name} ends its turn", psyker=name)
+            ab = rules.abilities[layout.ability_of(action)]
+            w = float(works_chance(state.units[u].points, rules.game.no_test_at))
+            cost = f"{ab.cost}/wound" if ab.effect == "cure_wounds" else str(ab.cost)
+            return UseAbility(
+                label=f"{name} uses {ab.name} ({cost} points, works {w:.0%})",
+                psyker=name,
+                ability=ab.name,
+                cost=ab.cost,
+                works=w,
+            )
+        if phase == Phase.TARGET:
+            ab = rules.abilities[state.ability]
+            t = rules.names[layout.target_of(action)]
+            return ChooseTarget(
+                label=f"{name} aims {ab.name} at {t}", psyker=name, ability=ab.name, target=t
+            )
+        if phase == Phase.AMOUNT:
+            ab = rules.abilities[state.ability]
+            k = layout.number_of(action)
+            return ChooseAmount(
+                label=f"{name} heals {k} wound(s) for {k * ab.cost} points",
+                psyker=name,
+                ability=ab.name,
+                wounds=k,
+                cost=k * ab.cost,
+            )
+        if phase == Phase.ATTACK_BID:
+            k = layout.number_of(action)
+            return Bid(
+                label=f"{name} secretly enhances the attack by {k}",
+                psyker=name,
+                role="enhance",
+                points=k,
+            )
+        if phase == Phase.SAVE_BID:
+            j = layout.number_of(action)
+            t = rules.names[state.target]
+            return Bid(
+                label=f"{t} secretly augments its save by {j}", psyker=t, role="augment", points=j
+            )
+        return self._describe_chance(state, action)
+
+    def _describe_chance(self, state: State, o: int) -> Roll:
+        rules = self.rules
+        phase = state.phase
+        if phase == Phase.TEST:
+            pts = state.units[state.actor].points
+            text = f"test: 2D6 <= {pts}, works" if o else f"test: 2D6 > {pts}, fails"
+            return Roll(label=text, kind="test", outcome=o)
+        if phase == Phase.RECOVER:
+            return Roll(label="recovers" if o else "stays confused", kind="recover", outcome=o)
+        if phase == Phase.SETUP_LEVEL:
+            return Roll(label=f"psi-level {o}", kind="psi-level", outcome=o)
+        if phase == Phase.SETUP_COUNT:
+            return Roll(label=f"{o} abilities", kind="count", outcome=o)
+        if phase == Phase.SETUP_DRAW:
+            return Roll(label=f"draws {rules.abilities[o].name}", kind="draw", outcome=o)
+        if phase == Phase.RESOLVE:
+            effect = rules.abilities[state.ability].effect
+            if o == 0:
+                text = "psychic save made"
+            elif effect in ("mental", "missile"):
+                text = "no wound" if o == 1 else f"{o - 1} wound(s)"
+            elif effect == "steal_mind":
+                text = f"mind stolen for {o} turn(s)"
+            else:
+                text = "takes hold"
+            return Roll(label=text, kind="resolve", outcome=o)
+        return Roll(label=f"outcome {o}", kind="none", outcome=o)
+
+
+__all__ = [
+    "KINDS",
+    "Bid",
+    "ChooseAmount",
+    "ChooseTarget",
+    "EndTurn",
+    "RTViews",
+    "Rest",
+    "Roll",
+    "UseAbility",
+]
