@@ -101,6 +101,8 @@ class PsychicAECEnv(AECEnv):
         self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
         self.state: Any = None
+        self._legal_of: Any = object()  # the state _legal_cache describes
+        self._legal_cache: tuple[int, np.ndarray | None] = (TERMINAL, None)
         self._scores = [0.0, 0.0]
         self._events: list[Event] = []
 
@@ -144,12 +146,26 @@ class PsychicAECEnv(AECEnv):
         """The rules' player index of an agent name."""
         return AGENTS.index(agent)
 
+    def _legal(self) -> tuple[int, np.ndarray | None]:
+        """``(player to move, its int8 mask)`` at :attr:`state`, built once per state."""
+        state = self.state
+        if self._legal_of is not state:
+            player = TERMINAL if state is None else self.rules.current_player(state)
+            mask = None
+            if player >= 0:
+                mask = np.zeros(self.rules.num_actions, dtype=np.int8)
+                mask[self.rules.legal_actions(state)] = 1
+            self._legal_of, self._legal_cache = state, (player, mask)
+        return self._legal_cache
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """What ``agent`` sees, with its action mask (zeros unless it is on move)."""
         p = self.player(agent)
-        mask = np.zeros(self.rules.num_actions, dtype=np.int8)
-        if self.state is not None and self.rules.current_player(self.state) == p:
-            mask[self.rules.legal_actions(self.state)] = 1
+        player, legal = self._legal()
+        if player == p:
+            mask = legal.copy()
+        else:
+            mask = np.zeros(self.rules.num_actions, dtype=np.int8)
         return {"observation": self.rules.observe(self.state, p), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -160,7 +176,12 @@ class PsychicAECEnv(AECEnv):
             return
         self._cumulative_rewards[agent] = 0.0
         self._events = []
-        state, events = self.rules.apply_with_events(self.state, int(action))
+        action = int(action)
+        player, legal = self._legal()
+        # A legal action is known from the mask built for this state; anything else goes through
+        # the rules' own check, which raises IllegalActionError naming the legal set.
+        known = legal is not None and 0 <= action < len(legal) and bool(legal[action])
+        state, events = self.rules.apply_with_events(self.state, action, check=not known)
         self._events.extend(events)
         self.state = self._advance(state)
         scores = [float(x) for x in self.rules.returns(self.state)]
@@ -168,7 +189,7 @@ class PsychicAECEnv(AECEnv):
         self._scores = scores
         for a in self.agents:
             self.infos[a] = {"events": list(self._events)}
-        player = self.rules.current_player(self.state)
+        player = self._legal()[0]
         if player == TERMINAL:
             self.terminations = {a: True for a in self.agents}
         else:

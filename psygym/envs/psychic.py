@@ -135,39 +135,70 @@ class PsychicPhaseEnv(gym.Env):
             rules if rules is not None else load(edition or default_edition().id, scenario)
         )
         self.opponent = resolve_policy(opponent, self.rules)
-        self.seat = seat
         self.render_mode = render_mode
         self.action_space = LegalDiscrete(self.rules.num_actions, self)
         bound = float(getattr(self.rules, "observation_bound", OBSERVATION_BOUND))
         self.observation_space = spaces.Box(
             -bound, bound, (self.rules.observation_size,), dtype=np.float32
         )
-        self.state: Any = None
+        self._state: Any = None
+        self._player = TERMINAL  # current_player(state), kept with the state
+        self._mask: np.ndarray | None = None  # the agent's mask at ``state`` (None: not built)
+        self._ones = np.ones(self.rules.num_actions, dtype=bool)
+        self._ones.flags.writeable = False
+        self._seat = seat
         self.episode = 0
         self._score = 0.0  # the agent's score now
         self._paid = 0.0  # what the rewards so far add up to
         self._events: list[Event] = []
 
+    # The mask is derived from ``legal_actions`` once per state and shared by
+    # ``info["action_mask"]`` and ``action_masks()``; setting ``state`` or ``seat`` (as tests and
+    # ``AlternateSeats`` do) drops it, so it can never describe another state.
+    @property
+    def state(self) -> Any:
+        """The current game state (at the agent's decision, or terminal)."""
+        return self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._state = value
+        self._player = TERMINAL if value is None else self.rules.current_player(value)
+        self._mask = None
+
+    @property
+    def seat(self) -> int:
+        """The agent's player (0 or 1)."""
+        return self._seat
+
+    @seat.setter
+    def seat(self, value: int) -> None:
+        self._seat = value
+        self._mask = None
+
     def _advance(self, state: Any) -> Any:
-        """Resolve chance and opponent moves until the agent decides or the game ends."""
-        rules, rng = self.rules, self.np_random
+        """Resolve chance and opponent moves until the agent decides or the game ends.
+
+        Sets :attr:`state` (and the player to move with it) and returns the state reached.
+        """
+        rules, rng, seat, opponent = self.rules, self.np_random, self._seat, self.opponent
+        current_player, sample_chance = rules.current_player, rules.sample_chance
+        apply, extend = rules.apply_with_events, self._events.extend
         while True:
-            player = rules.current_player(state)
-            if player == TERMINAL or player == self.seat:
+            player = current_player(state)
+            if player == TERMINAL or player == seat:
+                self._state, self._player, self._mask = state, player, None
                 return state
             if player == CHANCE:
-                action = rules.sample_chance(state, rng)
+                action = sample_chance(state, rng)
             else:
-                action = sample_action(self.opponent, rules, state, player, rng)
-            state, events = rules.apply_with_events(state, action, check=False)
-            self._events.extend(events)
+                action = sample_action(opponent, rules, state, player, rng)
+            state, events = apply(state, action, check=False)
+            extend(events)
 
     def _info(self) -> dict[str, Any]:
-        return {
-            "action_mask": self.action_masks(),
-            "events": list(self._events),
-            "score": self._score,
-        }
+        # The step's events list is new at every step and reset: no copy needed.
+        return {"action_mask": self.action_masks(), "events": self._events, "score": self._score}
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -182,33 +213,39 @@ class PsychicPhaseEnv(gym.Env):
         self.episode += 1
         for _ in range(_MAX_RESETS):
             self._events = []
-            self.state = self._advance(self.rules.initial_state())
-            if self.rules.current_player(self.state) == self.seat:
+            self._advance(self.rules.initial_state())
+            if self._player == self._seat:
                 break
         else:
             raise RuntimeError(
                 f"the agent in seat {self.seat} never gets a decision in this scenario"
             )
-        self._score = self.rules.returns(self.state)[self.seat]
+        self._score = self.rules.returns(self._state)[self._seat]
         self._paid = 0.0
-        return self.rules.observe(self.state, self.seat), self._info()
+        return self.rules.observe(self._state, self._seat), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Apply the agent's action, then resolve chance and the opponent's moves."""
-        if self.state is None:
+        if self._state is None:
             raise RuntimeError("call reset() before step()")
+        rules = self.rules
         self._events = []
         action = self._stale_sample(int(action))
-        state, events = self.rules.apply_with_events(self.state, action)
+        # A legal action is known from the mask already built for this state; anything else
+        # goes through the rules' own check, which raises IllegalActionError naming the legal set.
+        legal = self._player == self._seat and 0 <= action < len(self._ones)
+        legal = legal and bool(self.action_masks()[action])
+        state, events = rules.apply_with_events(self._state, action, check=not legal)
         self._events.extend(events)
-        self.state = self._advance(state)
-        score = self.rules.returns(self.state)[self.seat]
+        state = self._advance(state)
+        seat = self._seat
+        score = rules.returns(state)[seat]
         # What happened before the agent's first decision is paid with its first reward, so the
         # rewards of an episode always add up to the final score.
         reward = score - self._paid
         self._paid = self._score = score
-        terminated = self.rules.is_terminal(self.state)
-        obs = self.rules.observe(self.state, self.seat)
+        terminated = self._player == TERMINAL
+        obs = rules.observe(state, seat)
         return obs, float(reward), terminated, False, self._info()
 
     def _stale_sample(self, action: int) -> int:
@@ -224,10 +261,20 @@ class PsychicPhaseEnv(gym.Env):
         return action if action in legal else int(legal[action % len(legal)])
 
     def action_masks(self) -> np.ndarray:
-        """Legal actions of the agent as a bool mask (all true once the game is over)."""
-        if self.state is None or self.rules.current_player(self.state) != self.seat:
-            return np.ones(self.rules.num_actions, dtype=bool)
-        return self.rules.legal_mask(self.state)
+        """Legal actions of the agent as a bool mask (all true once the game is over).
+
+        Built once per state from ``rules.legal_actions`` and shared with ``info["action_mask"]``,
+        so it is read-only: copy it (``mask.copy()``) to change it.
+        """
+        mask = self._mask
+        if mask is None:
+            if self._state is None or self._player != self._seat:
+                mask = self._ones
+            else:
+                mask = self.rules.legal_mask(self._state)
+                mask.flags.writeable = False
+            self._mask = mask
+        return mask
 
     def render(self) -> str | None:
         """Text of the state as the agent sees it, with the events of the last step."""
