@@ -289,7 +289,9 @@ class RulesBase(ABC):
         Raises:
             IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
         """
-        return self.apply_with_events(state, action, check=check)[0]
+        if check:
+            self.check_action(state, action)
+        return self._apply(state, int(action))[0]
 
     def apply_with_events(
         self, state: Hashable, action: int, *, check: bool = True

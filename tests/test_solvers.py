@@ -6,12 +6,18 @@ situation small enough for a test, 8th, Rogue Trader's simultaneous bids, 2nd's 
 
 from __future__ import annotations
 
+import ast
 import math
+import re
+import tomllib
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
+import psygym_agents.solvers as solvers_package
 import pytest
+from helpers import TINY_SEVENTH, rules_from
 from psygym_agents.base import DeterministicPolicy, RandomPolicy
 from psygym_agents.solvers import NotSolvable, has_hidden_information
 from psygym_agents.solvers.evaluate import best_response_value, exploitability, policy_value
@@ -20,6 +26,7 @@ from psygym_agents.solvers.matrix import solve_matrix_game
 from psygym_agents.solvers.policy import OptimalPolicy, make_optimal, parse_options
 
 from psygym.core import CHANCE, TERMINAL, ActionView, RulesBase, play_game
+from psygym.edition import ids
 from psygym.editions import load
 
 
@@ -220,6 +227,114 @@ def test_deep_game_does_not_hit_the_recursion_limit():
 
     solver = Solver(Chain())
     assert solver.value() == pytest.approx(1.0 - 0.5**3000)
+
+
+# ----------------------------------------------------------------------------- the lean search
+class CountingDice(DiceGame):
+    """DiceGame with an ``apply`` of its own that records every transition the solver makes.
+
+    ``apply_with_events`` is counted separately: the exact search must not need events.
+    """
+
+    def __init__(self):
+        self.applied: list[tuple[Toy, int]] = []
+        self.with_events = 0
+
+    def apply(self, state, action, *, check=True):
+        self.applied.append((state, action))
+        return self._apply(state, int(action))[0]
+
+    def apply_with_events(self, state, action, *, check=True):
+        self.with_events += 1
+        return super().apply_with_events(state, action, check=check)
+
+
+def dice_game_edges(rules: DiceGame) -> set[tuple[Toy, int]]:
+    """Every (state, action) transition below the initial state, by plain enumeration."""
+    edges, seen, todo = set(), set(), [rules.initial_state()]
+    while todo:
+        s = todo.pop()
+        player = rules.current_player(s)
+        if player == TERMINAL or s in seen:
+            continue
+        seen.add(s)
+        moves = (
+            [o for o, _ in rules.chance_outcomes(s)] if player == CHANCE else rules.legal_actions(s)
+        )
+        for a in moves:
+            edges.add((s, a))
+            todo.append(rules._apply(s, a)[0])
+    return edges
+
+
+def test_exact_search_applies_each_transition_once_without_events():
+    rules = CountingDice()
+    assert Solver(rules).value() == pytest.approx(float(dice_game_value()))
+    assert rules.with_events == 0  # rules.apply only: no events built in the exact search
+    assert len(rules.applied) == len(set(rules.applied))  # no transition made twice
+    assert set(rules.applied) == dice_game_edges(rules)
+    # A depth-limited search needs the events (where a new Psychic phase starts).
+    Solver(rules, max_depth=1).value()
+    assert rules.with_events > 0
+
+
+def general_memo(rules, **kwargs) -> tuple[float, list, bool]:
+    """Value, memo (in order) and exactness from the general loop (the matrix-game one)."""
+    solver = Solver(rules, **kwargs)
+    root = solver._root_key(rules.initial_state())
+    solver._solve_general(root)
+    return solver.cache.values[root], list(solver.cache.values.items()), solver.exact
+
+
+def lean_memo(rules, **kwargs) -> tuple[float, list, bool]:
+    solver = Solver(rules, **kwargs)
+    return solver.value(), list(solver.cache.values.items()), solver.exact
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{}, {"max_plies": 4}, {"max_depth": 1, "max_plies": 7}, {"fixed": {1: RandomPolicy()}}],
+    ids=["exact", "plies", "depth+plies", "fixed"],
+)
+def test_lean_search_equals_the_general_loop_to_the_last_bit(kwargs):
+    rules = rules_from(tomllib.loads(TINY_SEVENTH))
+    lean, general = lean_memo(rules, **kwargs), general_memo(rules, **kwargs)
+    # The same values (==, not approx), the same states memoised in the same order.
+    assert lean == general
+    assert len(lean[1]) > 20
+
+
+def test_simultaneous_info_is_asked_only_where_the_rules_define_it():
+    rules = DiceGame()
+    assert Solver(rules)._sim_info is None  # RulesBase's default: never a simultaneous move
+    calls = []
+    rules.simultaneous_info = lambda s: calls.append(s)  # defined (answers None: no such move)
+    assert Solver(rules).value() == pytest.approx(float(dice_game_value()))
+    assert Toy("decide") in calls
+
+
+def test_solvers_are_edition_blind():
+    """No edition id in any string of agents/solvers/, no private method of a rules object."""
+    word = re.compile(r"\b(" + "|".join(re.escape(i) for i in ids()) + r")\b", re.IGNORECASE)
+    files = sorted(Path(solvers_package.__file__).parent.glob("*.py"))
+    assert len(files) >= 6
+    found = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if word.search(node.value):
+                    found.append(f"{f.name}:{node.lineno}: {word.search(node.value)[0]!r}")
+            if (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and (
+                    (isinstance(node.value, ast.Name) and node.value.id == "rules")
+                    or (isinstance(node.value, ast.Attribute) and node.value.attr == "rules")
+                )
+            ):
+                found.append(f"{f.name}:{node.lineno}: rules.{node.attr}")
+    assert found == []
 
 
 # ----------------------------------------------------------------------------- matrix games

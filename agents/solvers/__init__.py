@@ -8,8 +8,8 @@
   exploitability.
 - :mod:`.policy`: the ``optimal`` agent (exact where the edition allows it, otherwise the
   information-set search of :mod:`.ismcts`, which is *not* exact).
-- :mod:`.situations`, :mod:`.dice_table`: building single situations for ``psygym advise`` and
-  the 7th-edition optimal-dice table.
+- :mod:`.situations`: naming single states for ``psygym advise`` (a replayed game or a state
+  file); an edition's own situation tools live with its agents (its ``BOTS.tools``).
 """
 
 from __future__ import annotations

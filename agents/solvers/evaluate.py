@@ -36,7 +36,8 @@ def policy_value(
         max_states: give up beyond this many states (``None``: no limit).
 
     Raises:
-        NotSolvable: hidden information (2nd edition) or more than ``max_states`` states.
+        NotSolvable: hidden information (``rules.information``) or more than ``max_states``
+            states.
     """
     require_perfect_information(rules)
     if len(policies) != rules.num_players:
@@ -58,7 +59,8 @@ def best_response_value(
     The other player best-responds: it maximises its own score knowing the fixed policy.
 
     Raises:
-        NotSolvable: hidden information (2nd edition) or more than ``max_states`` states.
+        NotSolvable: hidden information (``rules.information``) or more than ``max_states``
+            states.
     """
     require_perfect_information(rules)
     if fixed_player not in range(rules.num_players):
@@ -86,7 +88,8 @@ def exploitability(
     optimal policy and positive otherwise.
 
     Raises:
-        NotSolvable: hidden information (2nd edition) or more than ``max_states`` states.
+        NotSolvable: hidden information (``rules.information``) or more than ``max_states``
+            states.
     """
     require_perfect_information(rules)
     v = Solver(rules, max_states=max_states).value()

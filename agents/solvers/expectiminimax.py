@@ -9,18 +9,25 @@ The search uses an explicit stack, so game length is not limited by Python's rec
   their decisions become chance nodes weighted by ``policy.action_probabilities``. With both
   players fixed the value is the exact expected score of the pair of policies.
 - **Simultaneous moves.** Where ``rules.simultaneous_info(state)`` says two decisions are made
-  without seeing each other (Rogue Trader's secret bids), the pair is one matrix game solved by
-  the linear program of :mod:`psygym_agents.solvers.matrix`.
+  without seeing each other (secret bids), the pair is one matrix game solved by the linear
+  program of :mod:`psygym_agents.solvers.matrix`. Rules that keep ``RulesBase``'s default (never
+  simultaneous) are not asked at every node.
 - **Depth limit.** With ``max_depth=N`` the search covers N Psychic phases counting the one in
-  progress (before the first phase: the first one). A transition that reports a ``"phase"`` event
-  (the start of a new Psychic phase) beyond that is a leaf worth the score so far, and the solver's
-  ``exact`` becomes False. ``max_plies=N`` likewise stops N transitions (decisions and chance
-  outcomes) below the state asked about. A depth-limited value is memoised with the depth left.
+  progress (before the first phase: the first one). A transition that reports an
+  ``EventKind.PHASE`` event (the start of a new Psychic phase) beyond that is a leaf worth the
+  score so far, and the solver's ``exact`` becomes False. ``max_plies=N`` likewise stops N
+  transitions (decisions and chance outcomes) below the state asked about. A depth-limited value
+  is memoised with the depth left.
 - **State limit.** With ``max_states`` the search raises :class:`~psygym_agents.solvers.NotSolvable`
   once it has memoised more states than that.
 
-Like OpenSpiel's ``minimax.expectiminimax`` (see ``/work/shared/STYLE.md`` rule 13), one helper
-(:meth:`Solver._expand`) lists the transitions of chance and decision nodes alike.
+Speed: the rules do nearly all the work. The search calls ``rules.apply(state, a, check=False)``
+once per transition (``apply_with_events`` only where a depth limit needs the phase events),
+``current_player`` once per state reached, and hashes a new state twice (looked up, stored); it
+builds no per-child objects. Games with simultaneous moves take the general loop
+(:meth:`Solver._solve_general`), whose helper :meth:`Solver._expand`, like OpenSpiel's
+``minimax.expectiminimax`` (see ``/work/shared/STYLE.md`` rule 13), lists the transitions of
+chance and decision nodes alike.
 """
 
 from __future__ import annotations
@@ -33,11 +40,22 @@ import numpy as np
 from psygym_agents.solvers import NotSolvable, require_perfect_information
 from psygym_agents.solvers.matrix import solve_matrix_game
 
-from psygym.core import CHANCE, TERMINAL, Policy
+from psygym.core import CHANCE, TERMINAL, EventKind, Policy, RulesBase
 
 _AVG, _MAX, _MIN, _MATRIX = 0, 1, 2, 3
 _TIE = 1e-9
 """Two action values closer than this count as equal (the lowest action index wins)."""
+
+
+def _simultaneous_hook(rules: Any) -> Callable[[Hashable], Any] | None:
+    """``rules.simultaneous_info``, or ``None`` where it is ``RulesBase``'s (always ``None``).
+
+    Asking the default at every decision node only costs time, so the search skips it.
+    """
+    hook = getattr(rules, "simultaneous_info", None)
+    if hook is None or getattr(hook, "__func__", None) is RulesBase.simultaneous_info:
+        return None
+    return hook
 
 
 class _Leaf:
@@ -95,7 +113,7 @@ class Solver:
     """Exact (or depth-limited) expectiminimax for one ``Rules`` object.
 
     Args:
-        rules: the edition's rules (perfect information: 7th, 8th, Rogue Trader).
+        rules: the edition's rules (perfect or simultaneous information, ``rules.information``).
         max_depth: Psychic phases to search, counting the one in progress; ``None``: to the end.
         max_plies: transitions (decisions and chance outcomes) to search from the state asked
             about; ``None``: no ply limit.
@@ -111,7 +129,7 @@ class Solver:
         exact: False when a depth limit cut the search somewhere below the states solved.
 
     Raises:
-        NotSolvable: the edition has hidden information (2nd edition's hands).
+        NotSolvable: the edition has hidden information (secret hands, ``rules.information``).
     """
 
     def __init__(
@@ -143,7 +161,7 @@ class Solver:
             cache = Cache(values=cache)
         self.cache = cache
         self._memo = cache.values
-        self._sim_info = getattr(rules, "simultaneous_info", None)
+        self._sim_info = _simultaneous_hook(rules)
         self.on_progress = on_progress
 
     # ------------------------------------------------------------------ public API
@@ -275,24 +293,37 @@ class Solver:
             if rules.current_player(child) == TERMINAL:
                 return None, rules.returns(child)[0]
             return child, 0.0
+        child, _player, leaf = self._step_limited(key, action)
+        return child, leaf
+
+    def _step_limited(self, key: Hashable, action: int) -> tuple[Hashable | None, int, float]:
+        """:meth:`_step` of a depth-limited search, also giving the child's player to move.
+
+        Returns:
+            ``(child key, its current player, 0.0)``, or ``(None, player, value)`` at a terminal
+            or depth-limit leaf.
+        """
+        rules = self.rules
         state, phases, plies = key
         if self.max_depth is None:
             child, events = rules.apply(state, action, check=False), ()
         else:
+            # Only the events say where a new Psychic phase starts.
             child, events = rules.apply_with_events(state, action, check=False)
-        if rules.current_player(child) == TERMINAL:
-            return None, rules.returns(child)[0]
-        if phases >= 0 and any(e.kind == "phase" for e in events):
+        player = rules.current_player(child)
+        if player == TERMINAL:
+            return None, player, rules.returns(child)[0]
+        if phases >= 0 and any(e.kind == EventKind.PHASE for e in events):
             if phases == 0:
                 self.cache.cut = True
-                return None, rules.returns(child)[0]
+                return None, player, rules.returns(child)[0]
             phases -= 1
         if plies >= 0:
             plies -= 1
             if plies == 0:
                 self.cache.cut = True
-                return None, rules.returns(child)[0]
-        return (child, phases, plies), 0.0
+                return None, player, rules.returns(child)[0]
+        return (child, phases, plies), player, 0.0
 
     def _child_value(self, key: Hashable, action: int) -> float:
         child, leaf = self._step(key, action)
@@ -420,6 +451,101 @@ class Solver:
     # ------------------------------------------------------------------ the search
     def _solve(self, root: Hashable) -> None:
         """Solve ``root`` and everything below it with an explicit stack."""
+        if self._sim_info is not None:
+            self._solve_general(root)
+        else:
+            self._solve_sequential(root)
+
+    def _solve_sequential(self, root: Hashable) -> None:
+        """:meth:`_solve` for games without simultaneous moves: the lean search.
+
+        The same depth-first order, sums and comparisons as :meth:`_solve_general`, so the
+        same values to the last bit and the same memo; but children are made one at a time as
+        the search reaches them (no lists of children, no leaf objects), ``current_player`` is
+        asked once per state, and a new state is hashed twice (looked up, then stored) instead
+        of three times: the value of a solved child goes straight to its parent. Without a
+        depth limit a key is the state itself and a transition is one ``rules.apply``.
+        """
+        rules = self.rules
+        step = self._step_limited if self._limited else None
+        memo = self._memo
+        get = memo.get
+        apply = rules.apply
+        current_player = rules.current_player
+        legal_actions = rules.legal_actions
+        chance_outcomes = rules.chance_outcomes
+        returns = rules.returns
+        fixed = self.fixed
+        limit = self.max_states
+        on_progress = self.on_progress
+
+        def expand(state: Hashable, player: int) -> tuple[int, Any]:
+            if player == CHANCE:
+                return _AVG, chance_outcomes(state)
+            if player in fixed:
+                return _AVG, list(fixed[player].action_probabilities(rules, state, player).items())
+            return (_MAX if player == 0 else _MIN), legal_actions(state)
+
+        # The node being solved lives in these locals; its ancestors wait on ``stack`` with the
+        # index of the child being solved below them.
+        s = root
+        state = root if step is None else root[0]
+        kind, items = expand(state, current_player(state))
+        n, i, acc = len(items), 0, None
+        stack: list[tuple[Any, ...]] = []
+        push, pop = stack.append, stack.pop
+        while True:
+            if i < n:
+                if kind == _AVG:
+                    a, w = items[i]
+                    if w <= 0:
+                        i += 1
+                        continue
+                else:
+                    a = items[i]
+                if step is None:
+                    child = apply(s, a, check=False)
+                    player = current_player(child)
+                    if player == TERMINAL:
+                        v = returns(child)[0]
+                        child = None
+                else:
+                    child, player, v = step(s, a)
+                if child is not None:
+                    v = get(child)
+                    if v is None:
+                        push((s, kind, items, n, i, acc))
+                        s = child
+                        kind, items = expand(child if step is None else child[0], player)
+                        n, i, acc = len(items), 0, None
+                        continue
+            else:
+                v = 0.0 if acc is None else float(acc)
+                memo[s] = v
+                size = len(memo)
+                if on_progress is not None and size % 10_000 == 0:
+                    on_progress(size)
+                if limit is not None and size > limit:
+                    raise NotSolvable(
+                        f"more than {limit:,} states: the game is too large to solve exactly "
+                        "(try a depth limit)"
+                    )
+                if not stack:
+                    return
+                s, kind, items, n, i, acc = pop()
+            # Fold the value of child ``i`` into its parent, exactly as _solve_general does.
+            if kind == _AVG:
+                w = items[i][1]
+                acc = v * w if acc is None else acc + v * w
+            elif kind == _MAX:
+                if acc is None or v > acc:
+                    acc = v
+            elif acc is None or v < acc:
+                acc = v
+            i += 1
+
+    def _solve_general(self, root: Hashable) -> None:
+        """:meth:`_solve` for rules with simultaneous moves (matrix games), in any setting."""
         memo = self._memo
         limit = self.max_states
         stack = [[root, *self._expand(root), 0, None]]

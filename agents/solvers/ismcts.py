@@ -1,34 +1,34 @@
 """Information-set Monte Carlo tree search for editions with hidden information. NOT exact.
 
-2nd edition's hands are secret, so expectiminimax over the true state would let a player see
-the other hand. :class:`SearchPolicy` instead searches over *determinisations*: before every
-iteration it samples a full state consistent with what the deciding player may know (its own
-hand and the public table; the other hand is drawn from the cards it has not seen), then runs
-one UCT iteration in a tree whose nodes are information sets (the mover's observation, from
-``rules.observe``), with availability counts for actions legal in only some determinisations
-(Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree Search").
+Where hands are secret (``rules.information`` is ``Information.HIDDEN``), expectiminimax over the
+true state would let a player see the other hand. :class:`SearchPolicy` instead searches over
+*determinisations*: before every iteration it samples a full state consistent with what the
+deciding player may know (its own hand and the public table; the other hand is drawn from the cards
+it has not seen), then runs one UCT iteration in a tree whose nodes are information sets (the
+mover's observation, from ``rules.observe``), with availability counts for actions legal in only
+some determinisations (Cowling, Powley & Whitehouse 2012, "Information Set Monte Carlo Tree
+Search").
 
-Search horizon: an iteration stops at the start of the next Psychic phase (a ``"phase"``
-event) or the end of the game, valued by the score then; beyond the tree it plays uniformly
-random legal actions (or a given rollout policy).
+Search horizon: an iteration stops at the start of the next Psychic phase (an ``EventKind.PHASE``
+event) or the end of the game, valued by the score then; beyond the tree it plays uniformly random
+legal actions (or a given rollout policy).
 
-How a determinisation is drawn: the edition's ``rules.sample_hidden(state, player, rng)`` if it
-has one; otherwise, for states with ``hands`` and ``deck`` fields holding card counts (2nd
-edition), the other player's hand is redrawn uniformly from the other hand plus the deck (the
-cards ``player`` has not seen) and the rest goes back to the deck; otherwise the state is used
-as it is (nothing hidden).
+How a determinisation is drawn: the edition's ``rules.sample_hidden(state, player, rng)`` if it has
+one; otherwise, for states with ``hands`` and ``deck`` fields holding card counts, the other
+player's hand is redrawn uniformly from the other hand plus the deck (the cards ``player`` has not
+seen) and the rest goes back to the deck; otherwise the state is used as it is (nothing hidden).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from psygym.core import CHANCE, TERMINAL, Policy, sample_action
+from psygym.core import CHANCE, TERMINAL, EventKind, Policy, sample_action
+from psygym.kernel import evolve
 
 
 def _counts_draw(
@@ -65,13 +65,13 @@ def determinize(rules: Any, state: Hashable, player: int, rng: np.random.Generat
     drawn, left = _counts_draw(unseen, size, rng)
     new_hands = list(hands)
     new_hands[other] = drawn
-    return replace(state, hands=tuple(new_hands), deck=left)
+    return evolve(state, hands=tuple(new_hands), deck=left)
 
 
 class SearchPolicy:
     """Information-set MCTS over determinised states. **Not exact**: its choices are estimates.
 
-    The strongest practical search for editions with hidden information (2nd edition).
+    The strongest practical search for editions with hidden information (secret hands).
 
     Args:
         rules: the rules to play.
@@ -154,7 +154,7 @@ class SearchPolicy:
                         a = self._select(node, legal, hi - lo if hi > lo else 1.0)
                     path.append((node, a, mover))
                 s, events = rules.apply_with_events(s, a, check=False)
-                if any(e.kind == "phase" for e in events):
+                if any(e.kind == EventKind.PHASE for e in events):
                     phases += 1
                     if phases >= self.horizon_phases:
                         break

@@ -1,4 +1,4 @@
-"""Zero-sum matrix games solved by linear programming (simultaneous moves, e.g. RT-3.4 bids).
+"""Zero-sum matrix games solved by linear programming (simultaneous moves, e.g. secret bids).
 
 A simultaneous-move node is a matrix game: the row player picks a row, the column player a
 column without seeing it, and the row player gets ``payoff[i][j]`` (the column player its

@@ -5,9 +5,9 @@
 strategy). Its memo is kept per rules object and shared by every ``OptimalPolicy`` of those
 rules, so an env, an evaluation and a play session reuse what was solved before.
 
-For an edition with hidden information (2nd edition's secret hands) exact play does not apply:
-:func:`make_optimal` returns the information-set search of :mod:`psygym_agents.solvers.ismcts`
-(name ``"search"``), which is **not** exact.
+For an edition with hidden information (secret hands, ``rules.information``) exact play does
+not apply: :func:`make_optimal` returns the information-set search of
+:mod:`psygym_agents.solvers.ismcts` (name ``"search"``), which is **not** exact.
 
 The agent spec is ``optimal`` or ``optimal:<options>`` with comma-separated options
 ``depth=N`` (Psychic phases searched, counting the current one; the score so far is the leaf

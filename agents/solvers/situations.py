@@ -4,8 +4,8 @@
   ``psygym`` replays record them) from the initial state.
 - :func:`load_state_file`: a JSON state file::
 
-      {"edition": "8th", "scenario": "single-phase", "actions": [0, 5, 9]}
-      {"edition": "7th", "scenario": "single-phase", "situation": "dice=7,enemy_dice=4"}
+      {"edition": "<edition id>", "scenario": "single-phase", "actions": [0, 5, 9]}
+      {"edition": "<edition id>", "scenario": "single-phase", "situation": "dice=7,enemy_dice=4"}
 
   ``edition`` and ``scenario`` are optional (the command's options decide). A ``situation`` is
   read by the edition's own ``situation`` tool (its ``BOTS.tools``).
