@@ -16,9 +16,14 @@ worth 0.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from psygym.kernel import evolve
+
+if TYPE_CHECKING:
+    from psygym.editions.seventh.rules import SeventhRules
+    from psygym.editions.seventh.state import State
 
 DENY_THRESHOLD = 6
 """The synthetic target has no psyker, so the deny needs 6+ (7E-5.2)."""
@@ -28,7 +33,7 @@ _POWER_NAMES = {1: "Hex (WC 1)", 2: "Hex (WC 2)", 3: "Hex (WC 3)"}
 
 def dice_table_rules(
     *, power_value: float = 2.0, caster_wounds: int = 2, caster_value_per_wound: float = 1.0
-) -> Any:
+) -> SeventhRules:
     """The synthetic 7th-edition rules of the dice table (see the module docstring)."""
     from psygym.editions.seventh.rules import SeventhRules
     from psygym.editions.seventh.spec import PowerFile, Scenario, load_perils
@@ -73,15 +78,15 @@ def dice_table_rules(
     return SeventhRules(scenario, validate(PowerFile, powers, "<dice table powers>"), load_perils())
 
 
-def _states(rules: Any, wc: int, pool: int, enemy: int) -> tuple[Any, Any]:
+def _states(rules: SeventhRules, wc: int, pool: int, enemy: int) -> tuple[State, State]:
     """The SELECT state (only the WC ``wc`` power left) and its DICE state."""
     from psygym.editions.seventh.state import Cast, Stage
 
     s = rules.initial_state()
     p = rules.power_index[_POWER_NAMES[wc]]
     attempted = frozenset((0, q) for q in s.units[0].powers if q != p)
-    select = replace(s, stage=Stage.SELECT, pools=(pool, enemy), attempted=attempted)
-    return select, replace(select, stage=Stage.DICE, cast=Cast(0, p, 1))
+    select = evolve(s, stage=Stage.SELECT, pools=(pool, enemy), attempted=attempted)
+    return select, evolve(select, stage=Stage.DICE, cast=Cast(0, p, 1))
 
 
 def optimal_dice_table(
@@ -128,7 +133,7 @@ def optimal_dice_table(
             for enemy in range(0, max_enemy_dice + 1):
                 select, dice_state = _states(rules, wc, pool, enemy)
                 by_action = solver.action_values(dice_state)
-                values = [by_action[rules.DICE + k - 1] for k in range(1, pool + 1)]
+                values = [by_action[rules.actions.dice(k)] for k in range(1, pool + 1)]
                 best_k = max(range(1, pool + 1), key=lambda k: (values[k - 1], -k))
                 best_value = values[best_k - 1]
                 if best_value <= 1e-12:  # not casting scores 0
@@ -136,7 +141,7 @@ def optimal_dice_table(
                 if heuristic.choose(rules, select, 0) == 0:
                     dwc = 0
                 else:
-                    dwc = heuristic.choose(rules, dice_state, 0) - rules.DICE + 1
+                    dwc = rules.actions.dice_of(heuristic.choose(rules, dice_state, 0))
                 dwc_value = values[dwc - 1] if dwc else 0.0
                 rows.append({
                     "warp_charge": wc, "pool": pool, "enemy_dice": enemy,

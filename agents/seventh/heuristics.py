@@ -14,9 +14,9 @@ discipline offered and keep the rolled power.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from fractions import Fraction
-from typing import Any
+from functools import cache
+from weakref import WeakKeyDictionary
 
 from psygym_agents.base import DeterministicPolicy
 
@@ -24,27 +24,40 @@ from psygym.dice import mean
 from psygym.editions.seventh.odds import deny_probability
 from psygym.editions.seventh.rules import SeventhRules
 from psygym.editions.seventh.state import Cast, Stage, State
+from psygym.kernel import evolve
 
 DiceRule = Callable[[int, int], int]
 """(warp charge, dice left) -> dice to commit (0: do not cast)."""
 
 
+_EXPECTED: WeakKeyDictionary[SeventhRules, dict[tuple, float]] = WeakKeyDictionary()
+"""Expected values per rules object and key (exact ``Fraction`` sums are slow to redo)."""
+
+
 def expected_value(rules: SeventhRules, s: State, caster: int, power: int, target: int) -> float:
-    """Expected score of a power if it takes effect (value, or wounds x value per wound)."""
+    """Expected score of a power if it takes effect (value, or wounds x value per wound).
+
+    The exact sum depends only on the power, the caster, its targets and their wounds and Warp
+    Surge (what ``rules.effect_distribution`` reads), so it is memoised per that key.
+    """
     p = rules.powers[power]
     if p.effect.value is not None:
         return float(p.effect.value)
-    probe = replace(s, cast=Cast(caster, power, target))
-    if p.target == "enemies":
-        targets = rules._nova_targets(s, caster, p)  # noqa: SLF001 - same package family
-    else:
-        targets = (target,)
-    return float(
-        sum(
-            mean(rules.effect_distribution(probe, t)) * Fraction(rules.specs[t].value_per_wound)
-            for t in targets
+    targets = rules.nova_targets(s, caster, p) if p.target == "enemies" else (target,)
+    key = (caster, power, target, tuple((s.units[t].wounds, s.units[t].surge) for t in targets))
+    memo = _EXPECTED.get(rules)
+    if memo is None:
+        memo = _EXPECTED[rules] = {}
+    hit = memo.get(key)
+    if hit is None:
+        probe = evolve(s, cast=Cast(caster, power, target))
+        hit = memo[key] = float(
+            sum(
+                mean(rules.effect_distribution(probe, t)) * Fraction(rules.specs[t].value_per_wound)
+                for t in targets
+            )
         )
-    )
+    return hit
 
 
 def ranked_casts(rules: SeventhRules, s: State) -> list[tuple[float, int, int]]:
@@ -53,16 +66,22 @@ def ranked_casts(rules: SeventhRules, s: State) -> list[tuple[float, int, int]]:
     for a in rules.legal_actions(s):
         if a == 0:
             continue
-        c, p, t = rules._decode_cast(a)  # noqa: SLF001
+        c, p, t = rules.actions.decode_cast(a)
         out.append((expected_value(rules, s, c, p, t), a, rules.powers[p].warp_charge))
     out.sort(key=lambda x: (-x[0], x[1]))
     return out
 
 
+@cache
+def deny_chance(dice: int, successes: int, threshold: int) -> Fraction:
+    """``odds.deny_probability``, memoised (exact binomial sums at every deny are slow)."""
+    return deny_probability(dice, successes, threshold)
+
+
 def fair_deny_dice(dice_left: int, successes: int, threshold: int) -> int:
     """Fewest dice giving at least an even chance to negate every success, else all dice."""
     for m in range(1, dice_left + 1):
-        if deny_probability(m, successes, threshold) >= Fraction(1, 2):
+        if deny_chance(m, successes, threshold) >= Fraction(1, 2):
             return m
     return dice_left
 
@@ -76,18 +95,20 @@ class SeventhHeuristic(DeterministicPolicy):
         deny_rule: (rules, state) -> dice to deny with (0: no deny).
     """
 
-    def __init__(self, name: str, dice_rule: DiceRule, deny_rule: Callable[..., int]):
+    def __init__(
+        self, name: str, dice_rule: DiceRule, deny_rule: Callable[[SeventhRules, State], int]
+    ):
         self.name = name
         self.dice_rule = dice_rule
         self.deny_rule = deny_rule
 
-    def choose(self, rules: Any, state: State, player: int) -> int:
+    def choose(self, rules: SeventhRules, state: State, player: int) -> int:
         """The action this rule of thumb takes."""
         s = state
         if s.stage == Stage.DISCIPLINE:
             return rules.legal_actions(s)[0]
         if s.stage == Stage.SWAP:
-            return rules.SWAP
+            return rules.actions.swap(False)
         if s.stage == Stage.SELECT:
             dice = s.pools[s.active]
             for _, action, wc in ranked_casts(rules, s):
@@ -97,10 +118,10 @@ class SeventhHeuristic(DeterministicPolicy):
         if s.stage == Stage.DICE:
             wc = rules.powers[s.cast.power].warp_charge
             n = max(1, min(self.dice_rule(wc, s.pools[s.active]), s.pools[s.active]))
-            return rules.DICE + n - 1
+            return rules.actions.dice(n)
         if s.stage == Stage.DENY:
             m = min(self.deny_rule(rules, s), s.pools[1 - s.active])
-            return rules.DENY + max(0, m)
+            return rules.actions.deny(max(0, m))
         raise ValueError(f"{self.name} has no decision at stage {s.stage.name}")
 
 

@@ -14,7 +14,10 @@ from fractions import Fraction
 from typing import Any
 
 from psygym_agents.parametric import Family
-from psygym_agents.seventh.heuristics import SeventhHeuristic
+from psygym_agents.seventh.heuristics import SeventhHeuristic, deny_chance, expected_value
+
+from psygym.editions.seventh.rules import SeventhRules
+from psygym.editions.seventh.state import State
 
 
 class SeventhParametric(SeventhHeuristic):
@@ -31,6 +34,7 @@ class SeventhParametric(SeventhHeuristic):
         if missing:
             raise ValueError(f"7th parametric policy needs {', '.join(missing)}")
         self.p = {k: float(params[k]) for k in self.KEYS}
+        self.want = Fraction(self.p["deny_confidence"]).limit_denominator(1000)
         super().__init__(name, self.dice, self.deny)
 
     def dice(self, wc: int, pool: int) -> int:
@@ -40,12 +44,8 @@ class SeventhParametric(SeventhHeuristic):
         n = int(math.floor(self.p["dice_a"] * wc + self.p["dice_b"] + 0.5))
         return max(wc, min(pool, n))
 
-    def deny(self, rules: Any, s: Any) -> int:
+    def deny(self, rules: SeventhRules, s: State) -> int:
         """Dice to deny the pending cast with (0: let it through)."""
-        from psygym_agents.seventh.heuristics import expected_value
-
-        from psygym.editions.seventh.odds import deny_probability
-
         c = s.cast
         dice = s.pools[1 - s.active]
         if expected_value(rules, s, c.caster, c.power, c.target) < self.p["deny_min_value"]:
@@ -53,14 +53,13 @@ class SeventhParametric(SeventhHeuristic):
         if c.successes > self.p["deny_ratio"] * dice:
             return 0
         _, threshold = rules.deny_unit_and_threshold(s, c)
-        want = Fraction(self.p["deny_confidence"]).limit_denominator(1000)
         for m in range(1, dice + 1):
-            if deny_probability(m, c.successes, threshold) >= want:
+            if deny_chance(m, c.successes, threshold) >= self.want:
                 return m
         return dice
 
 
-def _seventh_sample(trial: Any, rules: Any) -> dict[str, Any]:
+def _seventh_sample(trial: Any, rules: SeventhRules) -> dict[str, Any]:
     return {
         "dice_a": trial.suggest_float("dice_a", 0.5, 3.0),
         "dice_b": trial.suggest_float("dice_b", -1.0, 3.0),
@@ -71,7 +70,7 @@ def _seventh_sample(trial: Any, rules: Any) -> dict[str, Any]:
     }
 
 
-def _seventh_defaults(rules: Any) -> dict[str, Any]:
+def _seventh_defaults(rules: SeventhRules) -> dict[str, Any]:
     # Close to the "double-wc" heuristic with a fair deny.
     return {"dice_a": 2.0, "dice_b": 0.0, "stop_pool": 0, "deny_ratio": 2.0,
             "deny_confidence": 0.5, "deny_min_value": 0.0}  # fmt: skip

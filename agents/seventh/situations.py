@@ -2,7 +2,7 @@
 
 Two ways to name a state:
 
-- **A 7th-edition situation** (:func:`seventh_situation`), built with ``dataclasses.replace``
+- **A 7th-edition situation** (:func:`seventh_situation`), built with ``psygym.kernel.evolve``
   on the scenario's initial state: the caster's and the denier's dice, which powers are still
   to be cast this phase, wounds left, and the decision asked (which power, how many dice, or
   whether to deny). The compact text form (:func:`parse_situation`) is
@@ -45,8 +45,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Mapping
-from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from psygym.kernel import evolve
+
+if TYPE_CHECKING:
+    from psygym.editions.seventh.rules import SeventhRules
 
 SITUATION_KEYS = (
     "dice", "enemy_dice", "powers", "power", "wc", "caster", "target", "successes",
@@ -117,7 +121,7 @@ def _items(value: Any) -> list[str]:
     return [v.strip() for v in re.split(r"[;,]", str(value)) if v.strip()]
 
 
-def _unit(rules: Any, name: str, what: str) -> int:
+def _unit(rules: SeventhRules, name: str, what: str) -> int:
     if name not in rules.names:
         raise ValueError(
             f"situation: {what} {name!r} is not a unit of the scenario; units: "
@@ -126,7 +130,7 @@ def _unit(rules: Any, name: str, what: str) -> int:
     return rules.names.index(name)
 
 
-def seventh_situation(rules: Any, **options: Any) -> Hashable:
+def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
     """A 7th-edition decision state described by the keys of the module docstring.
 
     Raises:
@@ -157,7 +161,7 @@ def seventh_situation(rules: Any, **options: Any) -> Hashable:
                 f"situation: wounds of {name.strip()} must be 0..{rules.max_wounds[u]}"
             )
         psyker = units[u].psyker and w > 0
-        units[u] = replace(units[u], wounds=w, psyker=psyker)
+        units[u] = evolve(units[u], wounds=w, psyker=psyker)
 
     def psykers_of(p: int) -> list[int]:
         return [i for i, u in enumerate(units) if rules.owner[i] == p and u.psyker and u.alive()]
@@ -195,7 +199,7 @@ def seventh_situation(rules: Any, **options: Any) -> Hashable:
             if c not in casters:
                 raise ValueError(f"situation: {who} is not a living psyker of the casting side")
             if p not in units[c].powers:
-                units[c] = replace(units[c], powers=tuple(sorted({*units[c].powers, p})))
+                units[c] = evolve(units[c], powers=tuple(sorted({*units[c].powers, p})))
         else:
             knowing = [c for c in casters if p in units[c].powers]
             if not knowing:
@@ -205,7 +209,7 @@ def seventh_situation(rules: Any, **options: Any) -> Hashable:
                         f"say which with {name}@Caster"
                     )
                 knowing = casters
-                units[casters[0]] = replace(
+                units[casters[0]] = evolve(
                     units[casters[0]], powers=tuple(sorted({*units[casters[0]].powers, p}))
                 )
             c = knowing[0]
@@ -250,7 +254,7 @@ def seventh_situation(rules: Any, **options: Any) -> Hashable:
     phase = opts.get("phase", 0)
     if phase >= rules.total_phases:
         raise ValueError(f"situation: phase must be below {rules.total_phases}")
-    s = replace(
+    s = evolve(
         s, stage=Stage.SELECT, units=tuple(units), phase=phase, active=side, pools=pools,
         attempted=attempted, effects=frozenset(), cast=None, targets=(), gen_unit=-1,
         gen_pick=0, gen_disc=-1, gen_power=-1, perils_roll=0, score=0.0,
@@ -282,14 +286,14 @@ def seventh_situation(rules: Any, **options: Any) -> Hashable:
     else:
         raise ValueError(f"situation: {rules.powers[p].name} has no living target in range")
     if decision == "dice":
-        return replace(s, stage=Stage.DICE, cast=Cast(c, p, t))
+        return evolve(s, stage=Stage.DICE, cast=Cast(c, p, t))
     k = opts.get("successes")
     if k is None or k < 1:
         raise ValueError("situation: the deny decision needs successes=N (N >= 1)")
     if enemy < 1:
         raise ValueError("situation: the deny decision needs enemy_dice >= 1")
     cast = Cast(c, p, t, dice=opts.get("cast_dice", k), successes=k)
-    return replace(s, stage=Stage.DENY, cast=cast, attempted=attempted | {(c, p)})
+    return evolve(s, stage=Stage.DENY, cast=cast, attempted=attempted | {(c, p)})
 
 
 __all__ = ["SITUATION_KEYS", "normalize", "parse_situation", "seventh_situation"]

@@ -1,23 +1,28 @@
 """7th edition: warp charge pools, casting dice, Perils of the Warp and Deny the Witch.
 
-See ``rules.py`` for the rules (rules/seventh.md 7E-1 to 7E-9), ``spec.py`` for the scenario and
-data formats, ``odds.py`` for the exact casting, deny and generation tables.
+See ``rules.py`` for the rules (rules/seventh.md 7E-1 to 7E-9: legality, chance, transitions),
+``actions.py`` for the public action layout, ``views.py`` for observations, action views and the
+text picture, ``state.py`` for the state, ``spec.py`` for the scenario and data formats,
+``odds.py`` for the exact casting, deny and generation tables.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from psygym.core import Information
 from psygym.edition import Edition
+
+if TYPE_CHECKING:
+    from psygym.editions.seventh.rules import SeventhRules
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 """Folder of the shipped scenarios."""
 
 
-def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
+def rules_from_data(data: Mapping[str, Any], source: str) -> SeventhRules:
     """Validate scenario data (as read from TOML) and build the rules.
 
     Raises:

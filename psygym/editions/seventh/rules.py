@@ -3,17 +3,9 @@
 The game: power generation before the battle (7E-2), then a number of battle rounds in which each
 player has one Psychic phase while the other denies (7E-8.1).
 
-Action layout (``Discrete(num_actions)``; ``U`` units, ``R`` powers any psyker of the scenario may
-know, ``D`` disciplines named by the scenario, ``M`` the largest possible pool)::
-
-    0                              end the Psychic phase
-    1 + (caster*R + power)*U + t   choose caster, power and target t (7E-4.1)
-    DICE + n - 1                   cast with n dice, 1 <= n <= M
-    DENY + m                       deny with m dice, 0 <= m <= M (0: do not deny)
-    DISC + d                       generate the next power from discipline d (7E-2.1)
-    SWAP + 0 / SWAP + 1            keep the rolled power / take the Primaris instead (7E-2.2)
-
-Powers without a target (self, nova, conjuration) use the caster's own index as ``t``.
+This module holds legality, chance and transitions only. The action layout (``Discrete``,
+encode/decode) is :mod:`.actions` (``rules.actions``); observations, action views and the text
+picture are :mod:`.views`; the state is :mod:`.state`.
 
 Chance outcomes are aggregated: a cast of n dice is one node whose outcomes are
 ``2*successes + perils``; a deny is one node "denied or not"; an attack is one node over the
@@ -47,7 +39,6 @@ Defaults chosen where the spec is silent (each can be seen in the code at the ci
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import cache
 from pathlib import Path
@@ -61,75 +52,31 @@ from psygym.combat import (
     unsaved_chance_7th,
     wound_distribution,
 )
-from psygym.core import CHANCE, TERMINAL, ActionView, Event, RulesBase
+from psygym.core import CHANCE, TERMINAL, ActionView, Event, EventKind, GameInfo, RulesBase
 from psygym.dice import Dist, at_least, binomial, distribution, parse, pool, pool_any_double
-from psygym.editions.seventh.spec import (
-    AREA_HITS,
-    PerilsFile,
-    Power,
-    PowerFile,
-    Scenario,
-)
+from psygym.editions.seventh import views
+from psygym.editions.seventh.actions import ActionLayout
+from psygym.editions.seventh.spec import AREA_HITS, PerilsFile, Power, PowerFile, Scenario
 from psygym.editions.seventh.state import Cast, Stage, State, UnitState
+from psygym.editions.seventh.views import dice_text
+from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
 
-_DECISIONS = (Stage.DISCIPLINE, Stage.SWAP, Stage.SELECT, Stage.DICE, Stage.DENY)
-
-
-# ----------------------------------------------------------------------------- action views
-@dataclass(frozen=True)
-class EndPhase(ActionView):
-    """End the Psychic phase (7E-4.1)."""
-
-
-@dataclass(frozen=True)
-class Choose(ActionView):
-    """Choose a psyker, one of its powers and a target (7E-4.1)."""
-
-    psyker: str = ""
-    power: str = ""
-    target: str = ""
-    warp_charge: int = 0
-
-
-@dataclass(frozen=True)
-class CastDice(ActionView):
-    """Cast the chosen power with ``dice`` dice (7E-4.3)."""
-
-    psyker: str = ""
-    power: str = ""
-    target: str = ""
-    dice: int = 0
-
-
-@dataclass(frozen=True)
-class Deny(ActionView):
-    """Deny the Witch with ``dice`` dice (0: let it through) (7E-5)."""
-
-    unit: str = ""
-    dice: int = 0
-
-
-@dataclass(frozen=True)
-class ChooseDiscipline(ActionView):
-    """Generate the next power from a discipline (7E-2.1)."""
-
-    psyker: str = ""
-    discipline: str = ""
-
-
-@dataclass(frozen=True)
-class KeepOrSwap(ActionView):
-    """Keep the rolled power or swap it for the Primaris power (7E-2.2)."""
-
-    psyker: str = ""
-    power: str = ""
-    swap: bool = False
-
-
-@dataclass(frozen=True)
-class Outcome(ActionView):
-    """A chance outcome."""
+_DECISIONS = frozenset((Stage.DISCIPLINE, Stage.SWAP, Stage.SELECT, Stage.DICE, Stage.DENY))
+_CHANCE_STAGES = frozenset(Stage) - _DECISIONS - {Stage.OVER}
+_CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _OVER = range(5)
+_ROLE_OF = {
+    Stage.DISCIPLINE: _GENERATOR,
+    Stage.SWAP: _GENERATOR,
+    Stage.SELECT: _ACTIVE,
+    Stage.DICE: _ACTIVE,
+    Stage.DENY: _DENIER,
+    Stage.OVER: _OVER,
+}
+_ROLE = tuple(_ROLE_OF.get(st, _CHANCE_NODE) for st in Stage)  # Stage values are 0, 1, 2, ...
+"""Who moves at each stage (indexed by ``Stage``): one tuple lookup in ``current_player``."""
+_CACHE_SIZE = 200_000
+"""Entries a per-key memo holds before it is cleared (keeps long runs bounded in memory)."""
 
 
 # ----------------------------------------------------------------------------- exact tables
@@ -164,13 +111,6 @@ def deny_chance(dice: int, threshold: int, successes: int) -> Fraction:
     return at_least(binomial(dice, roll_chance(threshold)), successes)
 
 
-def _floats(
-    dist: dict[int, Fraction] | tuple[tuple[int, Fraction], ...],
-) -> list[tuple[int, float]]:
-    items = dist.items() if isinstance(dist, dict) else dist
-    return [(int(k), float(p)) for k, p in sorted(items) if p]
-
-
 # ----------------------------------------------------------------------------- the rules
 class SeventhRules(RulesBase):
     """7th-edition rules for one scenario; see the module docstring for layout and defaults."""
@@ -183,6 +123,9 @@ class SeventhRules(RulesBase):
         self.removed_hits = perils.removed_hits
         self.specs = [u for side in scenario.sides for u in side.units]
         self.owner = tuple(i for i, side in enumerate(scenario.sides) for _ in side.units)
+        self.side_units = tuple(
+            tuple(i for i, o in enumerate(self.owner) if o == side) for side in (0, 1)
+        )
         self.names = [u.name for u in self.specs]
         self.max_wounds = tuple(u.models * u.wounds for u in self.specs)
         game = scenario.game
@@ -226,21 +169,24 @@ class SeventhRules(RulesBase):
             sum(self.mastery[i] for i in range(n_units) if self.owner[i] == side) + s.pool_bonus
             for side, s in enumerate(scenario.sides)
         )
-        self.CAST = 1
-        self.DICE = self.CAST + n_units * n_powers * n_units
-        self.DENY = self.DICE + self.max_dice
-        self.DISC = self.DENY + self.max_dice + 1
-        self.SWAP = self.DISC + len(disciplines)
-        self.num_actions = self.SWAP + 2
+        self.actions = ActionLayout(n_units, n_powers, len(disciplines), self.max_dice)
+        """The public action layout (encode/decode, the bases below)."""
+        # The bases stay readable as attributes (tests and tools name them).
+        self.CAST = self.actions.CAST
+        self.DICE = self.actions.DICE
+        self.DENY = self.actions.DENY
+        self.DISC = self.actions.DISC
+        self.SWAP = self.actions.SWAP
+        self.num_actions = self.actions.num_actions
 
         # Static geometry: candidate targets per (caster, power) (7E-4.1, disciplines.md).
         self.candidates: dict[tuple[int, int], tuple[int, ...]] = {}
         for c in range(len(self.specs)):
             for p, power in enumerate(self.powers):
                 self.candidates[(c, p)] = self._candidates(c, power)
-        self._float_cache: dict[tuple, tuple] = {}
-        self._exact_cache: dict[tuple, tuple[tuple[int, Fraction], ...]] = {}
+        self._chance_cache = ChanceCache()
         self._effect_cache: dict[tuple, Dist] = {}
+        self._casts_cache: dict[tuple, tuple[int, ...]] = {}
         self.observation_size = (
             11
             + n_units * (6 + 3 * n_powers)
@@ -251,6 +197,7 @@ class SeventhRules(RulesBase):
             + len(disciplines)
             + n_powers
         )
+        self._observer = views.Observer(self)
 
     # ------------------------------------------------------------------ static helpers
     def _in_range(self, a: int, b: int, rng: float) -> bool:
@@ -267,7 +214,8 @@ class SeventhRules(RulesBase):
             if self.owner[t] == wanted and (t == c or self._in_range(c, t, power.range))
         )
 
-    def _nova_targets(self, s: State, c: int, power: Power) -> tuple[int, ...]:
+    def nova_targets(self, s: State, c: int, power: Power) -> tuple[int, ...]:
+        """Living enemy units in range of a nova ``power`` cast by unit ``c`` (7E-7.1)."""
         return tuple(
             t
             for t, u in enumerate(s.units)
@@ -275,20 +223,23 @@ class SeventhRules(RulesBase):
         )
 
     def _living_ml(self, s: State, side: int) -> int:
+        units = s.units
         return sum(
             self.mastery[i]
-            for i, u in enumerate(s.units)
-            if self.owner[i] == side and u.psyker and u.alive()
+            for i in self.side_units[side]
+            if units[i].psyker and units[i].wounds > 0
         )
 
     def _can_cast(self, s: State, side: int) -> bool:
+        units = s.units
         return any(
-            self.owner[i] == side and u.psyker and u.alive() and u.powers
-            for i, u in enumerate(s.units)
+            units[i].psyker and units[i].wounds > 0 and units[i].powers
+            for i in self.side_units[side]
         )
 
     def _side_alive(self, s: State, side: int) -> bool:
-        return any(u.alive() for i, u in enumerate(s.units) if self.owner[i] == side)
+        units = s.units
+        return any(units[i].wounds > 0 for i in self.side_units[side])
 
     def models_left(self, s: State, unit: int) -> int:
         """Models still in a unit (wounds left over wounds per model, rounded up)."""
@@ -301,7 +252,7 @@ class SeventhRules(RulesBase):
         if power.target == "enemy":
             units = [cast.target]
         elif power.target == "enemies":
-            units = list(self._nova_targets(s, cast.caster, power))
+            units = list(self.nova_targets(s, cast.caster, power))
         else:
             return None, 6
         best: tuple[int | None, int] = (None, 6)
@@ -339,19 +290,44 @@ class SeventhRules(RulesBase):
 
     def current_player(self, s: State) -> int:
         """Owner at generation decisions, the active player when casting, the other at denies."""
-        if s.stage == Stage.OVER:
-            return TERMINAL
-        if s.stage in (Stage.DISCIPLINE, Stage.SWAP):
-            return self.owner[s.gen_unit]
-        if s.stage in (Stage.SELECT, Stage.DICE):
+        role = _ROLE[s.stage]
+        if role == _CHANCE_NODE:
+            return CHANCE
+        if role == _ACTIVE:
             return s.active
-        if s.stage == Stage.DENY:
+        if role == _DENIER:
             return 1 - s.active
-        return CHANCE
+        if role == _GENERATOR:
+            return self.owner[s.gen_unit]
+        return TERMINAL
 
     def is_response(self, s: State) -> bool:
         """True at a deny decision, where the player answers the other's cast."""
         return s.stage == Stage.DENY
+
+    def game_info(self) -> GameInfo:
+        """Static facts, with the most outcomes any chance node can list.
+
+        Casting n dice lists at most ``2n + 2`` outcomes (successes 0..n, with or without
+        Perils); wounds rolls list at most a unit's wounds + 1; a power generation roll at most
+        a discipline's numbered powers; Mental Purge at most the powers known; the D6 rolls 6.
+        Utility bounds are left undeclared: heals and repeated blessings make a tight bound
+        depend on the whole game.
+        """
+        most = max(
+            6,
+            2 * self.max_dice + 2,
+            max(self.max_wounds) + 1,
+            len(self.powers),
+            max((len(n) for n in self.numbered.values()), default=0),
+        )
+        return GameInfo(
+            num_players=self.num_players,
+            num_actions=self.num_actions,
+            observation_size=self.observation_size,
+            information=self.information,
+            max_chance_outcomes=most,
+        )
 
     def legal_actions(self, s: State) -> list[int]:
         """Sorted legal actions (see the module docstring for the layout)."""
@@ -367,9 +343,18 @@ class SeventhRules(RulesBase):
             return [self.SWAP, self.SWAP + 1]
         return []
 
-    def _legal_casts(self, s: State) -> list[int]:
+    def _legal_casts(self, s: State) -> tuple[int, ...]:
+        """Sorted choose-cast actions of the active player, memoised per what they depend on."""
+        key = (s.active, s.units, s.attempted, s.effects)
+        hit = self._casts_cache.get(key)
+        if hit is None:
+            if len(self._casts_cache) >= _CACHE_SIZE:
+                self._casts_cache.clear()
+            hit = self._casts_cache[key] = self._compute_legal_casts(s)
+        return hit
+
+    def _compute_legal_casts(self, s: State) -> tuple[int, ...]:
         out = []
-        n_units, n_powers = len(self.specs), len(self.powers)
         for c, u in enumerate(s.units):
             if self.owner[c] != s.active or not u.psyker or not u.alive():
                 continue
@@ -377,7 +362,7 @@ class SeventhRules(RulesBase):
                 if (c, p) in s.attempted:
                     continue
                 power = self.powers[p]
-                if power.target == "enemies" and not self._nova_targets(s, c, power):
+                if power.target == "enemies" and not self.nova_targets(s, c, power):
                     continue
                 for t in self.candidates[(c, p)]:
                     if not s.units[t].alive():
@@ -386,15 +371,8 @@ class SeventhRules(RulesBase):
                         e[0] == p and e[1] == t for e in s.effects
                     ):
                         continue  # 7E-7.2: copies do not stack
-                    out.append(self.CAST + (c * n_powers + p) * n_units + t)
-        return sorted(out)
-
-    def _decode_cast(self, a: int) -> tuple[int, int, int]:
-        n_units, n_powers = len(self.specs), len(self.powers)
-        k = a - self.CAST
-        t = k % n_units
-        k //= n_units
-        return k // n_powers, k % n_powers, t
+                    out.append(self.actions.cast(c, p, t))
+        return tuple(sorted(out))
 
     def _open_disciplines(self, s: State, unit: int) -> list[int]:
         known = set(s.units[unit].powers)
@@ -408,22 +386,25 @@ class SeventhRules(RulesBase):
 
     # ------------------------------------------------------------------ API: chance
     def chance_outcomes(self, s: State) -> list[tuple[int, float]]:
-        """Exact outcomes of the pending chance event (see the stage comments in ``state.py``)."""
-        return list(self._chance(s)[0])
+        """Exact outcomes of the pending chance event (see the stage comments in ``state.py``).
+
+        Empty at decision nodes and at the end of the game.
+        """
+        if s.stage not in _CHANCE_STAGES:
+            return []
+        return list(self._table(s).outcomes)
 
     def sample_chance(self, s: State, rng: np.random.Generator) -> int:
-        """Draw a chance outcome with the cached cumulative table of the same exact outcomes."""
-        outcomes, cumulative = self._chance(s)
-        idx = int(np.searchsorted(cumulative, rng.random(), side="right"))
-        return outcomes[min(idx, len(outcomes) - 1)][0]
+        """Draw a chance outcome (one uniform draw) from the table ``chance_outcomes`` reads."""
+        return self._table(s).sample(rng)
 
-    def _chance(self, s: State) -> tuple[tuple[tuple[int, float], ...], np.ndarray]:
-        """Float outcomes and cumulative table, cached per chance-node key."""
-        key = self._chance_key(s)
-        hit = self._float_cache.get(key)
-        if hit is None:
-            hit = self._float_cache[key] = _tabulate(self._exact(key, s))
-        return hit
+    def _table(self, s: State) -> ChanceTable:
+        """The chance table of the pending event, memoised per chance-node key."""
+        return self._chance_cache.get(self._chance_key(s), lambda: self._exact_outcomes(s))
+
+    def _exact_outcomes(self, s: State) -> tuple[tuple[int, Fraction], ...]:
+        """Exact outcomes, sorted, zero-probability ones dropped (what the table holds)."""
+        return tuple((int(k), p) for k, p in sorted(self._compute_distribution(s)) if p)
 
     def _chance_key(self, s: State) -> tuple:
         """Everything the pending chance event's distribution depends on."""
@@ -455,14 +436,8 @@ class SeventhRules(RulesBase):
         return (Stage.EFFECT, s.cast.power, s.cast.caster, target, u.wounds, u.surge)
 
     def chance_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
-        """Exact (Fraction) outcomes of the pending chance event."""
-        return self._exact(self._chance_key(s), s)
-
-    def _exact(self, key: tuple, s: State) -> tuple[tuple[int, Fraction], ...]:
-        hit = self._exact_cache.get(key)
-        if hit is None:
-            hit = self._exact_cache[key] = self._compute_distribution(s)
-        return hit
+        """Exact (Fraction) outcomes of the pending chance event, in ``chance_outcomes`` order."""
+        return self._table(s).exact
 
     def _compute_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         st = s.stage
@@ -568,19 +543,23 @@ class SeventhRules(RulesBase):
         if st == Stage.SELECT:
             if a == 0:
                 ev.append(
-                    Event("end_phase", f"{self._side(s.active)} ends the Psychic phase", s.active)
+                    Event(
+                        EventKind.END_PHASE,
+                        f"{self._side(s.active)} ends the Psychic phase",
+                        s.active,
+                    )
                 )
                 s = self._start_phase(s, s.phase + 1, ev)
             else:
-                c, p, t = self._decode_cast(a)
-                s = replace(s, stage=Stage.DICE, cast=Cast(c, p, t))
+                c, p, t = self.actions.decode_cast(a)
+                s = evolve(s, stage=Stage.DICE, cast=Cast(c, p, t))
         elif st == Stage.DICE:
             assert s.cast is not None
-            s = replace(s, stage=Stage.CAST_ROLL, cast=replace(s.cast, dice=a - self.DICE + 1))
+            s = evolve(s, stage=Stage.CAST_ROLL, cast=evolve(s.cast, dice=a - self.DICE + 1))
         elif st == Stage.DENY:
             s = self._deny(s, a - self.DENY, ev)
         elif st == Stage.DISCIPLINE:
-            s = replace(s, stage=Stage.GEN_ROLL, gen_disc=a - self.DISC)
+            s = evolve(s, stage=Stage.GEN_ROLL, gen_disc=a - self.DISC)
         elif st == Stage.SWAP:
             s = self._finish_pick(s, swap=a == self.SWAP + 1, ev=ev)
         else:
@@ -596,7 +575,7 @@ class SeventhRules(RulesBase):
                 pools[side] = a + self._living_ml(s, side) + bonus  # 7E-3.1
             ev.append(
                 Event(
-                    "pools",
+                    EventKind.POOLS,
                     f"Warp charge roll {a}: {self._side(s.active)} has "
                     f"{pools[s.active]} dice, {self._side(1 - s.active)} "
                     f"{pools[1 - s.active]} to deny",
@@ -604,21 +583,21 @@ class SeventhRules(RulesBase):
                     (("roll", a),),
                 )
             )
-            return self._settle_select(replace(s, stage=Stage.SELECT, pools=tuple(pools)), ev)
+            return self._settle_select(evolve(s, stage=Stage.SELECT, pools=tuple(pools)), ev)
         if st == Stage.GEN_ROLL:
-            s = replace(s, gen_power=a)
+            s = evolve(s, gen_power=a)
             d = self.disciplines[s.gen_disc]
             prim = self.primaris[d]
             ev.append(
                 Event(
-                    "generate",
+                    EventKind.GENERATE,
                     f"{self.names[s.gen_unit]} rolls {self.powers[a].name} ({d})",
                     self.owner[s.gen_unit],
                 )
             )
             if prim < 0 or prim in s.units[s.gen_unit].powers:
                 return self._finish_pick(s, swap=False, ev=ev)
-            return replace(s, stage=Stage.SWAP)
+            return evolve(s, stage=Stage.SWAP)
         assert s.cast is not None
         cast = s.cast
         if st == Stage.CAST_ROLL:
@@ -630,7 +609,7 @@ class SeventhRules(RulesBase):
             passed = bool(a)
             ev.append(
                 Event(
-                    "ld_test",
+                    EventKind.LD_TEST,
                     f"{self.names[cast.caster]} "
                     f"{'passes' if passed else 'fails'} its Leadership test",
                     self.owner[cast.caster],
@@ -645,7 +624,7 @@ class SeventhRules(RulesBase):
             s = s.with_unit(cast.caster, powers=tuple(p for p in unit.powers if p != a))
             ev.append(
                 Event(
-                    "purge",
+                    EventKind.PURGE,
                     f"{self.names[cast.caster]} forgets {self.powers[a].name}",
                     self.owner[cast.caster],
                 )
@@ -653,19 +632,19 @@ class SeventhRules(RulesBase):
             return self._after_perils(s, ev)
         if st == Stage.DRAIN:
             pools = tuple(max(0, x - a) for x in s.pools)  # 7E-6.3
-            ev.append(Event("drain", f"Power Drain: both pools lose {a} dice", None))
-            return self._after_perils(replace(s, pools=pools), ev)
+            ev.append(Event(EventKind.DRAIN, f"Power Drain: both pools lose {a} dice", None))
+            return self._after_perils(evolve(s, pools=pools), ev)
         if st == Stage.DENY_ROLL:
             if a:
                 ev.append(
                     Event(
-                        "denied",
+                        EventKind.DENIED,
                         f"{self._side(1 - s.active)} denies {self.powers[cast.power].name}",
                         1 - s.active,
                     )
                 )
-                return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
-            ev.append(Event("deny_failed", "the deny fails", 1 - s.active))
+                return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None), ev)
+            ev.append(Event(EventKind.DENY_FAILED, "the deny fails", 1 - s.active))
             return self._manifest(s, ev)
         if st == Stage.EFFECT:
             target = s.targets[0]
@@ -676,7 +655,7 @@ class SeventhRules(RulesBase):
                 and self.powers[cast.power].effect.attack.heal_caster
             ):
                 s = self._heal(s, cast.caster, ev)
-            return self._next_target(replace(s, targets=s.targets[1:]), ev)
+            return self._next_target(evolve(s, targets=s.targets[1:]), ev)
         raise ValueError(f"stage {st.name} takes no chance outcome")
 
     # ------------------------------------------------------------------ generation (7E-2)
@@ -684,8 +663,8 @@ class SeventhRules(RulesBase):
         for u in range(after + 1, len(self.specs)):
             psy = self.specs[u].psyker
             if psy is not None and psy.disciplines:
-                return self._begin_pick(replace(s, gen_unit=u, gen_pick=0))
-        return self._start_phase(replace(s, gen_unit=-1, gen_pick=0, gen_disc=-1, gen_power=-1), 0)
+                return self._begin_pick(evolve(s, gen_unit=u, gen_pick=0))
+        return self._start_phase(evolve(s, gen_unit=-1, gen_pick=0, gen_disc=-1, gen_power=-1), 0)
 
     def _begin_pick(self, s: State) -> State:
         psy = self.specs[s.gen_unit].psyker
@@ -696,8 +675,8 @@ class SeventhRules(RulesBase):
         if not options:
             return self._focus(s)
         if len(options) == 1:
-            return replace(s, stage=Stage.GEN_ROLL, gen_disc=options[0])
-        return replace(s, stage=Stage.DISCIPLINE, gen_disc=-1, gen_power=-1)
+            return evolve(s, stage=Stage.GEN_ROLL, gen_disc=options[0])
+        return evolve(s, stage=Stage.DISCIPLINE, gen_disc=-1, gen_power=-1)
 
     def _finish_pick(self, s: State, swap: bool, ev: list[Event]) -> State:
         d = self.disciplines[s.gen_disc]
@@ -705,7 +684,7 @@ class SeventhRules(RulesBase):
         if swap:
             ev.append(
                 Event(
-                    "generate",
+                    EventKind.GENERATE,
                     f"{self.names[s.gen_unit]} takes the Primaris power "
                     f"{self.powers[power].name} instead",
                     self.owner[s.gen_unit],
@@ -717,7 +696,7 @@ class SeventhRules(RulesBase):
             powers=tuple(sorted({*unit.powers, power})),
             generated=(*unit.generated, s.gen_disc),
         )
-        return self._begin_pick(replace(s, gen_pick=s.gen_pick + 1, gen_disc=-1, gen_power=-1))
+        return self._begin_pick(evolve(s, gen_pick=s.gen_pick + 1, gen_disc=-1, gen_power=-1))
 
     def _focus(self, s: State) -> State:
         unit = s.units[s.gen_unit]
@@ -733,14 +712,14 @@ class SeventhRules(RulesBase):
         first = self.scenario.game.first_player
         while True:
             if phase >= self.total_phases or not all(self._side_alive(s, x) for x in (0, 1)):
-                return replace(s, stage=Stage.OVER, phase=phase, cast=None, targets=())
+                return evolve(s, stage=Stage.OVER, phase=phase, cast=None, targets=())
             active = first if phase % 2 == 0 else 1 - first
             # Blessings, maledictions and Warp Surge end at their owner's next phase (7E-6.6).
             units = tuple(
-                replace(u, surge=False) if self.owner[i] == active and u.surge else u
+                evolve(u, surge=False) if self.owner[i] == active and u.surge else u
                 for i, u in enumerate(s.units)
             )
-            s = replace(
+            s = evolve(
                 s,
                 units=units,
                 phase=phase,
@@ -754,12 +733,12 @@ class SeventhRules(RulesBase):
             if self._can_cast(s, active):
                 ev.append(
                     Event(
-                        "phase",
+                        EventKind.PHASE,
                         f"Battle round {phase // 2 + 1}: {self._side(active)}'s Psychic phase",
                         active,
                     )
                 )
-                return replace(s, stage=Stage.PHASE_ROLL)
+                return evolve(s, stage=Stage.PHASE_ROLL)
             phase += 1
 
     def _settle_select(self, s: State, ev: list[Event]) -> State:
@@ -770,45 +749,54 @@ class SeventhRules(RulesBase):
         sides_alive = self._side_alive(s, 0) and self._side_alive(s, 1)
         if s.pools[s.active] > 0 and sides_alive and self._legal_casts(s):
             return s
-        return self._start_phase(replace(s, stage=Stage.SELECT), s.phase + 1, ev)
+        return self._start_phase(evolve(s, stage=Stage.SELECT), s.phase + 1, ev)
 
     # ------------------------------------------------------------------ casting (7E-4, 7E-5)
     def _cast_rolled(self, s: State, successes: int, perils: bool, ev: list[Event]) -> State:
-        cast = replace(s.cast, successes=successes, perils=perils)
+        cast = evolve(s.cast, successes=successes, perils=perils)
         power = self.powers[cast.power]
         pools = list(s.pools)
         pools[s.active] -= cast.dice
-        s = replace(
+        s = evolve(
             s, cast=cast, pools=tuple(pools), attempted=s.attempted | {(cast.caster, cast.power)}
         )
         passed = successes >= power.warp_charge
         ev.append(
             Event(
-                "attempt",
+                EventKind.ATTEMPT,
                 f"{self.names[cast.caster]} casts {power.name} with "
-                f"{_dice(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
+                f"{dice_text(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
                 f"{' and Perils of the Warp' if perils else ''}",
                 s.active,
                 (("power", power.name), ("dice", cast.dice), ("successes", successes)),
             )
         )
         if passed:
-            ev.append(Event("passed", f"{power.name} is cast", s.active))
+            ev.append(Event(EventKind.PASSED, f"{power.name} is cast", s.active))
         if perils or (power.perils_on_fail and not passed):  # 7E-4.4, Vortex of Doom
             ev.append(
-                Event("perils", f"{self.names[cast.caster]} suffers Perils of the Warp", s.active)
+                Event(
+                    EventKind.PERILS,
+                    f"{self.names[cast.caster]} suffers Perils of the Warp",
+                    s.active,
+                )
             )
-            return replace(s, stage=Stage.PERILS)
+            return evolve(s, stage=Stage.PERILS)
         return self._after_perils(s, ev)
 
     def _perils(self, s: State, roll: int, ev: list[Event]) -> State:
         row = self.perils_table[roll]
         ev.append(
-            Event("perils_roll", f"Perils roll {roll}: {row.name}", s.active, (("roll", roll),))
+            Event(
+                EventKind.PERILS_ROLL,
+                f"Perils roll {roll}: {row.name}",
+                s.active,
+                (("roll", roll),),
+            )
         )
-        s = replace(s, perils_roll=roll)
+        s = evolve(s, perils_roll=roll)
         if row.ld_test:
-            return replace(s, stage=Stage.LD_TEST)
+            return evolve(s, stage=Stage.LD_TEST)
         return self._perils_outcome(s, row.on_pass, ev)
 
     def _perils_outcome(self, s: State, outcome: str, ev: list[Event]) -> State:
@@ -823,7 +811,9 @@ class SeventhRules(RulesBase):
             s = self._score(s, self.owner[caster], self.scenario.game.warp_surge_value)
             ev.append(
                 Event(
-                    "surge", f"{self.names[caster]} is filled with a Warp Surge", self.owner[caster]
+                    EventKind.SURGE,
+                    f"{self.names[caster]} is filled with a Warp Surge",
+                    self.owner[caster],
                 )
             )
         elif outcome == "removed":
@@ -832,36 +822,37 @@ class SeventhRules(RulesBase):
             s = s.with_unit(caster, psyker=False)
             ev.append(
                 Event(
-                    "slain",
+                    EventKind.SLAIN,
                     f"{self.names[caster]}'s psyker is dragged into the warp",
                     self.owner[caster],
                     (("unit", self.names[caster]),),
                 )
             )
             if s.units[caster].alive():
-                return replace(s, stage=Stage.PERILS_HITS)
+                return evolve(s, stage=Stage.PERILS_HITS)
         if row.extra == "purge" and s.units[caster].alive() and s.units[caster].powers:
-            return replace(s, stage=Stage.PURGE)
+            return evolve(s, stage=Stage.PURGE)
         if row.extra == "drain":
-            return replace(s, stage=Stage.DRAIN)
+            return evolve(s, stage=Stage.DRAIN)
         return self._after_perils(s, ev)
 
     def _after_perils(self, s: State, ev: list[Event]) -> State:
         # Once the roll and any Perils are resolved, only the successes matter to what follows
         # (7E-5.3): forgetting the dice, the perils flag and the perils roll lets solvers merge
         # states that differ only in how they got here.
-        cast = replace(s.cast, dice=0, perils=False)
-        s = replace(s, cast=cast, perils_roll=0)
-        if cast.successes < self.powers[cast.power].warp_charge:
-            return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+        cast = s.cast
+        assert cast is not None
+        power = self.powers[cast.power]
         # 7E-6 note: a power still takes effect when its caster dies to Perils; a power aimed at a
         # unit needs that unit still on the table (conjurations and novas aim at none).
-        power = self.powers[cast.power]
-        if power.target in ("enemy", "friendly", "self") and not s.units[cast.target].alive():
-            return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+        if cast.successes < power.warp_charge or (
+            power.target in ("enemy", "friendly", "self") and not s.units[cast.target].alive()
+        ):
+            return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None, perils_roll=0), ev)
+        cast = evolve(cast, dice=0, perils=False)
         if s.pools[1 - s.active] > 0:
-            return replace(s, stage=Stage.DENY)
-        return self._manifest(s, ev)
+            return evolve(s, stage=Stage.DENY, cast=cast, perils_roll=0)
+        return self._manifest(evolve(s, cast=cast, perils_roll=0), ev)
 
     def _deny(self, s: State, dice: int, ev: list[Event]) -> State:
         if dice == 0:
@@ -872,14 +863,14 @@ class SeventhRules(RulesBase):
         who = self.names[unit] if unit is not None else self._side(1 - s.active)
         ev.append(
             Event(
-                "deny_attempt",
-                f"{who} tries to deny with {_dice(dice)} ({threshold}+)",
+                EventKind.DENY_ATTEMPT,
+                f"{who} tries to deny with {dice_text(dice)} ({threshold}+)",
                 1 - s.active,
                 (("dice", dice),),
             )
         )
-        return replace(
-            s, stage=Stage.DENY_ROLL, pools=tuple(pools), cast=replace(s.cast, deny_dice=dice)
+        return evolve(
+            s, stage=Stage.DENY_ROLL, pools=tuple(pools), cast=evolve(s.cast, deny_dice=dice)
         )
 
     def _manifest(self, s: State, ev: list[Event]) -> State:
@@ -890,7 +881,7 @@ class SeventhRules(RulesBase):
         value = power.effect.value
         ev.append(
             Event(
-                "manifest",
+                EventKind.MANIFEST,
                 f"{power.name} takes effect",
                 side,
                 (("power", power.name), ("value", value or 0.0)),
@@ -898,13 +889,13 @@ class SeventhRules(RulesBase):
         )
         if value is not None:
             s = self._score(s, side, value)
-            s = replace(s, effects=s.effects | {(cast.power, cast.target, side)})
-            return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+            s = evolve(s, effects=s.effects | {(cast.power, cast.target, side)})
+            return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None), ev)
         if power.target == "enemies":
-            targets = self._nova_targets(s, cast.caster, power)
+            targets = self.nova_targets(s, cast.caster, power)
         else:
             targets = (cast.target,)
-        return self._next_target(replace(s, targets=targets), ev)
+        return self._next_target(evolve(s, targets=targets), ev)
 
     def _next_target(self, s: State, ev: list[Event]) -> State:
         """Resolve the manifested power's targets; deterministic results need no chance node."""
@@ -914,21 +905,21 @@ class SeventhRules(RulesBase):
         while s.targets:
             target = s.targets[0]
             if not s.units[target].alive():
-                s = replace(s, targets=s.targets[1:])
+                s = evolve(s, targets=s.targets[1:])
                 continue
             dist = self.effect_distribution(s, target)
             if len(dist) > 1:
-                return replace(s, stage=Stage.EFFECT)
+                return evolve(s, stage=Stage.EFFECT)
             wounds = next(iter(dist))
             s = self._wound(s, target, wounds, ev, power.name)
             if wounds and power.effect.attack is not None and power.effect.attack.heal_caster:
                 s = self._heal(s, cast.caster, ev)
-            s = replace(s, targets=s.targets[1:])
-        return self._settle_select(replace(s, stage=Stage.SELECT, cast=None), ev)
+            s = evolve(s, targets=s.targets[1:])
+        return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None), ev)
 
     # ------------------------------------------------------------------ wounds and score
     def _score(self, s: State, side: int, value: float) -> State:
-        return replace(s, score=s.score + (value if side == 0 else -value))
+        return evolve(s, score=s.score + (value if side == 0 else -value))
 
     def _wound(self, s: State, unit: int, amount: int, ev: list[Event], cause: str) -> State:
         u = s.units[unit]
@@ -936,7 +927,7 @@ class SeventhRules(RulesBase):
         if amount <= 0:
             ev.append(
                 Event(
-                    "wounds",
+                    EventKind.WOUNDS,
                     f"{cause}: {self.names[unit]} takes no wounds",
                     self.owner[unit],
                     (("unit", self.names[unit]), ("amount", 0)),
@@ -948,7 +939,7 @@ class SeventhRules(RulesBase):
         s = self._score(s, 1 - self.owner[unit], amount * self.specs[unit].value_per_wound)
         ev.append(
             Event(
-                "wounds",
+                EventKind.WOUNDS,
                 f"{cause}: {self.names[unit]} loses {amount} wound{'s' if amount != 1 else ''}",
                 self.owner[unit],
                 (("unit", self.names[unit]), ("amount", amount)),
@@ -958,7 +949,7 @@ class SeventhRules(RulesBase):
             s = s.with_unit(unit, psyker=False)
             ev.append(
                 Event(
-                    "slain",
+                    EventKind.SLAIN,
                     f"{self.names[unit]} is destroyed",
                     self.owner[unit],
                     (("unit", self.names[unit]),),
@@ -972,186 +963,28 @@ class SeventhRules(RulesBase):
             return s
         s = s.with_unit(unit, wounds=u.wounds + 1)
         s = self._score(s, self.owner[unit], self.specs[unit].value_per_wound)
-        ev.append(Event("heal", f"{self.names[unit]} regains a wound", self.owner[unit]))
+        ev.append(Event(EventKind.HEAL, f"{self.names[unit]} regains a wound", self.owner[unit]))
         return s
 
     def returns(self, s: State) -> tuple[float, float]:
         """Zero-sum score so far (7E-8.2)."""
         return (s.score, -s.score)
 
-    # ------------------------------------------------------------------ views
+    # ------------------------------------------------------------------ views (views.py)
     def _side(self, side: int) -> str:
         return self.scenario.sides[side].name
 
     def describe(self, s: State, a: int) -> ActionView:
-        """Typed view of a decision or chance outcome."""
-        st = s.stage
-        if st == Stage.SELECT:
-            if a == 0:
-                return EndPhase(label="End the Psychic phase")
-            c, p, t = self._decode_cast(a)
-            power = self.powers[p]
-            at = (
-                ""
-                if t == c and power.target in ("self", "none", "enemies")
-                else f" at {self.names[t]}"
-            )
-            return Choose(
-                label=f"{self.names[c]}: {power.name} (WC {power.warp_charge}){at}",
-                psyker=self.names[c],
-                power=power.name,
-                target=self.names[t],
-                warp_charge=power.warp_charge,
-            )
-        if st == Stage.DICE:
-            cast = s.cast
-            n = a - self.DICE + 1
-            power = self.powers[cast.power]
-            return CastDice(
-                label=f"Cast {power.name} with {_dice(n)}",
-                psyker=self.names[cast.caster],
-                power=power.name,
-                target=self.names[cast.target],
-                dice=n,
-            )
-        if st == Stage.DENY:
-            m = a - self.DENY
-            unit, _ = self.deny_unit_and_threshold(s, s.cast)
-            label = "Do not deny" if m == 0 else f"Deny with {_dice(m)}"
-            return Deny(label=label, unit=self.names[unit] if unit is not None else "", dice=m)
-        if st == Stage.DISCIPLINE:
-            d = self.disciplines[a - self.DISC]
-            return ChooseDiscipline(
-                label=f"{self.names[s.gen_unit]} rolls on {d}",
-                psyker=self.names[s.gen_unit],
-                discipline=d,
-            )
-        if st == Stage.SWAP:
-            swap = a == self.SWAP + 1
-            d = self.disciplines[s.gen_disc]
-            name = self.powers[self.primaris[d] if swap else s.gen_power].name
-            return KeepOrSwap(
-                label=f"{'Swap for' if swap else 'Keep'} {name}",
-                psyker=self.names[s.gen_unit],
-                power=name,
-                swap=swap,
-            )
-        return Outcome(label=self._outcome_label(s, a))
-
-    def _outcome_label(self, s: State, a: int) -> str:
-        st = s.stage
-        if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
-            return f"roll {a}"
-        if st == Stage.CAST_ROLL:
-            return f"{a // 2} successes{' with Perils' if a % 2 else ''}"
-        if st == Stage.LD_TEST:
-            return "Leadership test passed" if a else "Leadership test failed"
-        if st == Stage.DENY_ROLL:
-            return "denied" if a else "not denied"
-        if st in (Stage.GEN_ROLL, Stage.PURGE):
-            return self.powers[a].name
-        return f"{a} wounds"
+        """Typed view of a decision or chance outcome (:func:`views.describe`)."""
+        return views.describe(self, s, a)
 
     def observe(self, s: State, player: int) -> np.ndarray:
-        """Flat float32 view for ``player`` (7th edition has no hidden information).
-
-        Layout: [0:6] one-hot decision kind (discipline, swap, select, dice, deny, none);
-        [6] battle round / rounds; [7] 1 if it is ``player``'s phase; [8] own dice / 10;
-        [9] enemy dice / 10; [10] phases left / total. Then per unit: own unit, alive,
-        wounds / max, living psyker, ML / 4, warp surge, and per power: knows it, attempted this
-        phase, in force on the unit. Then the pending cast: caster one-hot, power one-hot, target
-        one-hot, dice / 10, successes / 10, warp charge / 3, deny threshold / 6, perils. Then
-        generation: psyker one-hot, discipline one-hot, rolled power one-hot.
-        """
-        n_units, n_powers = len(self.specs), len(self.powers)
-        obs = np.zeros(self.observation_size, dtype=np.float32)
-        kinds = {Stage.DISCIPLINE: 0, Stage.SWAP: 1, Stage.SELECT: 2, Stage.DICE: 3, Stage.DENY: 4}
-        obs[kinds.get(s.stage, 5)] = 1
-        obs[6] = (s.phase // 2 + 1) / max(1, (self.total_phases + 1) // 2)
-        obs[7] = float(s.active == player)
-        obs[8] = s.pools[player] / 10
-        obs[9] = s.pools[1 - player] / 10
-        obs[10] = max(0, self.total_phases - s.phase) / self.total_phases
-        i = 11
-        for t, u in enumerate(s.units):
-            obs[i : i + 6] = (
-                self.owner[t] == player,
-                u.alive(),
-                u.wounds / self.max_wounds[t],
-                u.psyker,
-                self.mastery[t] / 4,
-                u.surge,
-            )
-            i += 6
-            for p in u.powers:
-                obs[i + p] = 1
-            for c, p in s.attempted:
-                if c == t:
-                    obs[i + n_powers + p] = 1
-            for p, unit, _ in s.effects:
-                if unit == t:
-                    obs[i + 2 * n_powers + p] = 1
-            i += 3 * n_powers
-        if s.cast is not None:
-            cast = s.cast
-            obs[i + cast.caster] = 1
-            obs[i + n_units + cast.power] = 1
-            obs[i + n_units + n_powers + cast.target] = 1
-            base = i + 2 * n_units + n_powers
-            _, threshold = self.deny_unit_and_threshold(s, cast)
-            obs[base : base + 5] = (
-                cast.dice / 10,
-                cast.successes / 10,
-                self.powers[cast.power].warp_charge / 3,
-                threshold / 6,
-                cast.perils,
-            )
-        i += 2 * n_units + n_powers + 5
-        if s.gen_unit >= 0:
-            obs[i + s.gen_unit] = 1
-            if s.gen_disc >= 0:
-                obs[i + n_units + s.gen_disc] = 1
-            if s.gen_power >= 0:
-                obs[i + n_units + len(self.disciplines) + s.gen_power] = 1
-        return obs
+        """Flat float32 view for ``player`` (:func:`views.observe` documents the layout)."""
+        return self._observer.observe(s, player)
 
     def render(self, s: State, player: int | None = None) -> str:
-        """Text picture: round, pools, every unit with wounds and powers, the pending cast."""
-        lines = []
-        if s.stage == Stage.OVER:
-            lines.append(f"Game over. Score {s.score:+.2f} for {self._side(0)}")
-        elif s.gen_unit >= 0:
-            lines.append(f"Generating powers: {self.names[s.gen_unit]}")
-        else:
-            lines.append(
-                f"Battle round {s.phase // 2 + 1}, {self._side(s.active)}'s Psychic "
-                f"phase. Dice: {self._side(0)} {s.pools[0]}, {self._side(1)} "
-                f"{s.pools[1]}. Score {s.score:+.2f}"
-            )
-        for side in (0, 1):
-            lines.append(f"{self._side(side)}:")
-            for t, u in enumerate(s.units):
-                if self.owner[t] != side:
-                    continue
-                spec = self.specs[t]
-                status = f"{u.wounds}/{self.max_wounds[t]} W" if u.alive() else "destroyed"
-                extra = ""
-                if spec.psyker is not None and u.psyker:
-                    names = ", ".join(
-                        f"{self.powers[p].name}{'*' if (t, p) in s.attempted else ''}"
-                        for p in u.powers
-                    )
-                    extra = f"  ML{spec.psyker.mastery} [{names}]"
-                    if u.surge:
-                        extra += " (Warp Surge)"
-                lines.append(f"  {spec.name:<16} {status}{extra}")
-        if s.cast is not None:
-            c = s.cast
-            lines.append(
-                f"Casting: {self.names[c.caster]} -> {self.powers[c.power].name}"
-                f" at {self.names[c.target]}, {c.dice} dice, {c.successes} successes"
-            )
-        return "\n".join(lines)
+        """Text picture of the state (:func:`views.render`)."""
+        return views.render(self, s, player)
 
 
 @cache
@@ -1168,23 +1001,8 @@ def _d6() -> tuple[tuple[int, Fraction], ...]:
     return tuple(sorted(distribution("D6").items()))
 
 
-def _dice(n: int) -> str:
-    """``"1 die"``, ``"3 dice"``."""
-    return f"{n} {'die' if n == 1 else 'dice'}"
-
-
 def _binary(p: Fraction) -> tuple[tuple[int, Fraction], ...]:
     return tuple((k, q) for k, q in ((0, 1 - p), (1, p)) if q)
-
-
-def _tabulate(
-    dist: tuple[tuple[int, Fraction], ...],
-) -> tuple[tuple[tuple[int, float], ...], np.ndarray]:
-    """Float outcomes (zero-probability ones dropped) and their cumulative table."""
-    outcomes = tuple(_floats(dist))
-    cumulative = np.cumsum([p for _, p in outcomes])
-    cumulative[-1] = 1.0
-    return outcomes, cumulative
 
 
 def load_rules(scenario: Scenario, source: str) -> SeventhRules:

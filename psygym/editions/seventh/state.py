@@ -1,9 +1,16 @@
-"""Frozen, hashable 7th-edition game state."""
+"""Frozen, hashable 7th-edition game state.
+
+The classes are plain frozen dataclasses (no ``__slots__``): :func:`psygym.kernel.evolve` copies
+an instance dictionary in one step, about three times faster than field-by-field for slotted
+classes, and transitions copy states several times each.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import IntEnum
+
+from psygym.kernel import evolve
 
 
 class Stage(IntEnum):
@@ -27,7 +34,7 @@ class Stage(IntEnum):
     OVER = 15  # terminal
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Cast:
     """The casting attempt being resolved."""
 
@@ -40,7 +47,7 @@ class Cast:
     deny_dice: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class UnitState:
     """One unit's changing facts."""
 
@@ -55,7 +62,7 @@ class UnitState:
         return self.wounds > 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class State:
     """The whole 7th-edition game state (immutable; ``apply`` returns a new one)."""
 
@@ -78,5 +85,5 @@ class State:
     def with_unit(self, index: int, **changes: object) -> State:
         """A copy with one unit's fields changed."""
         units = list(self.units)
-        units[index] = replace(units[index], **changes)
-        return replace(self, units=tuple(units))
+        units[index] = evolve(units[index], **changes)
+        return evolve(self, units=tuple(units))

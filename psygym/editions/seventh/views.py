@@ -1,0 +1,309 @@
+"""What players see of a 7th-edition state: observations, action views and the text picture.
+
+:class:`Observer` builds the flat observation vector (layout in :meth:`Observer.observe`),
+:func:`describe` the typed view of an action, :func:`render` the text picture. The rules class
+(``rules.py``) delegates its ``observe``, ``describe`` and ``render`` here; nothing here changes
+a state. 7th edition has no hidden information (7E-1), so every player sees everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from psygym.core import ActionView
+from psygym.editions.seventh.state import Stage, State
+
+if TYPE_CHECKING:
+    from psygym.editions.seventh.rules import SeventhRules
+
+
+def dice_text(n: int) -> str:
+    """``"1 die"``, ``"3 dice"``."""
+    return f"{n} {'die' if n == 1 else 'dice'}"
+
+
+def _side(rules: SeventhRules, side: int) -> str:
+    return rules.scenario.sides[side].name
+
+
+# ----------------------------------------------------------------------------- action views
+@dataclass(frozen=True)
+class EndPhase(ActionView):
+    """End the Psychic phase (7E-4.1)."""
+
+
+@dataclass(frozen=True)
+class Choose(ActionView):
+    """Choose a psyker, one of its powers and a target (7E-4.1)."""
+
+    psyker: str = ""
+    power: str = ""
+    target: str = ""
+    warp_charge: int = 0
+
+
+@dataclass(frozen=True)
+class CastDice(ActionView):
+    """Cast the chosen power with ``dice`` dice (7E-4.3)."""
+
+    psyker: str = ""
+    power: str = ""
+    target: str = ""
+    dice: int = 0
+
+
+@dataclass(frozen=True)
+class Deny(ActionView):
+    """Deny the Witch with ``dice`` dice (0: let it through) (7E-5)."""
+
+    unit: str = ""
+    dice: int = 0
+
+
+@dataclass(frozen=True)
+class ChooseDiscipline(ActionView):
+    """Generate the next power from a discipline (7E-2.1)."""
+
+    psyker: str = ""
+    discipline: str = ""
+
+
+@dataclass(frozen=True)
+class KeepOrSwap(ActionView):
+    """Keep the rolled power or swap it for the Primaris power (7E-2.2)."""
+
+    psyker: str = ""
+    power: str = ""
+    swap: bool = False
+
+
+@dataclass(frozen=True)
+class Outcome(ActionView):
+    """A chance outcome."""
+
+
+def describe(rules: SeventhRules, s: State, a: int) -> ActionView:
+    """Typed view of a decision or chance outcome."""
+    st = s.stage
+    if st == Stage.SELECT:
+        if a == 0:
+            return EndPhase(label="End the Psychic phase")
+        c, p, t = rules.actions.decode_cast(a)
+        power = rules.powers[p]
+        at = (
+            ""
+            if t == c and power.target in ("self", "none", "enemies")
+            else f" at {rules.names[t]}"
+        )
+        return Choose(
+            label=f"{rules.names[c]}: {power.name} (WC {power.warp_charge}){at}",
+            psyker=rules.names[c],
+            power=power.name,
+            target=rules.names[t],
+            warp_charge=power.warp_charge,
+        )
+    if st == Stage.DICE:
+        cast = s.cast
+        n = rules.actions.dice_of(a)
+        power = rules.powers[cast.power]
+        return CastDice(
+            label=f"Cast {power.name} with {dice_text(n)}",
+            psyker=rules.names[cast.caster],
+            power=power.name,
+            target=rules.names[cast.target],
+            dice=n,
+        )
+    if st == Stage.DENY:
+        m = rules.actions.deny_dice_of(a)
+        unit, _ = rules.deny_unit_and_threshold(s, s.cast)
+        label = "Do not deny" if m == 0 else f"Deny with {dice_text(m)}"
+        return Deny(label=label, unit=rules.names[unit] if unit is not None else "", dice=m)
+    if st == Stage.DISCIPLINE:
+        d = rules.disciplines[a - rules.actions.DISC]
+        return ChooseDiscipline(
+            label=f"{rules.names[s.gen_unit]} rolls on {d}",
+            psyker=rules.names[s.gen_unit],
+            discipline=d,
+        )
+    if st == Stage.SWAP:
+        swap = a == rules.actions.swap(True)
+        d = rules.disciplines[s.gen_disc]
+        name = rules.powers[rules.primaris[d] if swap else s.gen_power].name
+        return KeepOrSwap(
+            label=f"{'Swap for' if swap else 'Keep'} {name}",
+            psyker=rules.names[s.gen_unit],
+            power=name,
+            swap=swap,
+        )
+    return Outcome(label=outcome_label(rules, s, a))
+
+
+def outcome_label(rules: SeventhRules, s: State, a: int) -> str:
+    """Readable label of chance outcome ``a`` at ``s``."""
+    st = s.stage
+    if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
+        return f"roll {a}"
+    if st == Stage.CAST_ROLL:
+        return f"{a // 2} successes{' with Perils' if a % 2 else ''}"
+    if st == Stage.LD_TEST:
+        return "Leadership test passed" if a else "Leadership test failed"
+    if st == Stage.DENY_ROLL:
+        return "denied" if a else "not denied"
+    if st in (Stage.GEN_ROLL, Stage.PURGE):
+        return rules.powers[a].name
+    return f"{a} wounds"
+
+
+def render(rules: SeventhRules, s: State, player: int | None = None) -> str:
+    """Text picture: round, pools, every unit with wounds and powers, the pending cast."""
+    lines = []
+    if s.stage == Stage.OVER:
+        lines.append(f"Game over. Score {s.score:+.2f} for {_side(rules, 0)}")
+    elif s.gen_unit >= 0:
+        lines.append(f"Generating powers: {rules.names[s.gen_unit]}")
+    else:
+        lines.append(
+            f"Battle round {s.phase // 2 + 1}, {_side(rules, s.active)}'s Psychic "
+            f"phase. Dice: {_side(rules, 0)} {s.pools[0]}, {_side(rules, 1)} "
+            f"{s.pools[1]}. Score {s.score:+.2f}"
+        )
+    for side in (0, 1):
+        lines.append(f"{_side(rules, side)}:")
+        for t, u in enumerate(s.units):
+            if rules.owner[t] != side:
+                continue
+            spec = rules.specs[t]
+            status = f"{u.wounds}/{rules.max_wounds[t]} W" if u.alive() else "destroyed"
+            extra = ""
+            if spec.psyker is not None and u.psyker:
+                names = ", ".join(
+                    f"{rules.powers[p].name}{'*' if (t, p) in s.attempted else ''}"
+                    for p in u.powers
+                )
+                extra = f"  ML{spec.psyker.mastery} [{names}]"
+                if u.surge:
+                    extra += " (Warp Surge)"
+            lines.append(f"  {spec.name:<16} {status}{extra}")
+    if s.cast is not None:
+        c = s.cast
+        lines.append(
+            f"Casting: {rules.names[c.caster]} -> {rules.powers[c.power].name}"
+            f" at {rules.names[c.target]}, {c.dice} dice, {c.successes} successes"
+        )
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- observations
+_KINDS = {Stage.DISCIPLINE: 0, Stage.SWAP: 1, Stage.SELECT: 2, Stage.DICE: 3, Stage.DENY: 4}
+
+
+class Observer:
+    """Builds one scenario's observation vectors from a static part and the state's changes.
+
+    The static part (which units are the player's own, mastery levels) is computed once per
+    player; :meth:`observe` copies it and writes only what the state sets. The values are the
+    same Python floats as a direct computation, cast once to float32, so vectors are bit-identical
+    to writing every entry.
+
+    Args:
+        rules: the scenario's rules.
+    """
+
+    def __init__(self, rules: SeventhRules):
+        self.rules = rules
+        n_units, n_powers = len(rules.specs), len(rules.powers)
+        self.n_units, self.n_powers = n_units, n_powers
+        self.size = rules.observation_size
+        self.unit_base = tuple(11 + t * (6 + 3 * n_powers) for t in range(n_units))
+        self.cast_base = 11 + n_units * (6 + 3 * n_powers)
+        self.gen_base = self.cast_base + 2 * n_units + n_powers + 5
+        total = rules.total_phases
+        self.round_div = max(1, (total + 1) // 2)
+        self.total_phases = total
+        self.max_wounds = rules.max_wounds
+        self.wc = tuple(p.warp_charge / 3 for p in rules.powers)
+        self.templates = []
+        for player in (0, 1):
+            obs = np.zeros(self.size, dtype=np.float32)
+            for t, i in enumerate(self.unit_base):
+                obs[i] = rules.owner[t] == player
+                obs[i + 4] = rules.mastery[t] / 4
+            self.templates.append(obs)
+
+    def observe(self, s: State, player: int) -> np.ndarray:
+        """Flat float32 view for ``player`` (7th edition has no hidden information).
+
+        Layout: [0:6] one-hot decision kind (discipline, swap, select, dice, deny, none);
+        [6] battle round / rounds; [7] 1 if it is ``player``'s phase; [8] own dice / 10;
+        [9] enemy dice / 10; [10] phases left / total. Then per unit: own unit, alive,
+        wounds / max, living psyker, ML / 4, warp surge, and per power: knows it, attempted this
+        phase, in force on the unit. Then the pending cast: caster one-hot, power one-hot, target
+        one-hot, dice / 10, successes / 10, warp charge / 3, deny threshold / 6, perils. Then
+        generation: psyker one-hot, discipline one-hot, rolled power one-hot.
+        """
+        obs = self.templates[player].copy()
+        n_units, n_powers = self.n_units, self.n_powers
+        obs[_KINDS.get(s.stage, 5)] = 1
+        obs[6] = (s.phase // 2 + 1) / self.round_div
+        obs[7] = s.active == player
+        obs[8] = s.pools[player] / 10
+        obs[9] = s.pools[1 - player] / 10
+        obs[10] = max(0, self.total_phases - s.phase) / self.total_phases
+        base = self.unit_base
+        max_wounds = self.max_wounds
+        for t, u in enumerate(s.units):
+            i = base[t]
+            if u.wounds:
+                obs[i + 2] = u.wounds / max_wounds[t]
+                if u.wounds > 0:
+                    obs[i + 1] = 1
+            if u.psyker:
+                obs[i + 3] = 1
+            if u.surge:
+                obs[i + 5] = 1
+            for p in u.powers:
+                obs[i + 6 + p] = 1
+        for c, p in s.attempted:
+            obs[base[c] + 6 + n_powers + p] = 1
+        for p, unit, _ in s.effects:
+            obs[base[unit] + 6 + 2 * n_powers + p] = 1
+        cast = s.cast
+        if cast is not None:
+            i = self.cast_base
+            obs[i + cast.caster] = 1
+            obs[i + n_units + cast.power] = 1
+            obs[i + n_units + n_powers + cast.target] = 1
+            i += 2 * n_units + n_powers
+            _, threshold = self.rules.deny_unit_and_threshold(s, cast)
+            obs[i] = cast.dice / 10
+            obs[i + 1] = cast.successes / 10
+            obs[i + 2] = self.wc[cast.power]
+            obs[i + 3] = threshold / 6
+            obs[i + 4] = cast.perils
+        if s.gen_unit >= 0:
+            i = self.gen_base
+            obs[i + s.gen_unit] = 1
+            if s.gen_disc >= 0:
+                obs[i + n_units + s.gen_disc] = 1
+            if s.gen_power >= 0:
+                obs[i + n_units + len(self.rules.disciplines) + s.gen_power] = 1
+        return obs
+
+
+__all__ = [
+    "CastDice",
+    "Choose",
+    "ChooseDiscipline",
+    "Deny",
+    "EndPhase",
+    "KeepOrSwap",
+    "Observer",
+    "Outcome",
+    "describe",
+    "dice_text",
+    "outcome_label",
+    "render",
+]
