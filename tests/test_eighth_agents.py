@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+from fractions import Fraction as F
+
 import numpy as np
 import pytest
 from psygym_agents.base import RandomPolicy
-from psygym_agents.eighth.heuristics import HEURISTICS, attempt_value
+from psygym_agents.eighth.heuristics import (
+    HEURISTICS,
+    attempt_value,
+    deny_gain,
+    deny_now_value,
+    future_deny_gains,
+)
 
 from psygym.core import TERMINAL, play_game
 from psygym.editions import load
 from psygym.editions.eighth import rules_from_data
 from psygym.editions.eighth.state import Stage
+from psygym.kernel import evolve
 from psygym.policies import SplitPolicy, resolve_policy
 
 
@@ -90,30 +99,155 @@ def test_deny_rules():
     assert nine.choose(rules, s9, 1) == rules.DENY + 4
 
 
-def test_save_deny_for_best_holds_the_deny_for_a_bigger_power():
-    # Red: the Acolyte's Smite first, the Seer's Doom (value 3) still to come.
-    rules = make(
+def _smite_pending(rules, total):
+    """The Acolyte (unit 0) has Smitten the closest enemy and rolled ``total``: a DENY decision."""
+    witch = rules.names.index("Witch")
+    s = rules.apply(rules.initial_state(), 0)
+    s = rules.apply(s, rules.cast_action("Smite", witch))
+    s = rules.apply(s, total)
+    assert s.stage == Stage.DENY
+    return s
+
+
+def _seer_rules(**unit):
+    # Red: the Acolyte's Smite first (D3, mean 2), the Seer's Doom (value 3) still to come.
+    return make(
         [
             {"name": "Acolyte", "wounds": 2, "position": [0, 0], "psyker": True},
             {"name": "Seer", "wounds": 4, "position": [2, 0], "psyker": True, "powers": ["Doom"]},
         ],
-        [{"name": "Witch", "wounds": 6, "position": [0, 12], "psyker": True, "deny": 1}],
+        [{"name": "Witch", "wounds": 6, "position": [0, 12], "psyker": True, "deny": 1, **unit}],
     )
+
+
+# Deny chances (8E-5.2): P(2D6 > t) for t = 5, 8, 9, 11.
+DENY = {5: F(26, 36), 8: F(10, 36), 9: F(6, 36), 11: F(1, 36)}
+# A deny kept for Doom (WC 7, value 3): 3 x sum over T >= 7 of P(T) x P(2D6 > T) = 3 x 175/1296
+# (8E-4.1): a deny kept for a test that then fails saves nothing.
+DOOM_KEPT = 3 * F(6 * 15 + 5 * 10 + 4 * 6 + 3 * 3 + 2 * 1, 36 * 36)
+# A deny kept for the Seer's Smite at WC 6 on the Witch (see test_deny_gain_weighs_...).
+SEER_SMITE_KEPT = F(563, 1296)
+
+
+def test_save_deny_for_best_denies_a_5_when_nothing_worth_more_is_to_come():
+    # The issue: a Smite test of 5 (deny chance 13/18) was let through for the Seer's Doom
+    # because Doom's stake (3) beat Smite's (2), though a deny beats a passing Doom test only
+    # 25/108 of the time. Deny now: 13/18 x 2 = 13/9 > keep (the best future use): 563/1296.
+    rules = _seer_rules()
+    s = _smite_pending(rules, 5)
+    assert DENY[5] == F(13, 18)
+    assert deny_now_value(rules, s) == pytest.approx(float(DENY[5] * 2))
+    assert DOOM_KEPT == F(175, 432)
+    # The Seer (manifest 1) is counted once, with its better use: its Smite at WC 6 (563/1296,
+    # see below) rather than Doom (175/432).
+    assert future_deny_gains(rules, s) == pytest.approx([float(SEER_SMITE_KEPT)])
     saver = resolve_policy("save-deny-for-best", rules)
-    always = resolve_policy("deny-always", rules)
-    s = rules.apply(rules.initial_state(), 0)  # Acolyte
-    s = rules.apply(s, rules.cast_action("Smite", 2))
-    s = rules.apply(s, 6)
-    assert s.stage == Stage.DENY
-    assert saver.choose(rules, s, 1) == rules.NO_DENY  # Doom (3) is worth more than a D3 Smite
-    assert always.choose(rules, s, 1) == rules.DENY + 2
-    # Against the Seer's Doom itself (nothing bigger to come) it denies.
+    assert saver.choose(rules, s, 1) == rules.DENY + 2
+
+
+def test_save_deny_for_best_keeps_its_deny_against_an_11():
+    # The issue: a D6 Smite (test 11, 8E-7.1; stake 3.5 > Doom's 3) was denied at 1/36.
+    # Deny now: 1/36 x 3.5 = 7/72 < keep for the Seer: 563/1296.
+    rules = _seer_rules()
+    s = _smite_pending(rules, 11)
+    assert deny_now_value(rules, s) == pytest.approx(float(DENY[11] * F(7, 2)))
+    saver = resolve_policy("save-deny-for-best", rules)
+    assert saver.choose(rules, s, 1) == rules.NO_DENY
+    assert resolve_policy("deny-always", rules).choose(rules, s, 1) == rules.DENY + 2
+    # Against the Seer's Doom itself (nothing to come) it denies.
     s = rules.apply(s, rules.NO_DENY)
-    s = rules.apply(s, 1)  # Smite deals 1
+    s = rules.apply(s, 4)  # Smite's D6 deals 4
     s = rules.apply(s, 1)  # select the Seer
     s = rules.apply(s, rules.cast_action("Doom", 2))
     s = rules.apply(s, 8)
+    assert future_deny_gains(rules, s) == []
     assert saver.choose(rules, s, 1) == rules.DENY + 2
+
+
+def test_deny_gain_weighs_each_total_with_its_effect():
+    # The Seer's Smite at WC 6 (one Smite already attempted, 8E-4.2) on the 6-wound Witch: D3
+    # on 6..10, D6 on 11 (8E-7.1): sum of P(T) x P(deny beats T) x mean effect over T >= 6.
+    # Not stake x mean deny chance: the D6 comes with the hardest tests to deny.
+    rules = _seer_rules()
+    s = _smite_pending(rules, 5)
+    d3 = 2 * (5 * 21 + 6 * 15 + 5 * 10 + 4 * 6 + 3 * 3)
+    d6 = F(7, 2) * (2 * 1 + 1 * 0)
+    expected = F(d3, 1296) + d6 / 1296
+    assert expected == SEER_SMITE_KEPT
+    smite = rules.cast_action("Smite", rules.names.index("Witch"))
+    assert deny_gain(rules, s, 1, smite) == pytest.approx(float(expected))
+
+
+def test_future_deny_gains_count_a_power_once_per_army():
+    # Two Seers know Doom, but only one can attempt it this round (8E-3.2); both are out of
+    # Smite range (20" > 18") yet within deny range (24", 8E-5.1), so they have no other use.
+    rules = make(
+        [
+            {"name": "Acolyte", "wounds": 2, "position": [0, 0], "psyker": True},
+            {"name": "Seer", "wounds": 4, "position": [2, -8], "psyker": True, "powers": ["Doom"]},
+            {
+                "name": "Oracle",
+                "wounds": 4,
+                "position": [0, -8],
+                "psyker": True,
+                "powers": ["Doom"],
+            },
+        ],
+        [{"name": "Witch", "wounds": 6, "position": [0, 12], "psyker": True, "deny": 2}],
+    )
+    s = _smite_pending(rules, 5)
+    assert future_deny_gains(rules, s) == pytest.approx([float(DOOM_KEPT)])
+
+
+def test_save_deny_for_best_compares_with_the_kth_best_future_use():
+    # Still to come: the Seer's Smite (563/1296, better than its Doom), the Mystic's Psychic
+    # Fortress (value 1, WC 5: 1 x 384/1296 = 8/27) and the Sage's Veil of Time (value 0.5
+    # here, WC 6: 0.5 x 280/1296 = 35/324); Mystic and Sage are out of Smite range but within
+    # deny range.
+    rules = make(
+        [
+            {"name": "Acolyte", "wounds": 2, "position": [0, 0], "psyker": True},
+            {"name": "Seer", "wounds": 4, "position": [2, 0], "psyker": True, "powers": ["Doom"]},
+            {
+                "name": "Mystic",
+                "wounds": 2,
+                "position": [0, -8],
+                "psyker": True,
+                "powers": ["Psychic Fortress"],
+            },
+            {
+                "name": "Sage",
+                "wounds": 2,
+                "position": [2, -8],
+                "psyker": True,
+                "powers": ["Veil of Time"],
+            },
+        ],
+        [{"name": "Witch", "wounds": 6, "position": [0, 12], "psyker": True, "deny": 2}],
+        power_values={"Veil of Time": 0.5},
+    )
+    future = [SEER_SMITE_KEPT, F(8, 27), F(35, 324)]
+    assert F(384, 1296) == future[1] and F(1, 2) * F(280, 1296) == future[2]
+    saver = resolve_policy("save-deny-for-best", rules)
+    witch = rules.names.index("Witch")
+
+    def choice(total, denies):
+        s = evolve(_smite_pending(rules, total), deny_left=(0, 0, 0, 0, denies))
+        assert future_deny_gains(rules, s) == pytest.approx([float(f) for f in future])
+        return saver.choose(rules, s, 1)
+
+    # A test of 9: deny now 6/36 x 2 = 1/3, between the best (563/1296) and the 2nd (8/27).
+    assert future[1] < DENY[9] * 2 < future[0]
+    assert choice(9, 2) == rules.DENY + witch  # k = 2: 1/3 >= 8/27
+    assert choice(9, 1) == rules.NO_DENY  # k = 1: 1/3 < 563/1296
+    # A test of 10: deny now 3/36 x 2 = 1/6, between the 2nd (8/27) and the 3rd (35/324).
+    assert future[2] < F(3, 36) * 2 < future[1]
+    assert choice(10, 2) == rules.NO_DENY  # k = 2: 1/6 < 8/27 (not the worst future use)
+    assert choice(10, 3) == rules.DENY + witch  # k = 3: 1/6 >= 35/324
+    # A test of 11 (Smite's D6, mean 3.5): 1/36 x 7/2 = 7/72 < 35/324, the worst future use.
+    assert F(1, 36) * F(7, 2) < future[2]
+    assert choice(11, 3) == rules.NO_DENY
+    assert choice(11, 4) == rules.DENY + witch  # more denies than future attempts
 
 
 def test_casting_orders():
@@ -141,8 +275,6 @@ def test_hopeless_attempts_are_not_made():
     s = rules.apply(rules.initial_state(), 0)
     s = rules.apply(s, rules.cast_action("Smite", 4))
     p = rules.power_index["Smite"]
-    from psygym.kernel import evolve
-
     s = evolve(rules.apply(s, 3), attempts=(8,))
     assert rules.warp_charge(s, p) == 13
     assert resolve_policy("smite-first", rules).choose(rules, s, 0) == rules.END_PHASE

@@ -25,8 +25,9 @@ BOTS = Bots(
         "deny-never": "casts like best-power-first and never denies",
         "deny-high-roll": "casts like best-power-first and denies only tests totalling 7 or "
         "more (deny-high-roll:9 sets the bar)",
-        "save-deny-for-best": "casts like best-power-first and keeps its denies for the most "
-        "valuable powers still to come this phase",
+        "save-deny-for-best": "casts like best-power-first and denies when the deny's chance "
+        "of beating the test times the power's expected effect is at least what the deny would "
+        "save if kept for a power still to come this phase",
     },
     reference="smite-first",
     family=FAMILY,

@@ -47,15 +47,6 @@ def attempt_value(rules: EighthRules, s: State, caster: int, action: int) -> flo
         deny_threat(rules, s, caster),
         s.wounds[t],
         s.wounds[caster],
-        False,
-    )
-
-
-def stake(rules: EighthRules, s: State, caster: int, action: int) -> float:
-    """Expected score of a cast action's effect if its test passes (what a deny would save)."""
-    p, t = rules.actions.decode_cast(action)
-    return _attempt_value(
-        rules, caster, p, t, rules.warp_charge(s, p), False, s.wounds[t], s.wounds[caster], True
     )
 
 
@@ -69,19 +60,91 @@ def _attempt_value(
     threat: bool,
     target_wounds: int,
     caster_wounds: int,
-    stake: bool,
 ) -> float:
-    value = passing = 0.0
+    value = 0.0
     for total, q in two_d6():
         if total >= wc:
-            weight = 1.0 - float(deny_chance(total)) if threat and not stake else 1.0
+            weight = 1.0 - float(deny_chance(total)) if threat else 1.0
             value += float(q) * weight * rules.mean_effect(p, caster, t, total, target_wounds)
-            passing += float(q)
-    if stake:
-        return value / passing if passing else 0.0
     perils = mortal_distribution(rules.game.perils_mortal_wounds, caster_wounds)
     lost = float(sum(w * q for w, q in perils)) * rules.units[caster].value_per_wound
     return value - _PERILS * lost
+
+
+def deny_now_value(rules: EighthRules, s: State) -> float:
+    """What denying the pending power saves in expectation, for the denier's side (8E-5.2).
+
+    P(a 2D6 deny beats the known test total) x the power's expected effect at that total.
+    """
+    stake = rules.expected_effect(s, s.power, s.caster, s.target, s.total)
+    return float(deny_chance(s.total)) * stake
+
+
+def deny_gain(rules: EighthRules, s: State, caster: int, action: int) -> float:
+    """What a deny kept for a future cast action is expected to save (8E-5.2).
+
+    The sum over the 2D6 test totals T that pass (T >= warp charge, 8E-4.1) of
+    P(T) x P(deny beats T) x effect(T): a deny kept for a test that then fails saves nothing, so
+    the chance that the test passes is part of the value. It is exact for effects that depend on
+    the total (Smite's D6 on 11+, 8E-7.1). The warp charge is today's (later Smite escalation,
+    8E-4.2, is not foreseen).
+    """
+    p, t = rules.actions.decode_cast(action)
+    return _deny_gain(rules, caster, p, t, rules.warp_charge(s, p), s.wounds[t])
+
+
+@lru_cache(maxsize=1 << 16)
+def _deny_gain(
+    rules: EighthRules, caster: int, p: int, t: int, wc: int, target_wounds: int
+) -> float:
+    saved = Fraction(0)
+    for total, q in two_d6():
+        if total >= wc:
+            effect = rules.mean_effect(p, caster, t, total, target_wounds)
+            saved += q * deny_chance(total) * Fraction(effect)
+    return float(saved)
+
+
+def future_deny_gains(rules: EighthRules, s: State) -> list[float]:
+    """:func:`deny_gain` of each enemy attempt still to come this phase, best first.
+
+    Attempts still to come: the pending caster's ``manifests_left`` and ``manifest`` for every
+    living enemy PSYKER not yet selected (8E-2.2, 8E-2.3), counted only if one of the denier's
+    living units with a deny left is within deny range of that caster (8E-5.1). Each unit is
+    given its best powers, at most one attempt per power (8E-3.3), and a power other than Smite
+    at most once for the whole army (8E-3.2). Each attempt takes at most one deny (8E-5.3).
+    """
+    mine = 1 - s.active
+    reach = {d for d in rules.side_units[mine] if s.wounds[d] > 0 and s.deny_left[d] > 0}
+    slots: dict[int, int] = {}
+    best: dict[tuple[int, int], float] = {}  # (unit, power) -> its best gain over targets
+    for unit in rules.side_psykers[s.active]:
+        if s.wounds[unit] == 0:
+            continue
+        if unit == s.caster:
+            count = s.manifests_left
+        elif (s.selected >> unit) & 1:
+            continue
+        else:
+            count = rules.units[unit].manifest
+        if not count or reach.isdisjoint(rules.deny_candidates[unit]):
+            continue
+        slots[unit] = count
+        for a in rules.cast_options(s, unit):
+            key = (unit, rules.actions.decode_cast(a).power)
+            gain = deny_gain(rules, s, unit, a)
+            if key not in best or gain > best[key]:
+                best[key] = gain
+    gains: list[float] = []
+    army_once: set[int] = set()
+    for (unit, p), gain in sorted(best.items(), key=lambda item: (-item[1], item[0])):
+        if not slots[unit] or p in army_once:
+            continue
+        slots[unit] -= 1
+        if not rules.powers[p].repeatable:
+            army_once.add(p)
+        gains.append(gain)
+    return gains
 
 
 CastKey = Callable[[EighthRules, State, int, int], tuple[float, ...]]
@@ -139,34 +202,20 @@ def deny_high_roll(threshold: int = 7) -> DenyRule:
 
 
 def save_deny_for_best(rules: EighthRules, s: State) -> bool:
-    """Hold the denies for the most valuable powers still to come this phase.
+    """Deny when that saves at least as much as keeping the deny for a power still to come.
 
-    A power's stake is its expected effect if it goes off (the pending one at its known test
-    total; a future attempt: the best power that unit may attempt, given its test passes). With
-    k deny attempts left, deny now only if the pending stake is at least the k-th largest future
-    stake (each enemy unit still to act counted ``manifest`` times); deny whenever there are more
-    denies than future attempts.
+    Denying now is worth :func:`deny_now_value` (the chance a deny beats the known test total x
+    the pending power's stake, 8E-5.2); keeping a deny is worth the :func:`future_deny_gains` of
+    the enemy attempts still to come this phase (denies do not carry over, 8E-1.2). With k deny
+    attempts left, deny now if its value is at least the k-th best future gain (the use the
+    spent deny takes away), and whenever there are more denies than future attempts.
     """
     mine = 1 - s.active
     k = sum(s.deny_left[d] for d in rules.side_units[mine] if s.wounds[d] > 0)
-    now = rules.expected_effect(s, s.power, s.caster, s.target, s.total)
-    future: list[float] = []
-    for unit in rules.side_psykers[s.active]:
-        if s.wounds[unit] == 0:
-            continue
-        if unit == s.caster:
-            count = s.manifests_left
-        elif (s.selected >> unit) & 1:
-            continue
-        else:
-            count = rules.units[unit].manifest
-        options = rules.cast_options(s, unit)
-        if count and options:
-            future.extend([max(stake(rules, s, unit, a) for a in options)] * count)
+    future = future_deny_gains(rules, s)
     if k > len(future):
         return True
-    future.sort(reverse=True)
-    return now >= future[k - 1]
+    return deny_now_value(rules, s) >= future[k - 1]
 
 
 class EighthHeuristic(DeterministicPolicy):
