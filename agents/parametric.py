@@ -10,7 +10,8 @@ editions can). Each family's module docstring says what its parameters mean.
 Tuned parameters are saved as JSON (``best.json``: edition, scenario, family, params, value) and
 load as the agent ``tuned:<path>`` (:func:`make_tuned`). A ``best.json`` written by a
 ``--target maskable-ppo`` study names a trained model instead and loads it through
-:func:`psygym_agents.sb3.make_sb3` (an SB3 archive: trusted files only).
+:func:`psygym_agents.sb3.make_sb3`: only a safe-format model (safetensors + JSON, see
+:mod:`psygym_agents.safe_model`) inside the ``best.json``'s own folder, never an SB3 ``.zip``.
 """
 
 from __future__ import annotations
@@ -87,11 +88,49 @@ def save_best(
     return p
 
 
+def _tuned_model(best: Path, ref: Any) -> Path:
+    """The safe-format model a tuned RL file names, checked to lie inside the file's folder.
+
+    Raises:
+        ValueError: no model named, a path outside the folder, an SB3 ``.zip`` (pickles are
+            never loaded from a tuned file), or no safe model there.
+    """
+    from psygym_agents.safe_model import is_safe_model
+
+    if not isinstance(ref, str) or not ref.strip():
+        raise ValueError(f"{best} is for an RL algorithm but names no 'model'")
+    folder = best.parent.resolve()
+    model = (folder / ref).resolve()  # an absolute ref stays absolute; symlinks are followed
+    if not model.is_relative_to(folder):
+        raise ValueError(
+            f"{best} names the model {ref!r}, outside its own folder {folder}: a tuned file loads "
+            "only a model inside its folder"
+        )
+    if model.suffix == ".zip":
+        raise ValueError(
+            f"{best} names the SB3 archive {ref!r}; a tuned file loads only safe-format models "
+            f"(pickles can run code): convert it with `psygym export --trust-pickle {model}` and "
+            "name the .safetensors file"
+        )
+    if not is_safe_model(model):
+        raise ValueError(
+            f"{best} names the model {ref!r}, which is not a safe-format model (.safetensors "
+            f"with its .json) in {folder}"
+        )
+    return model
+
+
 def make_tuned(rules: Any, path: str | None = None) -> Any:
     """The ``tuned`` agent: parameters (or a tuned model) saved in a ``best.json``.
 
+    A file whose ``family`` is an RL algorithm (``maskable-ppo``, ``ppo``, ``dqn``) names its
+    model in ``model``: a safe-format model (:mod:`psygym_agents.safe_model`) inside the file's
+    own folder, relative to it. A ``.zip`` or a path leading elsewhere is refused, whatever
+    ``PSYGYM_TRUST_PICKLE`` says.
+
     Raises:
-        ValueError: no path, an unreadable file, or parameters for another edition.
+        ValueError: no path, an unreadable file, parameters for another edition, or a model
+            that is not a safe-format model inside the file's folder.
         FileNotFoundError: no such file.
     """
     if not path:
@@ -111,10 +150,7 @@ def make_tuned(rules: Any, path: str | None = None) -> Any:
     if doc["family"] in ("maskable-ppo", "ppo", "dqn"):
         from psygym_agents.sb3 import make_sb3
 
-        model = Path(str(doc.get("model", "")))
-        if not model.is_absolute():
-            model = p.parent / model
-        policy = make_sb3(rules, str(model))
+        policy = make_sb3(rules, str(_tuned_model(p, doc.get("model"))), trust_pickle=False)
         policy.name = f"tuned:{path}"
         return policy
     fam = family_for(rules.edition)

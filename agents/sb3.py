@@ -1,42 +1,45 @@
-"""Stable-baselines3 models as psygym policies: the adapter, the loader and the shipped models.
+"""Stable-baselines3 models as psygym policies: the adapter, the loaders and the shipped models.
 
-``SB3Policy(model, rules)`` turns a trained MaskablePPO, PPO or DQN model into a
+``SB3Policy(model, rules)`` turns a trained MaskablePPO, PPO or DQN policy into a
 :class:`~psygym.core.Policy`. It observes exactly what the env shows the agent,
 ``rules.observe(state, player)``, and only ever gives probability to legal actions: the policy's
 logits (or DQN's Q-values) are restricted to ``rules.legal_actions(state)`` before the softmax or
 the argmax. So a model trained in either seat can play any seat of the same edition and scenario
 (observations are written from the observing player's point of view).
 
-``make_sb3(rules, path)`` is the ``sb3`` agent of the registry: ``"sb3:runs/.../model.zip"``, a
-bare ``"runs/.../model.zip"`` or ``"sb3"`` alone (the shipped pretrained model of the rules'
-edition and scenario, see :func:`pretrained_path`).
+``make_sb3(rules, path)`` is the ``sb3`` agent of the registry: ``"sb3:runs/.../model.safetensors"``
+(or the run folder, or the stem ``runs/.../model``), or ``"sb3"`` alone (the shipped pretrained
+model of the rules' edition and scenario, see :func:`pretrained_path`).
 
-Security: SB3 model files are zip archives whose ``data`` entry may hold cloudpickled Python
-objects (the policy class, spaces, schedules); unpickling an untrusted file can run arbitrary
-code. Only load models from sources you trust. The loader here replaces every pickled entry it
-knows (policy class, spaces, schedules, buffer classes) with objects built locally, so files
-written by ``psygym train`` load without unpickling anything (weights are read with
-``torch.load(weights_only=True)`` by SB3); a file with other pickled entries falls back to SB3's
-ordinary loader, with a warning. Our own metadata (``model.json`` beside the model) is JSON.
+Security: models load by default from psygym's safe format (:mod:`psygym_agents.safe_model`:
+safetensors weights plus JSON), which runs no code from the file. SB3's own ``.zip`` archives
+hold cloudpickled Python objects, and unpickling an untrusted file can run arbitrary code, so a
+``.zip`` loads only with an explicit opt-in: ``trust_pickle=True``, or the environment variable
+``PSYGYM_TRUST_PICKLE=1`` (set by the CLI flag ``--trust-pickle``). Without it the loader refuses
+before opening the archive, with a one-line :class:`UntrustedModelError` telling how to convert
+the file once: ``psygym export --trust-pickle MODEL.zip`` writes the safe format beside it.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import warnings
 import zipfile
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psygym_agents.safe_model import WEIGHTS_SUFFIX, is_safe_model, load_safe
 
 ALGO_NAMES = ("maskable-ppo", "ppo", "dqn")
 """Algorithms ``psygym train`` knows, by their CLI names."""
 
 PRETRAINED_DIR = Path(__file__).parent / "pretrained"
-"""Folder of the small MaskablePPO models shipped with the package."""
+"""Folder of the small MaskablePPO models shipped with the package (safe format)."""
+
+TRUST_ENV = "PSYGYM_TRUST_PICKLE"
+"""Environment variable that, set to ``1``, allows loading pickled SB3 ``.zip`` models."""
 
 _CACHE_LIMIT = 200_000
 
@@ -62,6 +65,36 @@ def algo_class(algo: str) -> Any:
     raise ValueError(f"unknown algorithm {algo!r}; known: {', '.join(ALGO_NAMES)}")
 
 
+class UntrustedModelError(ValueError):
+    """A pickled SB3 ``.zip`` model was refused because pickle loading was not allowed."""
+
+
+def trust_pickle_from_env() -> bool:
+    """Whether ``PSYGYM_TRUST_PICKLE`` allows loading pickled models (``1``, ``true``, ``yes``)."""
+    return os.environ.get(TRUST_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def _trusted(trust_pickle: bool | None) -> bool:
+    return trust_pickle_from_env() if trust_pickle is None else bool(trust_pickle)
+
+
+def refuse_zip(path: str | Path) -> UntrustedModelError:
+    """The one-line error for a pickled ``.zip`` loaded without trust (returned, not raised)."""
+    p = Path(path)
+    safe = p.with_suffix(WEIGHTS_SUFFIX)
+    hint = (
+        f"a safe copy exists: use {safe}"
+        if safe.is_file()
+        else f"convert it once with `psygym export --trust-pickle {p}` (writes {safe.name} and "
+        f"{p.with_suffix('.json').name} beside it) and use that"
+    )
+    return UntrustedModelError(
+        f"refused to load {p}: stable-baselines3 .zip models contain pickles, which can run "
+        f"arbitrary code when loaded; {hint}, or pass --trust-pickle ({TRUST_ENV}=1) if you "
+        "trust this file"
+    )
+
+
 def algo_name(model: Any) -> str:
     """CLI name of a loaded model's algorithm."""
     cls = type(model).__name__
@@ -81,16 +114,25 @@ class SB3Policy:
     Answers are memoised per (state, player) because states are hashable; build a new adapter
     when the weights change.
 
-    Security: the model object must come from a trusted file (see the module docstring).
-
     Args:
-        model: a loaded SB3 model, or its ``policy`` network.
+        model: a loaded SB3 model, its ``policy`` network, or a model path: a safe model
+            (``.safetensors``, its stem or folder, see :mod:`psygym_agents.safe_model`) or, only
+            when pickles are trusted, an SB3 ``.zip``.
         rules: the rules it will play (checked against the model's spaces).
         deterministic: play the best legal action instead of sampling.
         name: the agent's name (default ``"sb3"``).
+        trust_pickle: allow a ``.zip`` path (default: the ``PSYGYM_TRUST_PICKLE`` variable).
+
+    Raises:
+        UntrustedModelError: a ``.zip`` path without trust.
     """
 
-    def __init__(self, model: Any, rules: Any, deterministic: bool = True, name: str = "sb3"):
+    def __init__(
+        self, model: Any, rules: Any, deterministic: bool = True, name: str = "sb3", *,
+        trust_pickle: bool | None = None,
+    ):  # fmt: skip
+        if isinstance(model, str | Path):
+            model = load_policy(model, rules, trust_pickle=trust_pickle)
         net = getattr(model, "policy", model)
         obs_space = net.observation_space
         act_space = net.action_space
@@ -271,24 +313,29 @@ def _check_spaces(path: Path, data: dict[str, Any], rules: Any) -> None:
         )
 
 
-def load_model(path: str | Path, rules: Any = None, algo: str | None = None) -> Any:
-    """Load an SB3 model file for inference on CPU.
+def load_model(
+    path: str | Path, rules: Any = None, algo: str | None = None, *,
+    trust_pickle: bool | None = None,
+) -> Any:  # fmt: skip
+    """Load an SB3 ``.zip`` model file (pickles: trusted files only) for inference on CPU.
 
-    The algorithm comes from ``algo``, else the JSON metadata beside the file, else the policy
-    class named in the archive. Trusted files only (see the module docstring).
+    Refused unless ``trust_pickle`` (default: the ``PSYGYM_TRUST_PICKLE`` variable) is true;
+    the archive is not even opened then. The algorithm comes from ``algo``, else the JSON
+    metadata beside the file, else the policy class named in the archive. Pickled entries the
+    loader knows (policy class, spaces, schedules, buffer classes) are replaced by local objects;
+    others are unpickled by SB3's loader, as the trust allows.
 
     Raises:
+        UntrustedModelError: pickles are not trusted.
         FileNotFoundError: no such file.
         ValueError: not an SB3 model, or an unknown algorithm.
     """
-    import torch
-
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(f"no model file {p}")
-    # These networks are tiny: one torch thread per process answers a single observation much
-    # faster than several contending threads (set PSYGYM_TORCH_THREADS to override).
-    torch.set_num_threads(int(os.environ.get("PSYGYM_TORCH_THREADS", "1")))
+    if not _trusted(trust_pickle):
+        raise refuse_zip(p)
+    _set_torch_threads()
     data = _zip_data(p)
     meta = read_metadata(p)
     if rules is not None:
@@ -296,26 +343,110 @@ def load_model(path: str | Path, rules: Any = None, algo: str | None = None) -> 
     algo = algo or meta.get("algo") or _guess_algo(data)
     cls = algo_class(str(algo))
     safe = _safe_objects(str(algo), data, rules, meta) if rules is not None else None
-    if safe is None:
-        warnings.warn(
-            f"{p} holds pickled Python objects this loader cannot replace; loading it with SB3's "
-            "ordinary loader, which runs pickled code: only do this for files you trust",
-            stacklevel=2,
-        )
+    if safe is None:  # the caller trusts the file: SB3's ordinary loader unpickles the rest
         return cls.load(p, device="cpu")
     return cls.load(p, device="cpu", custom_objects=safe)
 
 
-def make_sb3(rules: Any, path: str | None = None, *, deterministic: bool = True) -> SB3Policy:
-    """The ``sb3`` agent: a trained model file, or the pretrained model for ``rules``.
+def _set_torch_threads() -> None:
+    import torch
+
+    # These networks are tiny: one torch thread per process answers a single observation much
+    # faster than several contending threads (set PSYGYM_TORCH_THREADS to override).
+    torch.set_num_threads(int(os.environ.get("PSYGYM_TORCH_THREADS", "1")))
+
+
+def load_policy(path: str | Path, rules: Any = None, *, trust_pickle: bool | None = None) -> Any:
+    """The policy network of a model file, for :class:`SB3Policy`.
+
+    A safe model (``.safetensors``, its ``.json`` or stem, or a folder holding
+    ``model.safetensors``) is rebuilt by :func:`psygym_agents.safe_model.load_safe` without
+    unpickling; an SB3 ``.zip`` goes through :func:`load_model`, which needs ``trust_pickle``.
+
+    Raises:
+        UntrustedModelError: a ``.zip`` without trust.
+        FileNotFoundError: no such model.
+        ValueError: not a model, or one that does not fit ``rules``.
+    """
+    p = Path(path)
+    if p.suffix == ".zip":
+        return load_model(p, rules, trust_pickle=trust_pickle).policy
+    if not is_safe_model(p):
+        if p.with_suffix(".zip").is_file() and p.suffix in ("", WEIGHTS_SUFFIX):
+            raise refuse_zip(p.with_suffix(".zip"))
+        raise FileNotFoundError(
+            f"no model {p}: give a safe model (.safetensors, its stem or its folder) or an SB3 .zip"
+        )
+    _set_torch_threads()
+    return load_safe(p, rules)
+
+
+SAFE_NOTE = (
+    "psygym safe model: weights in the .safetensors file beside this JSON, architecture and "
+    "spaces here; loads without unpickling anything"
+)
+"""The ``note`` written into the JSON of a model exported to the safe format."""
+
+
+def export_zip(
+    path: str | Path, out_dir: str | Path | None = None, *, trust_pickle: bool | None = None
+) -> Path:
+    """Convert a trusted SB3 ``.zip`` model to psygym's safe format.
+
+    Writes ``<out_dir>/<stem>.safetensors`` and ``<out_dir>/<stem>.json`` (``out_dir`` defaults
+    to the zip's folder). The JSON keeps the metadata found beside the zip (``<stem>.json``),
+    with its ``note`` updated and ``converted_from`` naming the zip.
+
+    Args:
+        path: the SB3 ``.zip``.
+        out_dir: the folder to write to.
+        trust_pickle: the caller trusts the file (default: the ``PSYGYM_TRUST_PICKLE``
+            variable); loading it runs its pickles.
+
+    Returns:
+        The weights file written.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not a zip, not an SB3 model, or not trusted (:class:`UntrustedModelError`).
+    """
+    from psygym_agents.safe_model import save_safe
+
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no model file {p}")
+    if p.suffix != ".zip" or not zipfile.is_zipfile(p):
+        raise ValueError(f"{p} is not a stable-baselines3 .zip model")
+    if not _trusted(trust_pickle):
+        raise UntrustedModelError(
+            f"refused to export {p} without --trust-pickle: stable-baselines3 .zip models contain "
+            "pickles, which can run arbitrary code when loaded; pass --trust-pickle only if you "
+            "trust this file"
+        )
+    meta = read_metadata(p)
+    model = load_model(p, None, trust_pickle=True)  # the real saved spaces, unpickled as trusted
+    meta = {**meta, "algo": meta.get("algo") or algo_name(model), "note": SAFE_NOTE,
+            "converted_from": p.name}  # fmt: skip
+    dest = Path(out_dir) if out_dir is not None else p.parent
+    return save_safe(model, dest / p.stem, meta)
+
+
+def make_sb3(
+    rules: Any, path: str | None = None, *, deterministic: bool = True,
+    trust_pickle: bool | None = None,
+) -> SB3Policy:  # fmt: skip
+    """The ``sb3`` agent: a trained model, or the pretrained model for ``rules``.
 
     Args:
         rules: the rules the agent will play.
-        path: a model ``.zip`` (``None`` or ``"pretrained"``: the shipped model of the rules'
-            edition and scenario).
+        path: a safe model (``.safetensors``, its stem, or a run folder holding
+            ``model.safetensors``), or an SB3 ``.zip`` when pickles are trusted; ``None`` or
+            ``"pretrained"``: the shipped model of the rules' edition and scenario.
         deterministic: play the most probable legal action (else sample).
+        trust_pickle: allow a ``.zip`` (default: the ``PSYGYM_TRUST_PICKLE`` variable).
 
     Raises:
+        UntrustedModelError: a ``.zip`` without trust (the message says how to convert it).
         ValueError: no pretrained model for these rules, a model for another edition, or a model
             whose spaces do not match the scenario.
         FileNotFoundError: no such file.
@@ -323,21 +454,27 @@ def make_sb3(rules: Any, path: str | None = None, *, deterministic: bool = True)
     if path is None or path == "pretrained":
         found = pretrained_path(rules.edition, rules.scenario.name)
         if found is None:
-            have = ", ".join(p.stem for p in sorted(PRETRAINED_DIR.glob("*.zip"))) or "none"
+            shipped = sorted(PRETRAINED_DIR.glob(f"*{WEIGHTS_SUFFIX}"))
+            have = ", ".join(p.stem for p in shipped) or "none"
             raise ValueError(
                 f"no pretrained model for {rules.edition} {rules.scenario.name} (shipped: {have}); "
-                "give a model file: sb3:runs/.../model.zip"
+                "give a model file: sb3:runs/.../model.safetensors"
             )
         path = str(found)
-    meta = read_metadata(path)
+    if Path(path).suffix != ".zip" and is_safe_model(path):
+        from psygym_agents.safe_model import safe_paths
+
+        meta = read_metadata(safe_paths(path)[0])
+    else:
+        meta = read_metadata(path)
     if meta.get("edition") not in (None, rules.edition):
         raise ValueError(f"{path} was trained for edition {meta['edition']}, not {rules.edition}")
-    model = load_model(path, rules)
-    return SB3Policy(model, rules, deterministic=deterministic, name=f"sb3:{path}")
+    net = load_policy(path, rules, trust_pickle=trust_pickle)
+    return SB3Policy(net, rules, deterministic=deterministic, name=f"sb3:{path}")
 
 
 def pretrained_path(edition: str, scenario: str) -> Path | None:
-    """The shipped model ``agents/pretrained/<edition>-<scenario>.zip``, or None.
+    """The shipped safe model ``agents/pretrained/<edition>-<scenario>.safetensors``, or None.
 
     ``scenario`` may be ``"default"`` (the edition's default scenario).
     """
@@ -349,11 +486,13 @@ def pretrained_path(edition: str, scenario: str) -> Path | None:
         return None
     if scenario == "default":
         scenario = ed.default_scenario
-    p = PRETRAINED_DIR / f"{ed.id}-{Path(str(scenario)).stem}.zip"
+    p = PRETRAINED_DIR / f"{ed.id}-{Path(str(scenario)).stem}{WEIGHTS_SUFFIX}"
     return p if p.is_file() else None
 
 
 __all__ = [
-    "ALGO_NAMES", "SB3Policy", "algo_class", "algo_name", "load_model", "make_sb3",
-    "policy_kwargs_from_config", "pretrained_path", "read_metadata",
+    "ALGO_NAMES", "SAFE_NOTE", "TRUST_ENV", "SB3Policy", "UntrustedModelError", "algo_class",
+    "algo_name", "export_zip", "load_model", "load_policy", "make_sb3",
+    "policy_kwargs_from_config", "pretrained_path", "read_metadata", "refuse_zip",
+    "trust_pickle_from_env",
 ]  # fmt: skip

@@ -12,7 +12,8 @@ entry-point group declared in ``pyproject.toml``. An entry point loads one of:
 Third-party bots plug in the same way, or at run time with :func:`register_bots`.
 
 Accepted specs: a policy object; ``"name"``; ``"prefix:argument"`` (``"tuned:runs/x/best.json"``,
-``"sb3:runs/x/model.zip"``); a path ending in ``.zip`` (a stable-baselines3 model) or ``.json``
+``"sb3:runs/x/model.safetensors"``); a path ending in ``.safetensors`` (a model in psygym's safe
+format), ``.zip`` (a stable-baselines3 archive, loaded only when pickles are trusted) or ``.json``
 (tuned parameters); ``"caster+denier"`` combines a casting and a denying agent.
 """
 
@@ -153,11 +154,11 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
         if not hasattr(spec, "action_probabilities"):
             raise TypeError(f"{spec!r} is neither an agent name nor a Policy")
         return spec
-    if "+" in spec and not spec.endswith((".zip", ".json")):
+    if "+" in spec and not spec.endswith((".zip", ".safetensors", ".json")):
         caster, denier = spec.split("+", 1)
         return SplitPolicy(resolve_policy(caster, rules), resolve_policy(denier, rules))
     name, arg = spec, None
-    if spec.endswith(".zip"):
+    if spec.endswith((".zip", ".safetensors")):
         name, arg = "sb3", spec.removeprefix("sb3:")
     elif spec.endswith(".json"):
         name, arg = "tuned", spec.removeprefix("tuned:")
@@ -171,7 +172,7 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
         known = ", ".join(agent_names(rules))
         raise UnknownAgentError(
             f"unknown agent {spec!r} for edition {rules.edition}; known agents: {known}; "
-            "or a path to a trained model (.zip) or tuned parameters (.json)"
+            "or a path to a trained model (.safetensors) or tuned parameters (.json)"
         )
     return factory(rules, arg) if arg is not None else factory(rules)
 
