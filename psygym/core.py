@@ -392,7 +392,8 @@ def check_rules(
 ) -> CheckReport:
     """Check the invariants every edition must satisfy along random playouts.
 
-    Checks: chance probabilities are positive and sum to 1 with unique outcomes; legal actions are
+    Checks: chance probabilities are positive and sum to 1 with unique outcomes, and
+    ``chance_outcomes`` is ``[]`` at decision and terminal nodes; legal actions are
     non-empty, sorted, unique and inside ``range(num_actions)`` at decision nodes; the mask equals
     the legal actions; states are hashable and ``apply`` leaves its input unchanged and is
     deterministic; every legal action has a label; observations have the declared shape and are
@@ -421,6 +422,8 @@ def check_rules(
                 if not np.all(np.isfinite(obs)):
                     fail("observation has a non-finite value", s)
             player = rules.current_player(s)
+            if player != CHANCE and rules.chance_outcomes(s):
+                fail("chance_outcomes is not [] at a decision or terminal node", s)
             if player == TERMINAL:
                 if rules.legal_actions(s):
                     fail("terminal state has legal actions", s)

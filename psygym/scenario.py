@@ -33,9 +33,13 @@ class ScenarioError(ValueError):
 
 
 class Spec(BaseModel):
-    """Base of every scenario/data model: unknown fields are errors, values are immutable."""
+    """Base of every scenario/data model: unknown fields are errors, values are immutable.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Every float must be finite: ``inf`` or ``nan`` in a score value or a position would make
+    every result ``+inf ± nan`` (or a game without decisions) instead of an error.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class UnitSpec(Spec):
@@ -112,6 +116,8 @@ def _allowed_from(err: Mapping[str, Any]) -> str | None:
         return ", ".join(bounds)
     if kind == "missing":
         return "this field is required"
+    if kind == "finite_number":
+        return "a finite number (not inf or nan)"
     if kind == "extra_forbidden":
         return "only the fields the edition's scenario format documents"
     if kind.endswith("_type") or kind.endswith("_parsing"):
@@ -137,16 +143,62 @@ def validate(model: type[BaseModel], data: Mapping[str, Any], source: str) -> An
         raise ScenarioError(source, exc.field, exc.problem, exc.allowed) from None
 
 
+MAX_TOML_BYTES = 1 << 20
+"""Largest scenario or data file read (1 MiB; the shipped ones are a few KiB)."""
+MAX_TOML_DEPTH = 16
+"""Deepest nesting of tables and arrays allowed (the shipped formats need 4)."""
+
+
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """Read a TOML file, turning a missing file or a syntax error into a :class:`ScenarioError`."""
+    """Read a TOML file; every way it can be unusable becomes one :class:`ScenarioError`.
+
+    A missing file, a directory, a file over :data:`MAX_TOML_BYTES`, bytes that are not UTF-8,
+    a syntax error and nesting deeper than :data:`MAX_TOML_DEPTH` each get a message naming
+    the file.
+    """
     p = Path(path)
+    if p.is_dir():
+        raise ScenarioError(str(p), "", "is a directory, not a file", "a path to a .toml file")
     if not p.is_file():
         raise ScenarioError(str(p), "", "no such file", "a path to a .toml file or a shipped name")
+    size = p.stat().st_size
+    if size > MAX_TOML_BYTES:
+        raise ScenarioError(
+            str(p), "", f"the file is {size} bytes", f"at most {MAX_TOML_BYTES} bytes"
+        )
+    raw = p.read_bytes()
     try:
-        with p.open("rb") as fh:
-            return tomllib.load(fh)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(
+            str(p), "", f"not UTF-8 text (byte {exc.start} is 0x{raw[exc.start]:02x})",
+            "a UTF-8 text file",
+        ) from None  # fmt: skip
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(str(p), "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        data = None
+    if data is None or _depth(data) > MAX_TOML_DEPTH:
+        raise ScenarioError(
+            str(p), "", "tables or arrays are nested too deeply",
+            f"at most {MAX_TOML_DEPTH} levels",
+        )  # fmt: skip
+    return data
+
+
+def _depth(data: Any) -> int:
+    """Nesting depth of tables and arrays, walked without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        node, level = stack.pop()
+        if level > MAX_TOML_DEPTH:
+            return level
+        deepest = max(deepest, level)
+        children = node.values() if isinstance(node, dict) else node
+        stack.extend((c, level + 1) for c in children if isinstance(c, (dict, list)))
+    return deepest
 
 
 def read_edition(data: Mapping[str, Any], source: str) -> str:

@@ -181,6 +181,11 @@ class Nondeterministic(ToyRules):
         return super()._apply(s, a)
 
 
+class OutcomesAtTerminal(ToyRules):
+    def chance_outcomes(self, s):
+        return [(0, 1.0)] if s.stage == 2 else super().chance_outcomes(s)
+
+
 class SamplesUnlisted(ToyRules):
     def sample_chance(self, s, rng):
         return 7
@@ -241,6 +246,7 @@ BROKEN = [
     (NeverEnds, "did not end within"),
     (Nondeterministic, "not deterministic"),
     (SamplesUnlisted, "not an outcome"),
+    (OutcomesAtTerminal, "chance_outcomes is not"),
     (MutatesInput, "modified its input"),
 ]
 

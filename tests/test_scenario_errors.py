@@ -292,3 +292,62 @@ def test_missing_disciplines_file(tmp_path):
     data["powers_file"] = "nope.toml"
     with pytest.raises(ScenarioError, match="no such file"):
         load("7th", write_toml(tmp_path / "custom.toml", data))
+
+
+# ----------------------------------------------------------------------------- unreadable files
+def _one_line(exc: ScenarioError, path: Path) -> str:
+    text = str(exc)
+    assert "\n" not in text and text.startswith(str(path))
+    return text
+
+
+@pytest.mark.parametrize(
+    "mutate,problem",
+    [
+        (setter("sides.0.units.0.value_per_wound", float("inf")), "finite number"),
+        (setter("sides.0.units.0.value_per_wound", float("nan")), "finite number"),
+        (setter("sides.1.units.1.position", [float("-inf"), 0.0]), "finite number"),
+    ],
+    ids=["inf-value", "nan-value", "inf-position"],
+)
+def test_non_finite_floats_are_rejected(tmp_path, mutate, problem):
+    data = valid()
+    mutate(data)
+    path = write_toml(tmp_path / "bad.toml", data)
+    with pytest.raises(ScenarioError, match=problem) as err:
+        load("7th", path)
+    assert "allowed: a finite number" in _one_line(err.value, path)
+
+
+def test_deeply_nested_toml_is_one_error(tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text(toml_dumps(valid()) + "x = " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ScenarioError, match="nested too deeply") as err:
+        load("7th", path)
+    assert "at most 16 levels" in _one_line(err.value, path)
+    shallow = tmp_path / "shallow.toml"
+    shallow.write_text("x = " + "[" * 20 + "]" * 20 + "\n")
+    with pytest.raises(ScenarioError, match="nested too deeply"):
+        load("7th", shallow)
+
+
+def test_non_utf8_file_names_the_file_and_byte(tmp_path):
+    path = tmp_path / "latin1.toml"
+    path.write_bytes(toml_dumps(valid()).encode() + b'\n# caf\xe9\n')
+    with pytest.raises(ScenarioError, match=r"not UTF-8 text \(byte \d+ is 0xe9\)") as err:
+        load("7th", path)
+    _one_line(err.value, path)
+
+
+def test_a_directory_is_not_a_scenario(tmp_path):
+    with pytest.raises(ScenarioError, match="is a directory, not a file") as err:
+        load("7th", tmp_path)
+    _one_line(err.value, tmp_path)
+
+
+def test_oversized_file_is_refused_before_parsing(tmp_path):
+    path = tmp_path / "huge.toml"
+    path.write_text(toml_dumps(valid()) + "#" * (1 << 20) + "\n")
+    with pytest.raises(ScenarioError, match=r"the file is \d+ bytes") as err:
+        load("7th", path)
+    _one_line(err.value, path)
