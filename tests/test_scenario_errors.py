@@ -333,7 +333,7 @@ def test_deeply_nested_toml_is_one_error(tmp_path):
 
 def test_non_utf8_file_names_the_file_and_byte(tmp_path):
     path = tmp_path / "latin1.toml"
-    path.write_bytes(toml_dumps(valid()).encode() + b'\n# caf\xe9\n')
+    path.write_bytes(toml_dumps(valid()).encode() + b"\n# caf\xe9\n")
     with pytest.raises(ScenarioError, match=r"not UTF-8 text \(byte \d+ is 0xe9\)") as err:
         load("7th", path)
     _one_line(err.value, path)
