@@ -100,9 +100,32 @@ def test_action_numbers_are_unchanged():
     duel = load("rt", "duel")
     layout = duel.actions
     assert (REST, END, ABILITY_BASE) == (0, 1, 2)
-    assert (layout.target_base, layout.number_base, layout.num_actions) == (42, 44, 48)
-    assert (duel.target_base, duel.number_base, duel.num_actions) == (42, 44, 48)
+    # 57 actions (was 48): bids have no cap in the books (RT-3.2, RT-3.3), so the numbers run
+    # 0..12, the duel's psi-level, instead of 0..3 under the old default ``max_bid = 3``.
+    assert (layout.target_base, layout.number_base, layout.num_actions) == (42, 44, 57)
+    assert (duel.target_base, duel.number_base, duel.num_actions) == (42, 44, 57)
     assert encode_ability(duel.data.index["Mental Bolt"]) == 2 + duel.data.index["Mental Bolt"]
+    capped = load("rt", "duel", max_bid=3)  # the old layout, now an optional house rule
+    assert (capped.target_base, capped.number_base, capped.num_actions) == (42, 44, 48)
+
+
+def test_number_actions_cover_the_largest_possible_bid_rt_3():
+    """The numbers reach the most psi-points any psyker of the scenario can hold (RT-1.1)."""
+    duel = load("rt", "duel")  # explicit psi-levels of 12
+    assert (duel.max_psi_points, duel.bid_limit, duel.max_number) == (12, 12, 12)
+    squad = load("rt", "psyker-vs-squad")  # mastery 3, typical psi-level 30
+    assert (squad.max_psi_points, squad.bid_limit, squad.max_number) == (30, 30, 30)
+    assert squad.num_actions == squad.number_base + 31
+    rand = rules_from_data(RANDOM_SETUP, "test")  # random psi-levels: 12D6 for the Witch
+    assert (rand.max_psi_points, rand.bid_limit) == (72, 72)
+    capped = load("rt", "psyker-vs-squad", max_bid=4)
+    assert (capped.bid_limit, capped.max_number) == (4, 4)
+    high = load("rt", "duel", max_bid=40)  # a cap above every psi-level changes nothing
+    assert (high.bid_limit, high.num_actions) == (12, duel.num_actions)
+    # A bid of all 12 points is legal at the Warlock's save (the most it can ever hold).
+    s = duel.apply(duel.initial_state(), ABILITY_BASE + duel.data.index["Mental Bolt"])
+    s = duel.apply(s, duel.number_base)
+    assert s.phase == Phase.SAVE_BID and duel.legal_actions(s)[-1] == duel.num_actions - 1
 
 
 @pytest.mark.parametrize("index", [0, 1, 2])

@@ -129,11 +129,11 @@ def test_bid_heuristics():
         n: HEURISTICS[n](rules).choose(rules, s, 0) - nb
         for n in ("bid-none", "bid-half", "bid-all")
     }
-    assert picks == {"bid-none": 0, "bid-half": 1, "bid-all": 3}
+    assert picks == {"bid-none": 0, "bid-half": 4, "bid-all": 8}  # 8 points left, no cap
     for name, policy in ((n, f(rules)) for n, f in HEURISTICS.items()):
-        answers = {policy.choose(rules, _save_bid_state(rules, k), 1) for k in range(4)}
+        answers = {policy.choose(rules, _save_bid_state(rules, k), 1) for k in range(9)}
         assert len(answers) == 1, f"{name} reacts to the secret bid"
-    assert HEURISTICS["bid-all"](rules).choose(rules, _save_bid_state(rules, 0), 1) == nb + 3
+    assert HEURISTICS["bid-all"](rules).choose(rules, _save_bid_state(rules, 0), 1) == nb + 12
 
 
 def test_casting_heuristics():
@@ -169,6 +169,14 @@ def test_odds_tables():
     row7 = dict(zip(save.columns, next(r for r in save.rows if r[0] == 7)))
     assert row7["net +0"] == Fraction(21, 36) and row7["net -2"] == Fraction(10, 36)
     assert row7["net +4"] == Fraction(35, 36)
+    # no bid cap (RT-3.2, RT-3.3): nets -10..+10, the whole range where a save can change
+    assert save.columns[1] == "net -10" and save.columns[-1] == "net +10"
+    row12 = dict(zip(save.columns, next(r for r in save.rows if r[0] == 12)))
+    assert row12["net -10"] == Fraction(1, 36)
+    assert [r[1] for r in save.rows] == [0] * 10 + [Fraction(1, 36)]  # only WP 12 saves (a 2)
+    assert all(r[-1] == 1 for r in save.rows)  # net +10: every save is certain
+    _, narrow, _ = tables(max_bid=2)
+    assert narrow.columns[1:] == ["net -2", "net -1", "net +0", "net +1", "net +2"]
     assert [r[0] for r in save.rows] == list(range(2, 13))
     blast = next(r for r in attacks.rows if r[0] == "Mental Blast")
     assert blast[1] == 8 and blast[3] == Fraction(5, 6)
@@ -190,7 +198,8 @@ def test_observation_kinds_and_layout():
     assert rules.observe(s, 0)[:6].tolist() == [0, 0, 0, 1, 0, 0]  # attack bid
     s = rules.apply(s, rules.number_base + 2)
     assert rules.observe(s, 1)[:6].tolist() == [0, 0, 0, 0, 1, 0]  # save bid
-    assert rules.observe(s, 0)[10 + 40 + 6] == 0.5  # the attacker sees its own bid (2 of 4)
+    # the attacker sees its own bid, 2 of the largest possible 30 (the Inquisitor's psi-level)
+    assert rules.observe(s, 0)[10 + 40 + 6] == pytest.approx(2 / 30)
     assert rules.observe(s, 1)[10 + 40 + 6] == 0.0
 
 

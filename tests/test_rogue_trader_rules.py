@@ -196,12 +196,83 @@ def test_bids_deducted_whatever_happens_rt_3_4(duel):
     assert duel.current_player(hit) == TERMINAL
 
 
-def test_bid_caps(duel):
+def test_bids_are_limited_only_by_points_rt_3_2_rt_3_3(duel):
     s = with_unit(duel.initial_state(), WAR, points=2)
     s = duel.apply(s, ab(duel, "Mental Bolt"))
-    assert duel.legal_actions(s) == [num(duel, k) for k in range(4)]  # max_bid 3
-    s = duel.apply(s, num(duel, 3))
+    assert s.units[LIB].points == 8
+    assert duel.legal_actions(s) == [num(duel, k) for k in range(9)]  # all 8 points, no cap
+    s = duel.apply(s, num(duel, 8))
     assert duel.legal_actions(s) == [num(duel, k) for k in range(3)]  # 2 points
+
+
+def test_max_bid_house_rule_caps_both_bids():
+    capped = load("rt", "duel", max_bid=3)  # optional: the books have no cap
+    s = capped.apply(capped.initial_state(), ab(capped, "Mental Bolt"))
+    assert capped.legal_actions(s) == [num(capped, k) for k in range(4)]  # 8 points, cap 3
+    with pytest.raises(IllegalActionError, match="enhances the attack by 3"):
+        capped.apply(s, num(capped, 4))
+    s = capped.apply(s, num(capped, 3))
+    assert capped.legal_actions(s) == [num(capped, k) for k in range(4)]  # 12 points, cap 3
+    s = capped.apply(s, num(capped, 3))
+    assert (s.units[LIB].points, s.units[WAR].points, s.phase) == (5, 9, Phase.RESOLVE)
+
+
+def test_scripted_uncapped_bids_rt_3():
+    """A scripted duel with bids above the old cap of 3, forced outcomes, state after each step.
+
+    RT-3.2/RT-3.3 set no limit on a bid but the bidder's psi-points; RT-3.4 deducts both bids
+    whatever happens; RT-2.3 tests below 12 points; RT-5 a rest gives 1 point back.
+    """
+    duel = load("rt", "duel")
+    s = duel.initial_state()
+    assert (s.units[LIB].points, s.units[WAR].points) == (12, 12)
+    # Turn 1: the Librarian's Mental Bolt (4 points; 12 points: no test, RT-2.3).
+    s = duel.apply(s, ab(duel, "Mental Bolt"))
+    assert s.phase == Phase.ATTACK_BID and s.units[LIB].points == 8
+    assert duel.legal_actions(s) == [num(duel, k) for k in range(9)]
+    info = duel.simultaneous_info(s)
+    assert info.row_actions == [num(duel, k) for k in range(9)]
+    assert info.col_actions == [num(duel, k) for k in range(13)]  # the Warlock's 12 points
+    # All 8 remaining points on the enhanced attack: still secret, not yet deducted.
+    s = duel.apply(s, num(duel, 8))
+    assert s.phase == Phase.SAVE_BID and duel.current_player(s) == WAR
+    assert (s.attack_bid, s.units[LIB].points) == (8, 8)
+    assert duel.legal_actions(s) == [num(duel, k) for k in range(13)]
+    # The Warlock augments by 5: both bids deducted (RT-3.4).
+    s = duel.apply(s, num(duel, 5))
+    assert s.phase == Phase.RESOLVE and (s.attack_bid, s.save_bid) == (8, 5)
+    assert (s.units[LIB].points, s.units[WAR].points) == (0, 7)
+    dist = dict(duel.resolve_distribution(s))
+    assert dist[0] == Fraction(15, 36)  # WP 9 - 8 + 5 = 6
+    # Mental Bolt S4 vs T3 wounds on 3+; D4 wounds capped at the Warlock's 2
+    assert dist[1] == Fraction(21, 36) * Fraction(2, 6)
+    assert dist[2] == Fraction(21, 36) * Fraction(4, 6) * Fraction(1, 4)
+    # Forced outcome 2: one wound. Turn 2 is the Warlock's.
+    s = duel.apply(s, 2)
+    assert (s.units[WAR].hp, s.score, s.active, s.turn) == (1, 1.0, WAR, 1)
+    assert s.phase == Phase.CHOOSE and (s.units[LIB].points, s.units[WAR].points) == (0, 7)
+    # The Warlock's Mental Bolt with 7 points: a test (RT-2.3), forced to work.
+    s = duel.apply(s, ab(duel, "Mental Bolt"))
+    assert s.phase == Phase.TEST and dict(duel.chance_outcomes(s)) == pytest.approx(
+        {0: 15 / 36, 1: 21 / 36}
+    )
+    s = duel.apply(s, 1)
+    assert s.phase == Phase.ATTACK_BID and s.units[WAR].points == 3
+    assert duel.legal_actions(s) == [num(duel, k) for k in range(4)]
+    assert duel.simultaneous_info(s) is None  # the Librarian has no point to bid
+    s = duel.apply(s, num(duel, 3))  # the save bid (0) is skipped
+    assert s.phase == Phase.RESOLVE and (s.attack_bid, s.save_bid) == (3, 0)
+    assert (s.units[LIB].points, s.units[WAR].points) == (0, 0)
+    assert dict(duel.resolve_distribution(s))[0] == Fraction(10, 36)  # WP 8 - 3 = 5
+    # Forced outcome 1: no wound. Both psykers are empty, so both rest through turns 3 and 4
+    # automatically (only REST is legal); the Librarian starts turn 5 with 1 point back (RT-5),
+    # the resting Warlock gets its point at the start of its own turn.
+    s = duel.apply(s, 1)
+    assert (s.units[LIB].hp, s.score) == (3, 1.0)
+    assert (s.turn, s.active, s.phase) == (4, LIB, Phase.CHOOSE)
+    assert (s.units[LIB].points, s.units[WAR].points) == (1, 0)
+    assert not s.units[LIB].resting and s.units[WAR].resting
+    assert duel.legal_actions(s) == [REST, ab(duel, "Mental Blow")]
 
 
 def test_defender_does_not_see_the_pending_bid_rt_3_4(duel):
@@ -228,7 +299,8 @@ def test_simultaneous_info_matrix_game_rt_3_4(duel):
     assert info is not None
     row_player, rows, col_player, cols, fn = info
     assert (row_player, col_player) == (0, 1)
-    assert rows == [num(duel, k) for k in range(4)] and cols == [num(duel, k) for k in range(4)]
+    # No cap (RT-3.2, RT-3.3): the Librarian's 8 points left after the bolt, the Warlock's 12.
+    assert rows == [num(duel, k) for k in range(9)] and cols == [num(duel, k) for k in range(13)]
     after = fn(rows[1], cols[2])
     assert after == duel.apply(duel.apply(s, rows[1]), cols[2])
     assert (after.attack_bid, after.save_bid, after.phase) == (1, 2, Phase.RESOLVE)

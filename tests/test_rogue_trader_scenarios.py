@@ -86,8 +86,8 @@ def test_illegal_action_lists_legal_actions():
     assert "0 (Librarian rests)" in msg and "Mental Bolt" in msg
     assert err.value.legal == rules.legal_actions(s)
     s = rules.apply(s, rules.data.index["Mental Bolt"] + 2)
-    with pytest.raises(IllegalActionError, match="enhances the attack by 3"):
-        rules.apply(s, rules.number_base + 4)  # max_bid is 3
+    with pytest.raises(IllegalActionError, match="enhances the attack by 8"):
+        rules.apply(s, rules.number_base + 9)  # 8 points left after the bolt (no cap, RT-3.2)
 
 
 BAD = [

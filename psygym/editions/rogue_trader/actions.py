@@ -1,7 +1,9 @@
 """The public action layout of Rogue Trader psionics: encode and decode action numbers.
 
 ``Discrete(num_actions)`` is fixed per scenario (U units, A = 40 abilities, N the largest
-number a decision may ask for: ``max(max_bid, largest single-model wounds)``):
+number a decision may ask for: ``max(bid_limit, largest single-model wounds)``, where
+``bid_limit`` is the largest possible bid, the most psi-points any psyker of the scenario can
+hold, or the optional house cap ``game.max_bid`` when lower, RT-3.2, RT-3.3):
 
 * ``0`` :data:`REST`: the psyker does nothing for its whole turn (RT-5);
 * ``1`` :data:`END`: end the psyker's turn after using an ability (``abilities_per_turn`` > 1);

@@ -5,7 +5,9 @@
 * ``works``: the chance that an ability works with 1..20 psi-points remaining (RT-2.3: no test
   from 12 points up, otherwise 2D6 <= points);
 * ``psychic-save``: the chance of a psychic save for will power 2..12 against a net modifier of
-  -4..+4 (augmented-save bid minus enhanced-attack bid, RT-3.1 to RT-3.3);
+  -10..+10 (augmented-save bid minus enhanced-attack bid, RT-3.1 to RT-3.3). Bids have no cap
+  in the books, and beyond a net of 10 either way every save of will power 2..12 is impossible
+  or certain, so the default range shows the whole table; ``max_bid`` narrows it;
 * ``attacks``: for each mental attack and telekinesis missile, the chance that a hit wounds and
   the mean wounds of a wounding hit, against toughness 2..7 (RT-4.1, RT-4.2, RT-4.4; before any
   psychic, armour or aura save).
@@ -32,9 +34,19 @@ def works_table(max_points: int = 20, no_test_at: int = 12) -> Table:
     )
 
 
-def psychic_save_table(max_bid: int = 4) -> Table:
-    """Chance of a psychic save by will power and net bid modifier (RT-3)."""
-    nets = list(range(-max_bid, max_bid + 1))
+FULL_NET = 10
+"""Net bid beyond which every psychic save of will power 2..12 is impossible or certain."""
+
+
+def psychic_save_table(max_bid: int | None = None) -> Table:
+    """Chance of a psychic save by will power and net bid modifier (RT-3).
+
+    Args:
+        max_bid: show nets ``-max_bid..+max_bid``; ``None`` (default): ``-10..+10``, every net
+            at which the chance still depends on it (bids have no cap, RT-3.2, RT-3.3).
+    """
+    span = FULL_NET if max_bid is None else max_bid
+    nets = list(range(-span, span + 1))
     rows: list[list[object]] = []
     for wp in range(2, 13):
         rows.append([wp, *(psychic_save_chance(wp, max(0, -n), max(0, n)) for n in nets)])
@@ -69,7 +81,7 @@ def attacks_table() -> Table:
     )
 
 
-def tables(*, max_points: int = 20, max_bid: int = 4, **_: object) -> list[Table]:
+def tables(*, max_points: int = 20, max_bid: int | None = None, **_: object) -> list[Table]:
     """The edition's exact odds tables (unknown options are ignored)."""
     return [works_table(max_points), psychic_save_table(max_bid), attacks_table()]
 

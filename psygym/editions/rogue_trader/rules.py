@@ -23,9 +23,11 @@ Game flow
    works if the total <= remaining points (RT-2.3). The cost is deducted either way (RT-2.4).
    Cure Injury failing its test wounds its target instead (RT-2.5).
 5. An ability allowing a psychic save (RT-3): the attacker bids ``k`` points of enhanced attack
-   (0..min(points, max_bid)), then the target, if it is a psyker, bids ``j`` points of augmented
-   save WITHOUT seeing ``k``. Both bids are deducted whatever happens. One chance node then
-   resolves the save (2D6 <= WP - k + j) together with the effect (wounds, duration...).
+   (0 up to all its remaining points), then the target, if it is a psyker, bids ``j`` points of
+   augmented save (0 up to all its points) WITHOUT seeing ``k``. The books set no other limit;
+   the optional house rule ``game.max_bid`` caps each bid. Both bids are deducted whatever
+   happens. One chance node then resolves the save (2D6 <= WP - k + j) together with the
+   effect (wounds, duration...).
    See :meth:`RogueTraderRules.simultaneous_info` for solving the pair as a matrix game.
 6. The game ends after the last turn or as soon as a side has no unit left in the fight.
    Score (RT-6.2), from player 0's point of view: value of wounds inflicted (``value_per_wound``)
@@ -56,6 +58,8 @@ Defaults chosen where the spec or the seed is silent
   is psychic activity and cancels a rest (``augment_breaks_rest``, default true).
 * Psi-points of every psyker are public; only the attacker's pending bid is secret.
 * The ability's cost is deducted before bidding, so a bid comes from the points left after it.
+* Bids have no cap: the books have none (RT-3.2, RT-3.3), so a psyker may bid every point it
+  has. ``game.max_bid`` (default ``None``) is an optional house rule capping each bid.
 * Steal Mind allows a psychic save (the seed: "any individual suffering from psychic attack may
   attempt a saving throw"); its D6 duration is rolled openly when it takes hold and counts the
   target's own turns; a mind already stolen cannot be stolen again. A stolen mind cannot augment
@@ -78,6 +82,16 @@ Defaults chosen where the spec or the seed is silent
 * Abilities with no fighting effect ("value" in the data) target nobody and score their
   ``value`` (default 0, overridable per scenario with ``game.ability_values``).
 * Telepathy 2 is missing from the seed's text: it costs 3 points here.
+
+Changes
+-------
+* Bids are no longer capped by default (rules-fidelity fix). Neither the seed nor RT-3.2/RT-3.3
+  limits an enhanced-attack or augmented-save bid: a psyker may bid any of the psi-points it
+  has. ``game.max_bid`` used to default to 4 (and the shipped duel set 3); it is now optional
+  (``None``, no cap), kept as a house rule for groups that want one. The number actions cover
+  the largest possible bid (:attr:`RogueTraderRules.bid_limit`, the most psi-points any psyker
+  of the scenario can hold), so the action space of a scenario grows with its psi-levels (the
+  duel: 48 -> 57 actions). The duel's exact value moved from -0.0883 (cap 3) to +0.1074.
 """
 
 from __future__ import annotations
@@ -151,6 +165,12 @@ class RogueTraderRules(RulesBase):
         game: its ``[game]`` settings.
         names, owner, specs: per unit, in scenario order (side 0's units first).
         actions: the scenario's :class:`~.actions.ActionLayout` (encode and decode actions).
+        max_psi_points: the most psi-points any psyker of the scenario can hold (its psi-level,
+            or the highest random roll, RT-1.1).
+        bid_limit: the largest bid of the scenario (RT-3.2, RT-3.3): ``max_psi_points``, or the
+            optional house cap ``game.max_bid`` when lower.
+        max_number: the largest number action (``bid_limit`` or the most wounds Cure Wounds
+            can heal, whichever is larger).
         target_base, number_base: first target action and first number (bid/amount) action.
         views: the :class:`~.views.RTViews` that ``observe``, ``describe`` and ``render`` use.
     """
@@ -199,8 +219,16 @@ class RogueTraderRules(RulesBase):
             u.mastery > 0 and u.psi_level is None and game.psi_level == "random" for u in specs
         )
         self._random_abilities = tuple(u.abilities == "random" for u in specs)
+        self.max_psi_points = max(
+            (self._most_points(i) for i in range(n) if self.psyker[i]), default=0
+        )
+        # RT-3.2/RT-3.3 set no cap: a bid is limited by the bidder's points (which never exceed
+        # max_psi_points), or by the optional house cap ``game.max_bid``.
+        self.bid_limit = (
+            self.max_psi_points if game.max_bid is None else min(game.max_bid, self.max_psi_points)
+        )
         cure_max = max((self.max_hp[i] for i in range(n) if self.single[i]), default=0)
-        self.max_number = max(game.max_bid, cure_max)
+        self.max_number = max(self.bid_limit, cure_max)
         self.actions = ActionLayout(self.n_abilities, n, self.max_number)
         self.target_base = self.actions.target_base
         self.number_base = self.actions.number_base
@@ -300,13 +328,11 @@ class RogueTraderRules(RulesBase):
         if phase == _AMOUNT:
             return [nb + k for k in range(1, self._max_amount(state, state.target) + 1)]
         if phase == _ATTACK_BID:
-            cap = min(state.units[state.actor].points, self.game.max_bid)
+            cap = min(state.units[state.actor].points, self.bid_limit)
             return list(range(nb, nb + cap + 1))
         if phase == _SAVE_BID:
             t = state.target
-            cap = (
-                min(state.units[t].points, self.game.max_bid) if self._can_augment(state, t) else 0
-            )
+            cap = min(state.units[t].points, self.bid_limit) if self._can_augment(state, t) else 0
             return list(range(nb, nb + cap + 1))
         return []
 
@@ -390,6 +416,20 @@ class RogueTraderRules(RulesBase):
         if spec.abilities == "random":
             return self.data.by_level(spec.mastery)
         return tuple(sorted(self.data.index[a] for a in spec.abilities or ()))
+
+    def _most_points(self, u: int) -> int:
+        """The most psi-points psyker ``u`` can ever hold: its psi-level, or the highest roll.
+
+        Points start at most at the psi-level and resting never raises them above it (RT-1.1,
+        RT-5), so this bounds every bid ``u`` can make (RT-3.2, RT-3.3).
+        """
+        spec = self.specs[u]
+        if spec.psi_level is not None:
+            return spec.psi_level
+        row = self.data.mastery_row(spec.mastery)
+        if self._random_level[u]:
+            return max(distribution(row.random_psi_level))
+        return row.psi_level
 
     def _self_removable(self, t: int) -> bool:
         """Whether a psyker of ``t``'s own side may put ``t`` out of the fight (and score it)."""

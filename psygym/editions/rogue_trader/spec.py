@@ -24,8 +24,13 @@ class RTGame(Spec):
     turns: int = Field(6, ge=1, le=200, description="player turns in total, alternating (RT-6.1)")
     first_player: int = Field(0, ge=0, le=1, description="player whose turn comes first")
     abilities_per_turn: int = Field(1, ge=1, le=10, description="abilities per psyker (RT-2.1)")
-    max_bid: int = Field(
-        4, ge=0, le=40, description="most psi-points one side may bid on a psychic save (RT-3)"
+    max_bid: int | None = Field(
+        None,
+        ge=0,
+        le=500,
+        description="optional house cap on the psi-points one side may bid on a psychic save; "
+        "the books have none: by default a bid is limited only by the bidder's points (RT-3.2, "
+        "RT-3.3)",
     )
     no_test_at: int = Field(
         12, ge=1, le=200, description="with this many points or more an ability needs no test"

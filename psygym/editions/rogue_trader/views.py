@@ -143,9 +143,9 @@ class RTViews:
           ``[8]`` turns played / turns; ``[9]`` turns left / turns;
         * ``[10:10+A]`` one-hot of the ability being used; then U one-hot of the acting psyker;
           then U one-hot of the target;
-        * then ``player``'s own pending enhanced-attack bid / max_bid (only the attacker sees
-          it: the defender's observation never reveals it, RT-3.4), then the Cure Wounds amount
-          / max number;
+        * then ``player``'s own pending enhanced-attack bid / the scenario's largest bid
+          (``rules.bid_limit``; only the attacker sees it: the defender's observation never
+          reveals it, RT-3.4), then the Cure Wounds amount / max number;
         * then per unit, ``16 + A`` values: owned by ``player``, psyker, wounds left / wounds,
           in the fight, out of the fight, aura / 4, stolen turns / 6, confused, afraid, will
           power / 12, psi-points / 20, psi-level / 20, points >= 12 (no test), resting,
@@ -178,7 +178,7 @@ class RTViews:
         if state.target >= 0:
             obs[base + n + state.target] = 1.0
         if phase == Phase.SAVE_BID and player == state.active:
-            obs[base + 2 * n] = state.attack_bid / max(1, rules.game.max_bid)
+            obs[base + 2 * n] = state.attack_bid / max(1, rules.bid_limit)
         obs[base + 2 * n + 1] = state.amount / max(1, rules.max_number)
         return obs
 
