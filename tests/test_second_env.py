@@ -11,7 +11,7 @@ import psygym  # noqa: F401  (registers psygym/Second-v0)
 from psygym import CHANCE, load
 from psygym.core import play_game
 from psygym.editions.second.actions import PASS
-from psygym.editions.second.state import DEAL
+from psygym.editions.second.state import DEAL, RESPONSE, TURN
 
 
 def _env(**kwargs):
@@ -114,19 +114,28 @@ def test_cards_are_conserved_at_every_step_of_random_games():
         assert all(seen.values()), seen  # the games went through reshuffles, drains, responses
 
 
-def test_no_forced_decisions_and_deals_have_exact_laws():
+def test_forced_decisions_only_where_the_hand_is_hidden_and_deals_have_exact_laws():
+    # Before, every decision with PASS as its only action was skipped. That skip depended on the
+    # hidden hand and told the other player about it, so now (hidden hands, 2E-5.2) such a
+    # decision is asked at every response step and at every turn with cards in hand; only a turn
+    # with an empty hand (legal actions known from the public table) is passed by itself.
     rules = load("2nd")
     rng = np.random.default_rng(3)
-    s = rules.initial_state()
-    while not rules.is_terminal(s):
-        if rules.current_player(s) == CHANCE:
-            outcomes = rules.chance_outcomes(s)
-            if s.stage == DEAL and not s.effects:  # count / deck size
-                n = sum(s.deck)
-                assert outcomes == [(c, k / n) for c, k in enumerate(s.deck) if k]
-            a = rules.sample_chance(s, rng)
-        else:
-            legal = rules.legal_actions(s)
-            assert legal != [PASS]  # no forced single-choice decisions
-            a = int(rng.choice(legal))
-        s = rules.apply(s, a)
+    forced = {RESPONSE: 0, TURN: 0}
+    for _ in range(3):
+        s = rules.initial_state()
+        while not rules.is_terminal(s):
+            if rules.current_player(s) == CHANCE:
+                outcomes = rules.chance_outcomes(s)
+                if s.stage == DEAL and not s.effects:  # count / deck size
+                    n = sum(s.deck)
+                    assert outcomes == [(c, k / n) for c, k in enumerate(s.deck) if k]
+                a = rules.sample_chance(s, rng)
+            else:
+                legal = rules.legal_actions(s)
+                if legal == [PASS]:
+                    assert s.stage == RESPONSE or sum(s.hands[s.to_move]) > 0, s
+                    forced[s.stage] += 1
+                a = int(rng.choice(legal))
+            s = rules.apply(s, a)
+    assert forced[RESPONSE] > 0 and forced[TURN] > 0, forced

@@ -1,7 +1,9 @@
 """2nd edition: the public action layout, the views module, chance tables, events, game_info.
 
-The observation digests were recorded with the edition before ``observe`` moved to ``views.py``
-(same seeds, same random games): the observation must stay bit-identical.
+The observation digests pin the observation of seeded random games bit for bit. Re-recorded for
+the hidden-information rule changes (face-down discards with the own face-down cards and the
+other's count, an Ultimate-Force flag per power slot, response steps and turns asked whatever the
+hand holds, Warp Blast from 1 Force): those change both the layout and the games.
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from psygym.editions.second.views import SecondViews
 AGENTS = Path(__file__).resolve().parents[1] / "agents" / "second"
 
 OBSERVATION_DIGESTS = {
-    "duel": "ca25f436ddc625fee4fc88c5597f961297dee86dc52947470bca98034cc82c71",
-    "librarian-vs-farseer": "9a3b6aebcd8167157f01054076543c6b32ebb1de65af43ed0068e8ae16f95790",
+    "duel": "05f39da6bd849d9fb613fcd51d0fb5be0f8ffe5494a3e8f28365627659040dbc",
+    "librarian-vs-farseer": "95e682b85bc22797d4d23776755e9148557b3d3b1a3aef3ff88071ac0a279f33",
 }
 
 
@@ -108,7 +110,9 @@ def test_action_layout_keeps_the_numbers_and_round_trips():
 def test_views_module_serves_the_rules_methods():
     rules = load("2nd", "librarian-vs-farseer")
     assert isinstance(rules.views, SecondViews)
-    assert rules.observation_size == rules.views.observation_size == 146
+    # 146 before the face-down discards (+8 own, +1 the other's count) and the Ultimate-Force
+    # flag of each of the 2 x 3 power slots (+6).
+    assert rules.observation_size == rules.views.observation_size == 161
     for i, s in enumerate(_random_states(rules, games=2, seed=3)):
         for p in (0, 1):
             obs = rules.observe(s, p)

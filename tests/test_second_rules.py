@@ -137,8 +137,9 @@ def test_dealing_alternates_starting_with_the_active_player():
     assert s.hands == (hand(force=2, reflection=1), hand(nullify=1, energy_drain=1))
     assert s.stage == TURN and r.current_player(s) == 0
     assert conserved(r, s)
-    # Second phase: player 1 is active and gets the first card.
-    s = r.apply(r.apply(at_turn(r), PASS), PASS)
+    # Second phase: player 1 is active and gets the first card. (Player 1, with an empty hand,
+    # passes by itself since Warp Blast needs a Force card: variable_min_force = 1, 2E-1.1.)
+    s = r.apply(at_turn(r), PASS)
     assert s.stage == FLUX and s.phase == 1 and r.active(s) == 1
     s = r.apply(s, 3)
     assert s.deal_to == 1
@@ -241,15 +242,20 @@ def test_one_power_per_psyker_and_force_costs():
     assert r.cast_action(LIB, SMITE, FAR, 1) in legal
     assert r.cast_action(LIB, DESTROYER, FAR, 3) not in legal  # costs 3, two Force in hand
     assert r.cast_action(LIB, SMITE, FAR, 2) not in legal  # fixed cost: exactly 1
-    s = r.apply(s, r.cast_action(LIB, SMITE, FAR, 1))  # no response possible: it resolves
-    assert s.used == (True, False) and s.hands[0] == hand(force=1)
+    s = r.apply(s, r.cast_action(LIB, SMITE, FAR, 1))
+    # The response step happens although the Eldar hold no card (2E-5.2; skipping it only for
+    # such hands would tell what they hold): their one action is "no response".
+    assert s.stage == RESPONSE and r.current_player(s) == 1 and r.legal_actions(s) == [PASS]
+    assert s.used == (True, False) and s.hands[0] == hand(force=1) and s.paid == hand(force=1)
+    s = r.apply(s, PASS)
     assert s.discard == hand(force=1) and s.paid == hand()
     assert r.current_player(s) == CHANCE and s.effects == (Effect(0, 1, LIB, FAR),)
     s = r.apply(s, 0)  # Smite misses
-    assert r.current_player(s) == 1  # the Farseer can cast Warp Blast at Force 0
-    assert all(a < r.cast_base or r.decode_cast(a)[0] == FAR for a in r.legal_actions(s))
-    s = r.apply(s, PASS)
-    # The Librarian has cast this phase and cannot act: it passes, two passes end the phase.
+    # The Eldar, with an empty hand, cannot cast (Warp Blast needs a Force card since
+    # variable_min_force = 1): they pass by themselves. The Librarian has cast and holds one
+    # card: its turn is a decision with PASS only (its hand is not empty).
+    assert r.current_player(s) == 0 and s.passes == 1 and r.legal_actions(s) == [PASS]
+    s = r.apply(s, PASS)  # two passes end the phase
     assert s.stage == FLUX and s.phase == 1
 
 
@@ -258,7 +264,8 @@ def test_variable_cost_choices():
     s = at_turn(r, hand(), hand(force=2), phase=1)
     legal = r.legal_actions(s)
     blasts = [r.cast_action(FAR, WARP_BLAST, LIB, k) for k in range(4)]
-    assert [a in legal for a in blasts] == [True, True, True, False]
+    # Warp Blast (0-3) needs at least one Force by default (variable_min_force = 1, 2E-1.1).
+    assert [a in legal for a in blasts] == [False, True, True, False]
     assert r.describe(s, blasts[2]).force == 2
 
 
@@ -268,9 +275,10 @@ def test_two_passes_in_a_row_end_the_phase_and_acting_resets_them():
     s = r.apply(s, PASS)
     assert s.stage == TURN and r.current_player(s) == 1 and s.passes == 1
     s = r.apply(s, r.cast_action(FAR, WARP_BLAST, LIB, 1))
+    s = r.apply(s, PASS)  # the response step (player 0's hand holds only Force): no response
     s = r.apply(s, 0)  # no wounds
     assert s.stage == TURN and r.current_player(s) == 0 and s.passes == 0
-    s = r.apply(s, PASS)  # player 1 cannot act: passes by itself -> two passes
+    s = r.apply(s, PASS)  # player 1 has an empty hand: passes by itself -> two passes
     assert s.stage == FLUX and s.phase == 1
 
 
@@ -285,15 +293,19 @@ def test_ultimate_force_pays_up_to_three_and_blocks_nullify():
     assert s.pending.ultimate and s.pending.force == 3
     assert s.hands[0] == hand() and s.paid == hand(ultimate_force=1)
     assert r.legal_actions(s) == [PASS, DESTROY_POWER]  # Nullify cannot stop it
-    # With only Nullify cards the opponent has no response: the power resolves at once.
+    # With only Nullify cards the opponent cannot answer, but the response step still happens
+    # (PASS only), as it would with any other hand (hidden hands, 2E-5.2).
     s = at_turn(r, hand(ultimate_force=1), hand(nullify=2))
     s, events = r.apply_with_events(s, ultimate)
+    assert "manifest" not in kinds(events) and r.legal_actions(s) == [PASS]
+    s, events = r.apply_with_events(s, PASS)
     assert "manifest" in kinds(events)
     assert s.pending is None and s.discard == hand(ultimate_force=1)
     assert s.effects == (Effect(r.power_index["Destroyer"], 3, LIB, FAR),)  # the chance node
     # On a variable power Ultimate Force pays the highest Force.
     s = at_turn(r, hand(), hand(ultimate_force=1), phase=1)
     s = r.apply(s, r.cast_action(FAR, WARP_BLAST, LIB, PAY_ULTIMATE))
+    s = r.apply(s, PASS)  # the Space Marines' response step: an empty hand, no response
     assert s.effects[0].force == 3
 
 
@@ -309,9 +321,12 @@ def test_nullify_at_4_plus_is_one_half_and_three_quarters_with_a_hood():
     assert s.stage == ROLL and s.roll.need == 4 and not s.roll.reroll
     assert exact_outcomes(r, s) == {0: Fraction(1, 2), 1: Fraction(1, 2)}
     stopped = r.apply(s, 1)
-    assert stopped.pending is None and not stopped.effects and stopped.used == (True, False)
+    assert stopped.pending is None and not stopped.effects
+    # Both hands are empty now: both pass by themselves and the phase ends (the Farseer's Warp
+    # Blast needs a Force card, variable_min_force = 1).
+    assert stopped.stage == FLUX and stopped.phase == 1
     assert stopped.discard == hand(force=1, nullify=1) and conserved(r, stopped)
-    # A failed Nullify: with one response per power the Smite resolves.
+    # A failed Nullify: with one response per power the Smite resolves (no second window).
     failed = r.apply(s, 0)
     assert failed.effects == (Effect(0, 1, LIB, FAR),)
     # The Farseer casts; the Librarian's psychic hood re-rolls a failure: 3/4.
@@ -437,9 +452,10 @@ def test_remain_in_play_power_applies_each_phase_until_nullified():
     r = lvf()
     s = at_turn(r, hand(force=1), hand())
     cast = r.cast_action(LIB, SHIELD, LIB, 1)
-    s = r.apply(s, cast)  # nobody can answer; value 1 at once (2E-6)
+    s = r.apply(s, cast)
+    s = r.apply(s, PASS)  # the Eldar's response step (empty hand): value 1 at once (2E-6)
     assert s.score == 1.0 and [(e.psyker, e.slot) for e in s.in_play] == [(LIB, SHIELD)]
-    s = r.apply(s, PASS)  # player 1 passes; the Librarian has cast: two passes
+    # Both hands are empty: both pass by themselves, two passes end the phase.
     assert s.stage == FLUX and s.phase == 1
     s = r.apply(r.apply(s, 2), Card.NULLIFY)  # flux 2: player 1 (active) gets a Nullify
     assert s.score == 1.0  # not yet: cards are dealt first
@@ -454,7 +470,7 @@ def test_remain_in_play_power_applies_each_phase_until_nullified():
     assert s.in_play == () and r.current_player(s) == 0
     # The card is back with the Librarian, who has not cast this phase: it may cast it again.
     assert cast in r.legal_actions(s)
-    s = r.apply(r.apply(s, PASS), PASS)
+    s = r.apply(s, PASS)  # and the Eldar, with an empty hand now, pass by themselves
     assert s.stage == FLUX and s.phase == 2
     s = r.apply(r.apply(r.apply(s, 2), Card.NULLIFY), Card.NULLIFY)
     assert s.stage == TURN and s.score == 2.0  # no upkeep any more
@@ -622,6 +638,7 @@ def test_area_power_that_remains_in_play_hits_every_enemy_each_phase():
     s = evolve(s, powers=((firestorm, -1, -1),) + s.powers[1:])
     area = r.num_units
     s = r.apply(s, r.cast_action(0, 0, area, 1))
+    s = r.apply(s, PASS)  # the Eldar's response step (empty hand)
     # One mortal wound on each Eldar unit (units 3, 4, 5): three chance nodes of one outcome.
     assert [e.target for e in s.effects] == [3, 4, 5]
     for _ in range(3):

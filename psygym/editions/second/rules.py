@@ -10,20 +10,25 @@ phase the hands are discarded (2E-4.3).
 
 Hidden information: the deck is a multiset of card kinds (its order is never in the state), each
 hand is a multiset; :meth:`SecondRules.view` / :meth:`SecondRules.observe` give a player their own
-hand, the other hand's size, the deck's size, the discard pile and the public table, and never
-the other hand. Legal actions depend only on the mover's view.
+hand, the other hand's size, the deck's size, the face-up discard pile, its own face-down discards
+and the number of the other's, and the public table, and never the other hand. Legal actions
+depend only on the mover's view, and so does which steps happen: the response step follows every
+answerable cast, and only a player with an empty hand passes a turn by itself (a decision with
+PASS as its only action is asked whenever the hand holds cards, so skipping it tells nothing).
+:meth:`SecondRules.sample_hidden` deals again everything a player has not seen.
 
 ## Where each rule lives
 
 * 2E-1 psykers and power cards: ``spec.Psyker``, ``data.PowerSpec`` (fixed and variable Force
-  costs), set-up draws (stage ``SETUP``, :meth:`SecondRules.next_draw`); 2E-1.2 is the setting
-  ``ml_limits_power_level``.
+  costs; ``force_range`` with the setting ``variable_min_force``), set-up draws (stage ``SETUP``,
+  :meth:`SecondRules.next_draw`); 2E-1.2 is the setting ``ml_limits_power_level``.
 * 2E-2 the persistent 36-card deck: ``data/deck.toml``, the ``DEAL`` chance node, the reshuffle
   of the discard pile in :meth:`SecondRules._settle`.
 * 2E-3 warp flux (:meth:`SecondRules.flux_dice`, stage ``FLUX``), alternate dealing, then the
   effects of powers in play (upkeep, in :meth:`SecondRules._settle`).
 * 2E-4 alternating play: :meth:`SecondRules._turn_actions`, :meth:`SecondRules._pass`,
-  :meth:`SecondRules._end_phase` (end-of-phase discards, ``retain_specials``).
+  :meth:`SecondRules._end_phase` (end-of-phase discards, ``retain_specials``,
+  ``public_discards``).
 * 2E-5 casting and responses: :meth:`SecondRules._cast`, :meth:`SecondRules._response_actions`,
   :meth:`SecondRules._apply_response`, :meth:`SecondRules.nullify_need`,
   :meth:`SecondRules._finish_pending`.
@@ -39,11 +44,33 @@ The action layout (``PASS``, response cards, Psychic Duel, ending or nullifying 
 casts with their payment) is public in :mod:`psygym.editions.second.actions`
 (:class:`~psygym.editions.second.actions.ActionLayout`, ``rules.actions``); psykers and units are
 numbered in scenario order over both sides. Decisions where the only legal action is PASS are
-taken automatically (no forced single-choice nodes). The player's view, the observation layout,
-action views and text are in :mod:`psygym.editions.second.views`.
+taken automatically only when they follow from public information (a turn with an empty hand,
+no response step when ``responses_per_power`` is used up); see above. The player's view, the
+observation layout, action views and text are in :mod:`psygym.editions.second.views`.
 
 ## Defaults chosen where rules/second.md and the source are silent
 
+Rule settings (``[rules]`` of a scenario, :class:`~psygym.editions.second.spec.RuleSettings`;
+every one may be changed): ``ml_limits_power_level = false`` (2E-1.2), ``variable_min_force = 1``
+(2E-1.1), ``warp_flux_dice = 2`` (2E-3.1), ``flux_cap = "both-sides"`` (2E-3.2), ``deal_first =
+"active"`` (2E-3.3), ``retain_specials = false`` and ``public_discards = false`` (2E-4.3),
+``responses_per_power = 1``, ``nullify_target = 4``, ``nullify_ml_step = 1``, ``nullify_best =
+2``, ``nullify_worst = 6``, ``destroy_power = "lose-card"``, ``reflection = "caster"``,
+``daemonic_attack_below = 4`` (2E-5.2), ``psychic_duel_dice = "2D6"``, ``psychic_duel_add_ml =
+true`` (2E-7).
+
+* ``variable_min_force = 1``: a variable-cost power (``0-3`` / ``1-3``, 2E-1.1) is cast with at
+  least one Force card. The only variable card we have, Warp Blast (``0-3``), gives effects for
+  Force 1 to 3 and none for 0 (rules/disciplines.md), so a Force-0 cast has no card text behind
+  it; ``0`` restores the cards' printed lower bounds (Warp Blast's Force-0 bolt, S4 damage 1, is
+  in ``data/powers.toml`` for that setting).
+* ``public_discards = false``: hands discarded at the end of a phase go face down; only the player
+  who discarded them knows them, the other sees how many. The source says discarded hands go to
+  the discard pile but not that they are shown, and shown hands would let card counting pin down
+  the other hand (hands are secret, 2E-1/2E-3.3). Cards played (Force paid, response cards,
+  Psychic Duel, Energy Drain) lie face up. A reshuffle (2E-2) makes every card unseen again.
+* A remain-in-play power paid with Ultimate Force cannot be nullified while it stays in play
+  either (2E-5.1 "impossible to nullify"); it may still be ended by its caster.
 * Power cards drawn at set-up are public; each psyker draws without replacement from its own
   copy of its disciplines' cards. The disciplines grouping of the shipped powers is ours.
 * Psykers are single models; a slain psyker's remain-in-play powers end (source text).
@@ -67,6 +94,19 @@ action views and text are in :mod:`psygym.editions.second.views`.
   unit's remaining wounds. Invulnerable saves are not modified by Strength.
 * The game ends after the last battle round, when a side has no unit left, or when no psyker can
   use powers any more.
+
+## Change notes
+
+* Variable-cost powers need at least ``variable_min_force`` (default 1) Force: Warp Blast is no
+  longer cast for 0 Force (it was a free S4 shot for every psyker holding it, every phase).
+* A remain-in-play power paid with Ultimate Force is not offered to Nullify while in play
+  (``InPlay.ultimate``; an observation flag per power slot).
+* The response step is a decision of the responder after every answerable cast, even with no
+  response card in hand (PASS, "plays no response card", is then its only action); turns are
+  passed automatically only with an empty hand. Before, these steps were skipped exactly when
+  the hand held nothing playable, which told the other player what it held.
+* End-of-phase discards are face down (``public_discards``, default false; ``face_down`` in the
+  state; the observation grew by the own face-down discards and the other's count).
 """
 
 from __future__ import annotations
@@ -161,6 +201,17 @@ def _sum(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(x + y for x, y in zip(a, b))
 
 
+def _draw(
+    pool: tuple[int, ...], n: int, rng: np.random.Generator
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """``(drawn, left)``: ``n`` cards drawn uniformly without replacement from a multiset."""
+    if not n:
+        return _NO_CARDS, pool
+    cards = np.repeat(np.arange(len(pool)), pool)
+    drawn = np.bincount(cards[rng.choice(len(cards), size=n, replace=False)], minlength=len(pool))
+    return tuple(int(x) for x in drawn), tuple(int(a - b) for a, b in zip(pool, drawn))
+
+
 @cache
 def _difference(dice: str, plus_a: int, plus_b: int) -> Dist:
     """Distribution of (dice + plus_a) - (dice + plus_b) for two independent rolls."""
@@ -213,8 +264,12 @@ class SecondRules(RulesBase):
         self.power_data = powers if powers is not None else load_powers()
         self.deck_counts = tuple(deck if deck is not None else load_deck())
         self.power_index = {p.name: i for i, p in enumerate(self.power_data)}
-        self.force_range = tuple((p.min_force, p.max_force) for p in self.power_data)
-        """Per power: lowest and highest Force that may be paid."""
+        floor = self.settings.variable_min_force
+        self.force_range = tuple(
+            (min(max(p.min_force, floor), p.max_force) if p.variable else p.min_force, p.max_force)
+            for p in self.power_data
+        )
+        """Per power: lowest and highest Force that may be paid (2E-1.1, ``variable_min_force``)."""
         self.power_value = tuple(scenario.power_values.get(p.name) for p in self.power_data)
 
         units, owner = [], []
@@ -465,7 +520,8 @@ class SecondRules(RulesBase):
             if self.psyker_side[ip.psyker] == p:
                 if not used[ip.psyker]:
                     acts.append(layout.encode_end(ip.psyker, ip.slot))
-            elif hand[Card.NULLIFY]:
+            elif hand[Card.NULLIFY] and not ip.ultimate:
+                # 2E-5.1: paid with Ultimate Force, it cannot be nullified while in play either.
                 acts.append(layout.encode_nullify(ip.psyker, ip.slot))
         forces, ultimate = hand[Card.FORCE], hand[Card.ULTIMATE_FORCE]
         specs = self._cast_specs
@@ -1011,7 +1067,12 @@ class SecondRules(RulesBase):
             )
             if power.remain_in_play:
                 entry = InPlay(
-                    pending.psyker, pending.slot, pending.power, pending.target, pending.force
+                    pending.psyker,
+                    pending.slot,
+                    pending.power,
+                    pending.target,
+                    pending.force,
+                    pending.ultimate,
                 )
                 in_play = tuple(sorted((*in_play, entry), key=lambda e: (e.psyker, e.slot)))
             effects = self._effects(
@@ -1133,14 +1194,18 @@ class SecondRules(RulesBase):
     def _end_phase(self, s: SecondState, events: list[Event]) -> SecondState:
         """Discard hands (keeping non-Force cards with ``retain_specials``) and move on (2E-4.3)."""
         discard = s.discard
+        face_down = list(s.face_down)
         hands = []
-        for hand in s.hands:
+        for p, hand in enumerate(s.hands):
             keep = (
                 _plus(hand, Card.FORCE, -hand[Card.FORCE])
                 if self.settings.retain_specials
                 else _NO_CARDS
             )
-            discard = _sum(discard, tuple(h - k for h, k in zip(hand, keep)))
+            thrown = tuple(h - k for h, k in zip(hand, keep))
+            discard = _sum(discard, thrown)
+            if not self.settings.public_discards:  # face down: only its owner has seen them
+                face_down[p] = _sum(face_down[p], thrown)
             hands.append(keep)
         events.append(
             Event(
@@ -1154,6 +1219,7 @@ class SecondRules(RulesBase):
             stage=stage,
             phase=phase,
             discard=discard,
+            face_down=(face_down[0], face_down[1]),
             hands=(hands[0], hands[1]),
             used=(False,) * self.num_psykers,
             passes=0,
@@ -1214,7 +1280,9 @@ class SecondRules(RulesBase):
                                 (("cards", sum(s.discard)),),
                             )
                         )
-                        s = evolve(s, deck=s.discard, discard=_NO_CARDS)
+                        s = evolve(
+                            s, deck=s.discard, discard=_NO_CARDS, face_down=(_NO_CARDS, _NO_CARDS)
+                        )
                     else:
                         events.append(Event(EventKind.EXHAUSTED, "No warp cards are left to deal."))
                         s = evolve(s, to_deal=0)
@@ -1228,17 +1296,25 @@ class SecondRules(RulesBase):
                 s = evolve(s, stage=TURN, to_move=self.active(s), passes=0, effects=upkeep)
             elif stage == TURN:
                 legal = self._turn_actions(s)
-                if legal != [PASS]:
+                # Only a player with an empty hand passes by itself: then its legal actions
+                # follow from the public table alone. With cards in hand the turn is a decision
+                # even when PASS is all it may do, so the other player cannot tell (hidden hands).
+                if legal != [PASS] or any(s.hands[s.to_move]):
                     # The caller usually asks for these next: keep them (by identity).
                     self._last_turn = (s, legal)
                     return s
-                # Worded like a chosen pass: events must not tell what the hand holds.
                 events.append(
                     Event(EventKind.PASS, f"{self.side_names[s.to_move]} passes.", s.to_move)
                 )
                 s = self._pass(s, events)
             elif stage == RESPONSE:
-                if self._response_actions(s) != [PASS]:
+                # 2E-5.2: the response step follows every cast that may still be answered, even
+                # when the responder holds no response card (its one action is then PASS): a
+                # step skipped only for such hands would tell the caster what the hand holds.
+                if (
+                    s.pending is not None
+                    and s.pending.responses < self.settings.responses_per_power
+                ):
                     return s
                 s = self._finish_pending(s, events, reflected=False, stopped=False)
             else:  # ROLL
@@ -1361,6 +1437,31 @@ class SecondRules(RulesBase):
 
     # -----------------------------------------------------------------------------------------
     # What a player may see (delegated to views.SecondViews)
+
+    def sample_hidden(
+        self, state: SecondState, player: int, rng: np.random.Generator
+    ) -> SecondState:
+        """A full state drawn from those ``player`` cannot tell apart from ``state``.
+
+        Everything ``player`` has not seen is dealt again: the other hand (same size) and then
+        the other player's face-down discards (same number, 2E-4.3) are drawn without
+        replacement from the deck, that hand and those discards together; the rest is the deck.
+        ``player``'s own hand and face-down discards, the face-up discards and the table stay.
+        Used by search (the ``sample_hidden`` hook of ``psygym_agents.solvers.ismcts``) and by
+        the leak tests. With no face-down discards it draws exactly as the generic hook does
+        (one ``rng.choice`` over the unseen cards in kind order).
+        """
+        other = 1 - player
+        down = state.face_down[other]
+        pool = _sum(_sum(state.deck, state.hands[other]), down)
+        hand, left = _draw(pool, sum(state.hands[other]), rng)
+        new_down = down
+        if any(down):
+            new_down, left = _draw(left, sum(down), rng)
+        hands = (hand, state.hands[1]) if other == 0 else (state.hands[0], hand)
+        face_down = (new_down, state.face_down[1]) if other == 0 else (state.face_down[0], new_down)
+        discard = tuple(d - a + b for d, a, b in zip(state.discard, down, new_down))
+        return evolve(state, hands=hands, deck=left, face_down=face_down, discard=discard)
 
     def view(self, state: SecondState, player: int) -> SecondView:
         """The part of ``state`` that ``player`` may see: own hand, public table, card counts."""

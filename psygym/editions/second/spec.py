@@ -57,6 +57,13 @@ class RuleSettings(Spec):
     ml_limits_power_level: bool = Field(
         False, description="2E-1.2: a psyker may only use powers of level <= its ML"
     )
+    variable_min_force: int = Field(
+        1,
+        ge=0,
+        le=3,
+        description="2E-1.1: least Force a variable-cost power is cast with (a card's own "
+        "higher lower bound wins); 1: no card text gives an effect for 0 Force",
+    )
     warp_flux_dice: int = Field(2, ge=1, le=6, description="2E-3.1: F, the dice of warp flux")
     flux_cap: Literal["both-sides", "none"] = Field(
         "both-sides",
@@ -67,6 +74,11 @@ class RuleSettings(Spec):
     )
     retain_specials: bool = Field(
         False, description="2E-4.3: keep non-Force cards in hand at the end of a phase"
+    )
+    public_discards: bool = Field(
+        False,
+        description="2E-4.3: hands discarded at the end of a phase go face up (both players "
+        "see them); false: face down, seen only by the player who discarded them",
     )
     responses_per_power: int = Field(
         1, ge=0, le=8, description="2E-5.2: response cards the opponent may play on one power"

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from psygym.editions.second.data import NUM_CARDS
+
 # Stages of the game (what the state is waiting for).
 SETUP = 0
 """Chance: a psyker draws a power card from its disciplines (2E-1.1)."""
@@ -69,6 +71,8 @@ class InPlay:
     power: int
     target: int
     force: int
+    ultimate: bool = False
+    """Paid with Ultimate Force: it cannot be nullified while it stays in play (2E-5.1)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,3 +139,7 @@ class SecondState:
     roll: Roll | None
     effects: tuple[Effect, ...]
     score: float
+    face_down: tuple[tuple[int, ...], tuple[int, ...]] = ((0,) * NUM_CARDS, (0,) * NUM_CARDS)
+    """Per player: the cards of ``discard`` it discarded face down at the end of a phase (2E-4.3,
+    ``public_discards`` false), which only that player has seen. The rest of the discard pile lies
+    face up. Emptied when the discard pile is shuffled into a new deck (2E-2)."""

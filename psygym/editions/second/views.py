@@ -1,10 +1,13 @@
 """What a 2nd-edition player may see: the player's view, the observation vector, action views, text.
 
 Hidden information (2E-2, 2E-4): a player sees its own hand, the size of the other hand, the size
-of the deck, the discard pile, the cards paid for the power being cast and the public table;
-never the other hand or the deck's composition. :meth:`SecondViews.view` returns exactly that
-(:class:`SecondView`); :meth:`SecondViews.observe` encodes the same fields and nothing else, and
-:meth:`SecondViews.render` prints only the asking player's hand.
+of the deck, the face-up part of the discard pile (cards played), its own face-down discards and
+the number of the other player's (hands discarded at the end of a phase, 2E-4.3, unless
+``public_discards``), the cards paid for the power being cast and the public table; never the
+other hand, the other player's face-down discards or the deck's composition.
+:meth:`SecondViews.view` returns exactly that (:class:`SecondView`); :meth:`SecondViews.observe`
+encodes the same fields and nothing else, and :meth:`SecondViews.render` prints only the asking
+player's hand and face-down discards.
 
 The rules class (:class:`~psygym.editions.second.rules.SecondRules`) builds one
 :class:`SecondViews` and delegates ``view``, ``observe``, ``describe`` and ``render`` to it.
@@ -140,6 +143,12 @@ class SecondView:
     opponent_hand_size: int
     deck_size: int
     discard: tuple[int, ...]
+    """The face-up part of the discard pile (every card played; all of it with
+    ``public_discards``)."""
+    own_face_down: tuple[int, ...]
+    """The cards this player discarded face down (2E-4.3)."""
+    opponent_face_down: int
+    """How many cards the other player discarded face down."""
     paid: tuple[int, ...]
     wounds: tuple[int, ...]
     powers: tuple[tuple[int, ...], ...]
@@ -149,6 +158,14 @@ class SecondView:
     roll: Roll | None
     score: float
     """The player's own score so far."""
+
+
+def face_up(state: SecondState) -> tuple[int, ...]:
+    """The face-up part of the discard pile: all of it but the face-down discards (2E-4.3)."""
+    down0, down1 = state.face_down
+    if not (any(down0) or any(down1)):
+        return state.discard
+    return tuple(d - a - b for d, a, b in zip(state.discard, down0, down1))
 
 
 def cards_text(counts: tuple[int, ...]) -> str:
@@ -173,8 +190,8 @@ class SecondViews:
         P, M, U = rules.num_psykers, rules.num_slots, rules.num_units
         K = NUM_CARDS
         self.n_powers = len(rules.power_data)
-        per_psyker = 5 + M * (2 + self.n_powers)
-        self.board_start = NUM_DECISIONS + 5 + 4 * K + 2 + 1
+        per_psyker = 5 + M * (3 + self.n_powers)
+        self.board_start = NUM_DECISIONS + 5 + 5 * K + 3 + 1
         self.pending_start = self.board_start + 4 * U + P * per_psyker
         self.observation_size = self.pending_start + 1 + P + M + (U + 1) + 3
         self._board_cache: dict[tuple, np.ndarray] = {}
@@ -204,7 +221,9 @@ class SecondViews:
             hand=state.hands[player],
             opponent_hand_size=sum(state.hands[1 - player]),
             deck_size=sum(state.deck),
-            discard=state.discard,
+            discard=face_up(state),
+            own_face_down=state.face_down[player],
+            opponent_face_down=sum(state.face_down[1 - player]),
             paid=state.paid,
             wounds=state.wounds,
             powers=state.powers,
@@ -226,19 +245,22 @@ class SecondViews:
         * ``[0:4]`` decision asked of ``player``: own turn, own response, waiting, game over;
         * ``[4:9]`` is the active player, battle round / rounds, phase / phases, passes in a row,
           is the player to move in the alternation;
-        * own hand (K counts), other hand's size, deck size, discard pile (K), cards paid for the
-          power being cast (K), unseen cards by kind (K: deck + other hand together, which any
-          card counter knows), own score;
+        * own hand (K counts), other hand's size, deck size, face-up discard pile (K), cards paid
+          for the power being cast (K), unseen cards by kind (K: deck + other hand + the other
+          player's face-down discards together, which any card counter knows), own score, own
+          face-down discards (K), the other player's face-down discards (count);
         * per unit (U x 4): mine, alive, wounds left, fraction of wounds left;
-        * per psyker (P x (5 + M x (2 + N))): mine, alive, ML, has cast this phase, psychic hood;
-          per slot: holds a card, in play, one-hot of the power;
+        * per psyker (P x (5 + M x (3 + N))): mine, alive, ML, has cast this phase, psychic hood;
+          per slot: holds a card, in play, in play paid with Ultimate Force (cannot be
+          nullified), one-hot of the power;
         * pending power: present, psyker one-hot (P), slot one-hot (M), target one-hot (U + 1),
           Force paid, Ultimate Force, response cards played.
         """
         rules = self.rules
         # Only what view() holds is read: the own hand, the other hand's and the deck's sizes.
         hand = state.hands[player]
-        discard, paid, phase = state.discard, state.paid, state.phase
+        discard, paid, phase = face_up(state), state.paid, state.phase
+        own_down = state.face_down[player]
         rounds = rules.game.battle_rounds
         head: list[float] = [0.0, 0.0, 0.0, 0.0]
         head[self.decision(state, player)] = 1.0
@@ -253,9 +275,15 @@ class SecondViews:
         head += (sum(state.hands[1 - player]), sum(state.deck))
         head += discard
         head += paid
-        # Cards whose place is unknown to this player: the deck plus the other hand, by kind.
-        head += [c - h - d - q for c, h, d, q in zip(rules.deck_counts, hand, discard, paid)]
+        # Cards whose place is unknown to this player: the deck, the other hand and the other
+        # player's face-down discards, by kind.
+        head += [
+            c - h - d - q - o
+            for c, h, d, q, o in zip(rules.deck_counts, hand, discard, paid, own_down)
+        ]
         head.append(state.score if player == 0 else -state.score)
+        head += own_down
+        head.append(sum(state.face_down[1 - player]))
         obs = np.zeros(self.observation_size, dtype=np.float32)
         obs[: self.board_start] = head
         obs[self.board_start : self.pending_start] = self._board(
@@ -294,7 +322,7 @@ class SecondViews:
             left = wounds[u]
             out += (owner[u] == player, left > 0, left, left / max_wounds[u])
         n_powers = self.n_powers
-        held = {(ip.psyker, ip.slot) for ip in in_play}
+        held = {(ip.psyker, ip.slot): ip.ultimate for ip in in_play}
         for i in range(rules.num_psykers):
             out += (
                 rules.psyker_side[i] == player,
@@ -304,11 +332,12 @@ class SecondViews:
                 rules.hood[i],
             )
             for j, k in enumerate(powers[i]):
-                slot = [0.0] * (2 + n_powers)
+                slot = [0.0] * (3 + n_powers)
                 slot[0] = k >= 0
                 slot[1] = (i, j) in held
+                slot[2] = held.get((i, j), False)
                 if k >= 0:
-                    slot[2 + k] = 1.0
+                    slot[3 + k] = 1.0
                 out += slot
         block = np.array(out, dtype=np.float32)
         block.flags.writeable = False
@@ -437,11 +466,12 @@ class SecondViews:
                     for j, k in enumerate(state.powers[i]):
                         if k < 0:
                             continue
-                        mark = (
-                            " [in play]"
-                            if any((ip.psyker, ip.slot) == (i, j) for ip in state.in_play)
-                            else ""
-                        )
+                        entry = [ip for ip in state.in_play if (ip.psyker, ip.slot) == (i, j)]
+                        mark = ""
+                        if entry:
+                            mark = (
+                                " [in play, Ultimate Force]" if entry[0].ultimate else " [in play]"
+                            )
                         power = rules.power_data[k]
                         cards.append(f"{power.name} ({power.cost}){mark}")
                     text += f", ML{rules.ml[i]}{', hood' if rules.hood[i] else ''}"
@@ -453,7 +483,16 @@ class SecondViews:
                 lines.append(f"Hand of {names[side]}: {cards_text(state.hands[side])}")
             else:
                 lines.append(f"Hand of {names[side]}: {sum(state.hands[side])} cards")
-        lines.append(f"Deck: {sum(state.deck)} cards; discard pile: {cards_text(state.discard)}")
+        lines.append(
+            f"Deck: {sum(state.deck)} cards; discard pile face up: {cards_text(face_up(state))}"
+        )
+        for side in (0, 1):
+            down = state.face_down[side]
+            if not any(down):
+                continue
+            # 2E-4.3: face-down discards are shown only to the player who discarded them.
+            shown = cards_text(down) if player is None or player == side else f"{sum(down)} cards"
+            lines.append(f"Discarded face down by {names[side]}: {shown}")
         if state.pending is not None:
             pend = state.pending
             lines.append(
@@ -480,4 +519,5 @@ __all__ = [
     "SecondView",
     "SecondViews",
     "cards_text",
+    "face_up",
 ]
