@@ -151,6 +151,9 @@ def p_at_least(k: int, m: int, threshold: int) -> Fraction:
 
 
 def fair(k: int, pool: int, threshold: int) -> int:
+    # Rule change (deny keeps its dice): fewer dice than successes can never deny (7E-5.3).
+    if pool < k:
+        return 0
     for m in range(1, pool + 1):
         if p_at_least(k, m, threshold) >= F(1, 2):
             return m
@@ -164,17 +167,40 @@ def test_fair_deny_dice_is_the_fewest_dice_for_an_even_chance():
                 assert fair_deny_dice(pool, k, threshold) == fair(k, pool, threshold)
 
 
+def test_fair_deny_keeps_its_dice_when_the_deny_cannot_succeed():
+    """Rule change: 2 dice against 3 successes cannot negate them all (7E-5.3): deny with 0."""
+    assert fair_deny_dice(2, 3, 3) == 0
+    assert fair_deny_dice(3, 3, 3) == 3  # possible but below an even chance: all dice, as before
+
+
 @pytest.mark.parametrize("successes,pool,expected", [(1, 4, 2), (2, 4, 4), (1, 1, 1), (3, 6, 6)])
-def test_deny_always_at_a_psyker_target(rules, successes, pool, expected):
+def test_double_wc_denies_at_a_psyker_target(rules, successes, pool, expected):
     """Enfeeble at the Seer (ML1 psyker v an ML4 caster: 5+): fewest dice for >= 1/2, else all."""
     s = deny_state(rules, "Lib: Enfeeble (WC 1) at Seer", successes, pool)
     assert rules.deny_unit_and_threshold(s, s.cast)[1] == 5
     assert expected == fair(successes, pool, 5)
+    assert denied_with(rules, HEURISTICS["double-wc"](rules), s) == expected
+
+
+@pytest.mark.parametrize("successes,pool,expected", [(1, 4, 4), (2, 4, 4), (1, 1, 1), (3, 2, 0)])
+def test_deny_always_throws_every_die_at_every_deniable_power(rules, successes, pool, expected):
+    """Rule change: deny-always now differs from double-wc: all dice left, 0 when hopeless."""
+    s = deny_state(rules, "Lib: Enfeeble (WC 1) at Seer", successes, pool)
     assert denied_with(rules, HEURISTICS["deny-always"](rules), s) == expected
 
 
+def test_hopeless_deny_keeps_its_dice_in_the_deny_step(rules):
+    """2 dice against 3 successes: every denying heuristic answers 0 and the pool stays at 2."""
+    s = deny_state(rules, "Lib: Enfeeble (WC 1) at Seer", 3, 2)
+    for name in ("double-wc", "deny-always", "deny-big:0"):
+        a = resolve_policy(name, rules).choose(rules, s, 1 - s.active)
+        assert a == rules.actions.deny(0)
+        after = rules.apply(s, a)
+        assert after.pools[1] == 2
+
+
 @pytest.mark.parametrize("name", ["double-wc", "double-wc-plus1", "minimum", "all-in"])
-def test_casters_deny_like_deny_always(rules, name):
+def test_casters_deny_like_double_wc(rules, name):
     s = deny_state(rules, "Lib: Enfeeble (WC 1) at Seer", 1, 4)
     assert denied_with(rules, HEURISTICS[name](rules), s) == 2
 
@@ -247,7 +273,8 @@ def test_combined_spec_casts_like_the_first_and_denies_like_the_second(rules):
     assert combo.action_probabilities(rules, c, 0) == {rules.DICE + 3: 1.0}
     other = resolve_policy("all-in+deny-always", rules)
     assert other.action_probabilities(rules, c, 0) == {rules.DICE + 6: 1.0}
-    assert other.action_probabilities(rules, d, 1) == {rules.DENY + 2: 1.0}
+    # Rule change (deny-always has its own meaning): every die left, 4 here.
+    assert other.action_probabilities(rules, d, 1) == {rules.DENY + 4: 1.0}
 
 
 # ----------------------------------------------------------------------------- generation, legality

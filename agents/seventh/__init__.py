@@ -18,12 +18,13 @@ BOTS = Bots(
     heuristics=HEURISTICS,
     descriptions={
         "double-wc": "commits twice the warp charge in dice to the best power; denies every "
-        "power with the fewest dice that give an even chance",
+        "power with the fewest dice that give an even chance (all its dice when none does, "
+        "none when the deny cannot succeed)",
         "double-wc-plus1": "commits twice the warp charge plus one die; denies like double-wc",
         "all-in": "commits every die left to the best power; denies like double-wc",
         "minimum": "commits exactly the warp charge in dice; denies like double-wc",
-        "deny-always": "denies every power with the fewest dice that give an even chance and "
-        "casts like double-wc (so it plays exactly as double-wc does)",
+        "deny-always": "denies every power it can deny with every die it has left and casts "
+        "like double-wc",
         "deny-never": "casts like double-wc and never denies",
         "deny-big": "casts like double-wc and denies only powers worth more than 2 wounds "
         "(deny-big:3 sets the bar)",

@@ -4,8 +4,10 @@ Casting heuristics pick the castable power with the highest expected value (a po
 or the expected wounds times the target's value per wound), commit a number of dice given by
 their rule, and stop when the pool cannot pay for the rule (keeping at least the warp charge).
 Denying heuristics answer with the fewest dice that give a fair (>= 1/2) chance, or all their
-dice when even that is out of reach, subject to their rule. Each kind fills the other role with
-a sensible default: casters deny like ``deny-always``; deniers cast like ``double-wc``.
+dice when even that is out of reach, subject to their rule; a deny that cannot succeed (fewer
+dice than the caster's successes) keeps its dice. ``deny-always`` instead throws every die left
+at every power it can deny. Each kind fills the other role with a sensible default: casters deny
+like ``double-wc``; deniers cast like ``double-wc``.
 
 Power generation decisions (7E-2) are answered by every heuristic the same way: roll on the first
 discipline offered and keep the rolled power.
@@ -44,7 +46,7 @@ def expected_value(rules: SeventhRules, s: State, caster: int, power: int, targe
     if p.effect.value is not None:
         return float(p.effect.value)
     targets = rules.nova_targets(s, caster, p) if p.target == "enemies" else (target,)
-    key = (caster, power, target, tuple((s.units[t].wounds, s.units[t].surge) for t in targets))
+    key = (caster, power, target, tuple((t, s.units[t].wounds, s.units[t].surge) for t in targets))
     memo = _EXPECTED.get(rules)
     if memo is None:
         memo = _EXPECTED[rules] = {}
@@ -79,7 +81,12 @@ def deny_chance(dice: int, successes: int, threshold: int) -> Fraction:
 
 
 def fair_deny_dice(dice_left: int, successes: int, threshold: int) -> int:
-    """Fewest dice giving at least an even chance to negate every success, else all dice."""
+    """Fewest dice giving at least an even chance to negate every success, else all dice.
+
+    A deny that cannot succeed (fewer dice than successes, 7E-5.3) keeps its dice: 0.
+    """
+    if dice_left < successes or not deny_chance(dice_left, successes, threshold):
+        return 0
     for m in range(1, dice_left + 1):
         if deny_chance(m, successes, threshold) >= Fraction(1, 2):
             return m
@@ -146,6 +153,15 @@ def deny_fair(rules: SeventhRules, s: State) -> int:
     return fair_deny_dice(s.pools[1 - s.active], s.cast.successes, threshold)
 
 
+def deny_all(rules: SeventhRules, s: State) -> int:
+    """Deny every power that can be denied, with every die left (the best chance of all)."""
+    _, threshold = rules.deny_unit_and_threshold(s, s.cast)
+    dice = s.pools[1 - s.active]
+    if dice < s.cast.successes or not deny_chance(dice, s.cast.successes, threshold):
+        return 0
+    return dice
+
+
 def deny_never(rules: SeventhRules, s: State) -> int:
     """Never deny."""
     return 0
@@ -170,7 +186,7 @@ HEURISTICS: dict[str, Callable[..., SeventhHeuristic]] = {
     "double-wc-plus1": lambda rules: SeventhHeuristic("double-wc-plus1", commit(2, 1), deny_fair),
     "all-in": lambda rules: SeventhHeuristic("all-in", commit(0, all_in=True), deny_fair),
     "minimum": lambda rules: SeventhHeuristic("minimum", commit(1), deny_fair),
-    "deny-always": lambda rules: SeventhHeuristic("deny-always", DOUBLE_WC, deny_fair),
+    "deny-always": lambda rules: SeventhHeuristic("deny-always", DOUBLE_WC, deny_all),
     "deny-never": lambda rules: SeventhHeuristic("deny-never", DOUBLE_WC, deny_never),
     "deny-big": lambda rules, threshold="2": SeventhHeuristic(
         "deny-big", DOUBLE_WC, deny_big(float(threshold))

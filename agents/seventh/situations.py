@@ -272,7 +272,7 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
     if len(chosen) != 1:
         raise ValueError(f"situation: decision {decision} needs exactly one power (power=...)")
     c, p = chosen[0]
-    targets = [t for t in rules.candidates[(c, p)] if units[t].alive()]
+    targets = [t for t in rules.targets_in_range(s, c, p) if units[t].alive()]
     if "target" in opts:
         t = _unit(rules, str(opts["target"]), "target")
         if t not in targets:

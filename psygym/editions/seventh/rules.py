@@ -21,13 +21,33 @@ Defaults chosen where the spec is silent (each can be seen in the code at the ci
 - A "wound" from Perils removes one wound from the psyker's unit; Feel No Pain is not modelled.
   Dragged into the Warp (failed) removes one model's worth of wounds and the unit's psyker; any
   models left take the table's D6 S6 AP1 hits.
-- Wounds come off a unit's pool of models x wounds; damage per unsaved wound is capped at the
-  wounds of one model. Area attacks hit min(models left, 3/2/4) times (template/blast/large blast).
-- A nova hits every living enemy unit in range; the unit with the best deny modifiers denies.
-  A beam hits its one target.
+- Wounds come off a unit's pool of models x wounds, model by model: each unsaved wound goes to
+  the partly wounded model if there is one, and a multi-wound result (``damage = "D3"``) takes at
+  most what that model has left; the rest is lost, it does not spill into the next model (as in
+  8th edition, where excess attack damage is lost too; mortal wounds and Perils wounds, which
+  are wounds one for one, do come off the pool). Area attacks hit min(models left, 3/2/4) times
+  (template/blast/large blast).
+- Instant Death (game setting ``instant_death``, default on as in the 7th rulebook; not in the
+  seeds or the spec): an unsaved wound from an attack of Strength at least twice the target's
+  Toughness removes a model of more than one wound outright (all the wounds it has left). It
+  applies to ``attack`` effects and to the D6 S6 hits of Dragged into the Warp, not to wounds
+  with no Strength (mortal wounds, Perils wounds). Eternal Warrior is not modelled.
+- A nova hits every living enemy unit in range and rolls its hits (2D6) once per target unit;
+  the unit with the best deny modifiers denies. A beam hits its one target.
+- Ranges are measured centre to centre between unit positions, inclusive (a unit exactly at the
+  power's range is in range), with no line of sight or terrain.
+- Movement: a unit with ``advance`` (inches, default 0) moves that far straight toward the
+  nearest enemy unit before each battle round after the first, never closer than 1" to an enemy
+  (:func:`plan_positions`). The plan ignores casualties, so positions depend on the battle round
+  only and the state holds none; legal targets are those in range in the current battle round.
+- Power generation (7E-2) with fixed powers: a psyker that generates powers may also have fixed
+  powers only of no discipline (such as Force); those do not count toward its ML and do not break
+  Psychic Focus (7E-2.3, 7E-2.4). Fixed powers of a discipline beside ``disciplines`` are refused
+  with a scenario error (7E-2 does not say how they count toward ML or Focus).
 - A blessing or malediction already in force on a unit cannot be cast on it again (7E-7.2 "copies
   do not stack"); it lasts until its owner's next Psychic phase. Warp Surge gives a 3++ save until
-  then and scores ``warp_surge_value``.
+  then, to the whole of the psyker's unit (wounds come off the unit's pool, so the save covers
+  every model), and scores ``warp_surge_value``.
 - Life Leech heals its caster one wound (scored back) if it caused any wound.
 - A power whose caster died to Perils still takes effect (7E-6 note), conjurations included, but
   a power aimed at a unit no longer on the table (a self-blessing of the dead psyker) has nothing
@@ -35,6 +55,19 @@ Defaults chosen where the spec is silent (each can be seen in the code at the ci
 - Focused witchfires' precision shots change nothing (7E-4.5 default).
 - Ties for deny: the denier must negate all successes (7E-5.3); a power that targets none of the
   denier's units is denied by natural 6s only (7E-5.2).
+
+Data no source gives (``default = true`` in ``data/disciplines.toml``): the seven Sanctic and
+Malefic powers rules/disciplines.md leaves out (Gate of Infinity, Sanctuary, Cursed Earth,
+Sacrifice, Incursion, Possession as value() entries, and Dark Flame as a template attack
+S4 AP5), their warp charges and values, and the 8" range of the template powers Flame Breath and
+Dark Flame (rules/disciplines.md gives templates no range; 8" is the flamer template's length).
+
+Change note (rules-fidelity audit): Instant Death added (``instant_death``, default on); attack
+damage no longer spills into the next model; units may ``advance`` (the shipped duel advances
+2" a battle round, so every power its psykers can generate comes into range); fixed powers of a
+discipline beside ``disciplines`` are refused; defaults above documented. Seeded 7th games with
+Instant Death or advances differ from before; with ``instant_death = false`` and no advances the
+games are the same as before.
 """
 
 from __future__ import annotations
@@ -50,7 +83,6 @@ from psygym.combat import (
     roll_chance,
     to_wound_7th,
     unsaved_chance_7th,
-    wound_distribution,
 )
 from psygym.core import CHANCE, TERMINAL, ActionView, Event, EventKind, GameInfo, RulesBase
 from psygym.dice import Dist, at_least, binomial, distribution, parse, pool, pool_any_double
@@ -179,11 +211,25 @@ class SeventhRules(RulesBase):
         self.SWAP = self.actions.SWAP
         self.num_actions = self.actions.num_actions
 
-        # Static geometry: candidate targets per (caster, power) (7E-4.1, disciplines.md).
-        self.candidates: dict[tuple[int, int], tuple[int, ...]] = {}
-        for c in range(len(self.specs)):
-            for p, power in enumerate(self.powers):
-                self.candidates[(c, p)] = self._candidates(c, power)
+        # Geometry per battle round: the scenario's advance moves are fixed in advance, so unit
+        # positions depend on the battle round only (module docstring, "Movement").
+        rounds = max(game.battle_rounds, -(-self.total_phases // 2))
+        self.positions = plan_positions(
+            [u.position for u in self.specs], [u.advance for u in self.specs], self.owner, rounds
+        )
+        """Unit positions (x, y) per battle round (index 0: the first battle round)."""
+        self.candidates_by_round = tuple(
+            {
+                (c, p): self._candidates(c, power, r)
+                for c in range(len(self.specs))
+                for p, power in enumerate(self.powers)
+            }
+            for r in range(rounds)
+        )
+        """Candidate targets per (caster, power) in each battle round (7E-4.1, disciplines.md)."""
+        self.candidates = self.candidates_by_round[0]
+        """Candidate targets per (caster, power) in the first battle round."""
+        self.instant_death = game.instant_death
         self._chance_cache = ChanceCache()
         self._effect_cache: dict[tuple, Dist] = {}
         self._casts_cache: dict[tuple, tuple[int, ...]] = {}
@@ -200,10 +246,16 @@ class SeventhRules(RulesBase):
         self._observer = views.Observer(self)
 
     # ------------------------------------------------------------------ static helpers
-    def _in_range(self, a: int, b: int, rng: float) -> bool:
-        return distance(self.specs[a].position, self.specs[b].position) <= rng
+    def round_of(self, s: State) -> int:
+        """Index of the battle round of ``s`` (0-based; the last one once the game is over)."""
+        return min(s.phase // 2, len(self.positions) - 1)
 
-    def _candidates(self, c: int, power: Power) -> tuple[int, ...]:
+    def _in_range(self, a: int, b: int, rng: float, rnd: int = 0) -> bool:
+        """Centre to centre, inclusive, no line of sight (module docstring, "Ranges")."""
+        pos = self.positions[rnd]
+        return distance(pos[a], pos[b]) <= rng
+
+    def _candidates(self, c: int, power: Power, rnd: int = 0) -> tuple[int, ...]:
         side = self.owner[c]
         if power.target in ("self", "none", "enemies"):
             return (c,)
@@ -211,15 +263,22 @@ class SeventhRules(RulesBase):
         return tuple(
             t
             for t in range(len(self.specs))
-            if self.owner[t] == wanted and (t == c or self._in_range(c, t, power.range))
+            if self.owner[t] == wanted and (t == c or self._in_range(c, t, power.range, rnd))
         )
+
+    def targets_in_range(self, s: State, c: int, p: int) -> tuple[int, ...]:
+        """Candidate targets of power ``p`` cast by unit ``c`` in the battle round of ``s``."""
+        return self.candidates_by_round[self.round_of(s)][(c, p)]
 
     def nova_targets(self, s: State, c: int, power: Power) -> tuple[int, ...]:
         """Living enemy units in range of a nova ``power`` cast by unit ``c`` (7E-7.1)."""
+        rnd = self.round_of(s)
         return tuple(
             t
             for t, u in enumerate(s.units)
-            if self.owner[t] != self.owner[c] and u.alive() and self._in_range(c, t, power.range)
+            if self.owner[t] != self.owner[c]
+            and u.alive()
+            and self._in_range(c, t, power.range, rnd)
         )
 
     def _living_ml(self, s: State, side: int) -> int:
@@ -345,7 +404,7 @@ class SeventhRules(RulesBase):
 
     def _legal_casts(self, s: State) -> tuple[int, ...]:
         """Sorted choose-cast actions of the active player, memoised per what they depend on."""
-        key = (s.active, s.units, s.attempted, s.effects)
+        key = (s.active, s.units, s.attempted, s.effects, self.round_of(s))
         hit = self._casts_cache.get(key)
         if hit is None:
             if len(self._casts_cache) >= _CACHE_SIZE:
@@ -355,6 +414,7 @@ class SeventhRules(RulesBase):
 
     def _compute_legal_casts(self, s: State) -> tuple[int, ...]:
         out = []
+        in_range = self.candidates_by_round[self.round_of(s)]
         for c, u in enumerate(s.units):
             if self.owner[c] != s.active or not u.psyker or not u.alive():
                 continue
@@ -364,7 +424,7 @@ class SeventhRules(RulesBase):
                 power = self.powers[p]
                 if power.target == "enemies" and not self.nova_targets(s, c, power):
                     continue
-                for t in self.candidates[(c, p)]:
+                for t in in_range[(c, p)]:
                     if not s.units[t].alive():
                         continue
                     if power.effect.value is not None and any(
@@ -482,7 +542,31 @@ class SeventhRules(RulesBase):
         spec, rh = self.specs[unit], self.removed_hits
         hit = to_wound_7th(rh.strength, spec.toughness)
         p = roll_chance(hit) * unsaved_chance_7th(spec.save, spec.invulnerable, rh.ap)
-        return wound_distribution(rh.hits, p, 1, cap=s.units[unit].wounds)
+        instant = self._instant(rh.strength, unit)
+        return self._attack_wounds(distribution(rh.hits), p, ((1, Fraction(1)),), s, unit, instant)
+
+    def _instant(self, strength: int, unit: int) -> bool:
+        """Instant Death (module docstring): S >= 2 x T against a model of more than one wound."""
+        spec = self.specs[unit]
+        return self.instant_death and spec.wounds > 1 and strength >= 2 * spec.toughness
+
+    def _attack_wounds(
+        self,
+        hits: Dist,
+        p: Fraction,
+        damage: tuple[tuple[int, Fraction], ...],
+        s: State,
+        unit: int,
+        instant: bool,
+    ) -> Dist:
+        """Wounds lost to ``hits`` hits that each become an unsaved wound with chance ``p``."""
+        left, per_model = s.units[unit].wounds, self.specs[unit].wounds
+        out: Dist = {}
+        for h, ph in hits.items():
+            for k, pk in binomial(h, p).items():
+                for w, pw in allocate_wounds(left, per_model, k, damage, instant):
+                    out[w] = out.get(w, Fraction(0)) + ph * pk * pw
+        return out
 
     def effect_distribution(self, s: State, target: int) -> Dist:
         """Exact wounds the pending manifested power inflicts on ``target`` (7E-7.1)."""
@@ -526,13 +610,14 @@ class SeventhRules(RulesBase):
         if u.surge:
             invuln = 3 if invuln is None else min(invuln, 3)  # 7E-6.6 Warp Surge: 3++
         ap_dist = {None: Fraction(1)} if atk.ap == "none" else distribution(atk.ap)
-        damage = capped(distribution(atk.damage), spec.wounds)
+        damage = tuple(sorted(distribution(atk.damage).items()))
         out: Dist = {}
         for strength, ps in distribution(atk.strength).items():
             wound_on = atk.always_wounds_on or to_wound_7th(strength, spec.toughness)
+            instant = self._instant(strength, target)
             for ap, pa in ap_dist.items():
                 p = p_hit * roll_chance(wound_on) * unsaved_chance_7th(spec.save, invuln, ap)
-                for w, pw in wound_distribution(hits, p, damage, cap=u.wounds).items():
+                for w, pw in self._attack_wounds(hits, p, damage, s, target, instant).items():
                     out[w] = out.get(w, Fraction(0)) + ps * pa * pw
         return out
 
@@ -988,6 +1073,103 @@ class SeventhRules(RulesBase):
 
 
 @cache
+def allocate_wounds(
+    wounds: int,
+    per_model: int,
+    unsaved: int,
+    damage: tuple[tuple[int, Fraction], ...],
+    instant: bool,
+) -> tuple[tuple[int, Fraction], ...]:
+    """Wounds a unit loses to ``unsaved`` unsaved wounds, one at a time (7E-7.1, defaults).
+
+    Each unsaved wound goes to the partly wounded model if there is one (wounds come off the
+    unit's pool model by model) and takes ``damage`` wounds from it, never more than that model
+    has left (no spill into the next model); with ``instant`` (Instant Death) it removes the model
+    outright.
+
+    Args:
+        wounds: wounds left in the unit.
+        per_model: wounds of one model.
+        unsaved: number of unsaved wounds.
+        damage: distribution of wounds per unsaved wound, as sorted (value, chance) pairs.
+        instant: Instant Death applies.
+
+    Returns:
+        Sorted (wounds lost, chance) pairs.
+    """
+    dist: dict[int, Fraction] = {wounds: Fraction(1)}
+    for _ in range(unsaved):
+        nxt: dict[int, Fraction] = {}
+        for w, p in dist.items():
+            if w <= 0:
+                nxt[0] = nxt.get(0, Fraction(0)) + p
+                continue
+            model = w % per_model or per_model  # wounds left on the model being hit
+            if instant:
+                nxt[w - model] = nxt.get(w - model, Fraction(0)) + p
+                continue
+            for d, pd in damage:
+                k = w - min(max(d, 0), model)
+                nxt[k] = nxt.get(k, Fraction(0)) + p * pd
+        dist = nxt
+    return tuple(sorted((wounds - w, p) for w, p in dist.items() if p))
+
+
+def plan_positions(
+    start: list[tuple[float, float]],
+    advance: list[float],
+    owner: tuple[int, ...],
+    rounds: int,
+) -> tuple[tuple[tuple[float, float], ...], ...]:
+    """Unit positions in each battle round under the scenario's advance moves.
+
+    Before each battle round after the first, every unit with an ``advance`` moves that many
+    inches straight toward the nearest enemy unit (ties: the lowest index), in unit order, and
+    stops short of coming closer than 1" to any enemy unit. Casualties are not considered: the
+    plan of advance is the scenario's, so positions depend on the battle round only.
+
+    Args:
+        start: positions in the first battle round.
+        advance: inches per battle round, per unit.
+        owner: the side of each unit.
+        rounds: number of battle rounds to plan.
+    """
+    pos = [(float(x), float(y)) for x, y in start]
+    out = [tuple(pos)]
+    n = len(pos)
+    for _ in range(1, rounds):
+        for i in range(n):
+            if advance[i] <= 0:
+                continue
+            enemies = [t for t in range(n) if owner[t] != owner[i]]
+            if not enemies:
+                continue
+            goal = min(enemies, key=lambda t: (distance(pos[i], pos[t]), t))
+            d = distance(pos[i], pos[goal])
+            if d <= 1:
+                continue
+            ux, uy = (pos[goal][0] - pos[i][0]) / d, (pos[goal][1] - pos[i][1]) / d
+
+            def at(step: float, i: int = i, ux: float = ux, uy: float = uy) -> tuple[float, float]:
+                return (pos[i][0] + ux * step, pos[i][1] + uy * step)
+
+            def clear(step: float, i: int = i) -> bool:
+                here = at(step)
+                return all(distance(here, pos[t]) >= 1 for t in range(n) if owner[t] != owner[i])
+
+            step = min(advance[i], d - 1)
+            if not clear(step):
+                lo, hi = 0.0, step  # the longest clear step, by bisection
+                for _ in range(40):
+                    mid = (lo + hi) / 2
+                    lo, hi = (mid, hi) if clear(mid) else (lo, mid)
+                step = lo
+            pos[i] = at(step)
+        out.append(tuple(pos))
+    return tuple(out)
+
+
+@cache
 def _rolloff_win(ld_a: int, ld_b: int) -> Fraction:
     """P(D6 + ld_a > D6 + ld_b)."""
     d6 = distribution("D6")
@@ -1037,6 +1219,20 @@ def load_rules(scenario: Scenario, source: str) -> SeventhRules:
                         f"unknown discipline {d!r}",
                         ", ".join(disciplines),
                     )
+            by_name = {p.name: p for p in powers.power}
+            if scenario.game.generate_powers and u.psyker.disciplines:
+                for k, name in enumerate(u.psyker.powers):
+                    if by_name[name].discipline:
+                        # 7E-2 gives no rule for a psyker that both generates powers and has
+                        # fixed powers of a discipline (for ML and Psychic Focus): refuse it.
+                        raise ScenarioError(
+                            source,
+                            f"{where}.powers.{k}",
+                            f"fixed power {name!r} is of the {by_name[name].discipline} "
+                            "discipline, and this psyker also generates powers (disciplines)",
+                            "fixed powers of no discipline (such as Force) beside disciplines, "
+                            "or fixed powers without disciplines",
+                        )
             if not u.psyker.powers and not u.psyker.disciplines and not u.psyker.force_weapon:
                 raise ScenarioError(
                     source,

@@ -93,6 +93,10 @@ class Power(Spec):
     effect: Effect
     doubles_perils_unless: Literal["grey_knight", "daemon"] | None = None
     perils_on_fail: bool = False
+    default: bool = Field(
+        False,
+        description="numbers no source gives (psygym defaults, listed in the edition docstring)",
+    )
 
 
 class PowerFile(Spec):
@@ -171,6 +175,9 @@ class Unit(UnitSpec):
 
     ballistic_skill: int = Field(4, ge=1, le=10)
     psyker: Psyker | None = None
+    advance: float = Field(
+        0, ge=0, description="inches toward the nearest enemy before each later battle round"
+    )
 
 
 class Side(SideSpec):
@@ -188,6 +195,10 @@ class Game(Spec):
     phase_limit: int | None = Field(None, ge=1, description="stop after this many Psychic phases")
     warp_surge_value: float = Field(1.0, ge=0)
     generate_powers: bool = True
+    instant_death: bool = Field(
+        True,
+        description="an unsaved wound of Strength >= 2 x Toughness removes a multi-wound model",
+    )
 
 
 class Scenario(ScenarioSpec):
