@@ -8,33 +8,43 @@ and/or ``--dice``, ``--enemy-dice``, ``--powers``, ``--power``, ``--wounds``,
 resolved by its most likely outcome). For each named heuristic
 the command also shows its choice and how much it gives up against the best action.
 
-``--table`` (7th) prints the optimal number of dice to commit to one power for every pool size
-(1-12), warp charge (1-3) and enemy deny dice (0-6), beside what ``double-wc`` commits, and saves
-it as a PNG heatmap, CSV and JSON under ``--runs-dir``.
+``--table`` (for an edition whose agents declare a ``dice_table`` tool) prints the optimal
+number of dice to commit to one power for every pool size (1-12), warp charge (1-3) and enemy
+deny dice (0-6), beside what ``double-wc`` commits, and saves
+it as a PNG heatmap, CSV and JSON under ``--runs-dir/advise-table-<time>/``.
+
+Situation descriptions and the dice table come from the edition agents' ``BOTS.tools``
+(``situation``, ``parse_situation``, ``normalize_situation``, ``dice_table``,
+``plot_dice_table``), so this command names no edition.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 from typing import Any
 
 import typer
 from psygym_experiments.common import (
     console,
-    json_default,
-    new_run_dir,
+    default_edition,
+    edition_help,
+    edition_tool,
+    editions_with_tool,
+    err_console,
     split_names,
-    timestamp,
     user_errors,
-    write_command,
 )
+from psygym_experiments.harness.output import csv_rows, json_text, write_json
+from psygym_experiments.harness.runs import run_folder, write_command
+from psygym_experiments.harness.solving import MAX_STATES
 
 from psygym.editions import edition_id, load
 from psygym.policies import bots_for
 
+ADVISE_MAX_STATES = 10 * MAX_STATES
+"""Default ``--max-states``: one position may search ten times the harness's budget."""
+
 STATE_FILE_HELP = (
-    'JSON state file: {"edition": "8th", "scenario": "single-phase", "actions": [...]} '
+    'JSON state file: {"edition": ID, "scenario": "single-phase", "actions": [...]} '
     "replays those actions (decisions and chance outcomes) from the initial state (any edition); "
     'or (7th) {"situation": {"dice": 7, "enemy_dice": 4, "power": "Smite"}} or the '
     "same as text. edition and scenario are optional."
@@ -47,11 +57,28 @@ SITUATION_HELP = (
 )
 
 
-def _situation_options(situation: str | None, extra: dict[str, Any]) -> dict[str, Any]:
-    from psygym_agents.seventh.situations import normalize, parse_situation
+def _tool(edition: str, name: str) -> Any:
+    """The edition's tool ``name``, or a ``ValueError`` naming the editions that have one."""
+    tool = edition_tool(edition, name)
+    if tool is not None:
+        return tool
+    which = ", ".join(editions_with_tool(name)) or "no installed"
+    if name in ("dice_table", "plot_dice_table"):
+        raise ValueError(f"--table is for {which} edition")
+    raise ValueError(
+        f"situation descriptions (--situation, --dice, ...) are for {which} edition; for "
+        f"{edition} use --state FILE with a list of actions"
+    )
 
-    opts = parse_situation(situation) if situation else {}
-    opts.update(normalize({k: v for k, v in extra.items() if v is not None}))
+
+def _situation_options(
+    edition: str, situation: str | None, extra: dict[str, Any]
+) -> dict[str, Any]:
+    given = {k: v for k, v in extra.items() if v is not None}
+    if not situation and not given:
+        return {}
+    opts = _tool(edition, "parse_situation")(situation) if situation else {}
+    opts.update(_tool(edition, "normalize_situation")(given))
     return opts
 
 
@@ -61,7 +88,6 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
     Raises:
         ValueError: a 7th-edition description for another edition, or a bad description.
     """
-    from psygym_agents.seventh.situations import seventh_situation
     from psygym_agents.solvers.situations import first_decision, replay
 
     if file_doc is not None and file_doc.get("actions") is not None:
@@ -70,16 +96,12 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
         return first_decision(rules, replay(rules, file_doc["actions"]))
     if file_doc is not None and file_doc.get("situation") is not None:
         written = file_doc["situation"]
-        options = {**_situation_options(written if isinstance(written, str) else None,
+        options = {**_situation_options(rules.edition,
+                                        written if isinstance(written, str) else None,
                                         written if isinstance(written, dict) else {}),
                    **options}  # fmt: skip
     if options:
-        if rules.edition != "7th":
-            raise ValueError(
-                f"situation descriptions (--situation, --dice, ...) are for 7th edition; for "
-                f"{rules.edition} use --state FILE with a list of actions"
-            )
-        return seventh_situation(rules, **options)
+        return _tool(rules.edition, "situation")(rules, **options)
     return first_decision(rules)
 
 
@@ -119,6 +141,7 @@ def advice(
 
     if has_hidden_information(rules):
         from psygym_agents.solvers.ismcts import SearchPolicy
+
         from psygym.policies import reference_policy
 
         search = SearchPolicy(
@@ -206,13 +229,21 @@ def _print_advice(rules: Any, state: Any, result: dict[str, Any]) -> None:
         console.print(f"  [yellow]warning:[/yellow] {result['method']}", highlight=False)
 
 
-def _dice_table(max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool) -> None:
-    from psygym_agents.seventh.dice_table import optimal_dice_table, plot_dice_table
-    from psygym_experiments.common import err_console
+DICE_TABLE_COLUMNS = (
+    "warp_charge", "pool", "enemy_dice", "best_dice", "best_value", "double_wc_dice",
+    "double_wc_value", "loss",
+)  # fmt: skip
+"""Columns of ``dice_table.csv``."""
 
+
+def _dice_table(
+    edition: str, max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool
+) -> None:
+    optimal_dice_table = _tool(edition, "dice_table")
+    plot_dice_table = _tool(edition, "plot_dice_table")
     with err_console.status("solving the dice table exactly"):
         rows = optimal_dice_table(max_pool=max_pool, max_enemy_dice=max_enemy_dice)
-    run = new_run_dir(runs_dir, f"advise-table_{timestamp()}")
+    run = run_folder(runs_dir, "advise-table")
     write_command(run)
     config = {
         "max_pool": max_pool,
@@ -222,42 +253,16 @@ def _dice_table(max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool
         "caster": "mastery 1, 2 wounds, Ld 10, 1 point per wound",
         "target": "a squad without a psyker (deny on 6+)",
     }
-    (run / "config.json").write_text(json.dumps(config, indent=2) + "\n")
-    (run / "dice_table.json").write_text(json.dumps(rows, indent=2, default=json_default) + "\n")
-    with (run / "dice_table.csv").open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(
-            [
-                "warp_charge",
-                "pool",
-                "enemy_dice",
-                "best_dice",
-                "best_value",
-                "double_wc_dice",
-                "double_wc_value",
-                "loss",
-            ]
-        )
-        for r in rows:
-            writer.writerow(
-                [
-                    r["warp_charge"],
-                    r["pool"],
-                    r["enemy_dice"],
-                    r["best_dice"],
-                    f"{r['best_value']:.6f}",
-                    r["double_wc_dice"],
-                    f"{r['double_wc_value']:.6f}",
-                    f"{r['loss']:.6f}",
-                ]
-            )
+    write_json(run / "config.json", config)
+    write_json(run / "dice_table.json", rows, strict=False)
+    (run / "dice_table.csv").write_text(
+        csv_rows(DICE_TABLE_COLUMNS, [[r[c] for c in DICE_TABLE_COLUMNS] for r in rows],
+                 lineterminator="\r\n"),  # the csv module's default, as the file always had
+        newline="",
+    )  # fmt: skip
     png = plot_dice_table(rows, run / "dice_table.png")
     if as_json:
-        typer.echo(
-            json.dumps(
-                {"run": str(run), "png": str(png), "rows": rows}, indent=2, default=json_default
-            )
-        )
+        typer.echo(json_text({"run": str(run), "png": str(png), "rows": rows}, strict=False))
         return
     from rich.table import Table as RichTable
 
@@ -290,7 +295,8 @@ def _dice_table(max_pool: int, max_enemy_dice: int, runs_dir: str, as_json: bool
 
 def advise(
     edition: str = typer.Option(
-        None, help="Edition: 7th, 8th, rt, or 2nd (search estimates; default 7th)."
+        None,
+        help=edition_help(f" (hidden information: search estimates; default {default_edition()})"),
     ),
     scenario: str = typer.Option(None, help="Shipped scenario name or TOML path."),
     state_file: str = typer.Option(None, "--state", help=STATE_FILE_HELP),
@@ -311,7 +317,9 @@ def advise(
     max_depth: int = typer.Option(
         None, min=1, help="Search only this many Psychic phases (not exact then)."
     ),
-    max_states: int = typer.Option(3_000_000, min=1, help="Give up beyond this many states."),
+    max_states: int = typer.Option(
+        ADVISE_MAX_STATES, min=1, help="Give up beyond this many states."
+    ),
     iterations: int = typer.Option(
         2000, min=1, help="2nd (secret hands): search iterations for the estimates."
     ),
@@ -327,15 +335,16 @@ def advise(
 
     with user_errors():
         if table:
-            if edition is not None and edition_id(edition) != "7th":
-                raise ValueError("--table is for 7th edition")
-            _dice_table(max_pool, max_enemy_dice, runs_dir, as_json)
+            with_table = editions_with_tool("dice_table")
+            target = edition_id(edition) if edition is not None else next(iter(with_table), "")
+            _tool(target or default_edition(), "dice_table")
+            _dice_table(target, max_pool, max_enemy_dice, runs_dir, as_json)
             return
         doc = load_state_file(state_file) if state_file is not None else None
-        edition = edition or (doc or {}).get("edition") or "7th"
+        edition = edition or (doc or {}).get("edition") or default_edition()
         scenario = scenario or (doc or {}).get("scenario") or "default"
         rules = load(edition, scenario)
-        options = _situation_options(situation, {
+        options = _situation_options(edition_id(edition), situation, {
             "dice": dice, "enemy_dice": enemy_dice, "powers": powers, "power": power,
             "wounds": wounds, "successes": successes,
         })  # fmt: skip
@@ -357,12 +366,9 @@ def advise(
         )
     if as_json:
         typer.echo(
-            json.dumps(
-                {"edition": rules.edition, "scenario": rules.scenario.name, **result},
-                indent=2,
-                default=json_default,
-            )
-        )
+            json_text({"edition": rules.edition, "scenario": rules.scenario.name, **result},
+                      strict=False)
+        )  # fmt: skip
         return
     _print_advice(rules, state, result)
 

@@ -1,32 +1,24 @@
-"""Helpers shared by the commands: clean error exits, output formats, run folders."""
+"""Helpers shared by the commands: consoles, clean error exits, option parsing, edition lookups.
+
+Library code (games, tournaments, solving, run folders, progress, output formats) lives in
+:mod:`psygym_experiments.harness`; this module only holds what the command layer needs.
+"""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import typer
+from psygym_experiments.harness.output import check_choice
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table as RichTable
-
-from psygym.odds import Table
 
 # Piped output (tests, files) gets a wide fixed width so tables do not wrap into columns of "…".
 console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
-
-FORMATS = ("table", "csv", "json", "markdown")
-
-T = TypeVar("T")
 
 
 @contextmanager
@@ -40,125 +32,54 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(2) from None
 
 
-def check_choice(value: str, allowed: Sequence[str], option: str) -> str:
-    """Return ``value`` if allowed, else raise a ``ValueError`` naming option and choices."""
-    if value not in allowed:
-        raise ValueError(f"{option} {value!r} is not one of: {', '.join(allowed)}")
-    return value
-
-
-def render_tables(tables: Sequence[Table], fmt: str) -> str:
-    """Format odds/result tables as ``table`` (rich), ``csv``, ``json`` or ``markdown`` text."""
-    check_choice(fmt, FORMATS, "--format")
-    if fmt == "csv":
-        out = io.StringIO()
-        for i, t in enumerate(tables):
-            if i:
-                out.write("\n")
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(t.columns)
-            writer.writerows(t.text_rows())
-        return out.getvalue()
-    if fmt == "json":
-        doc = [
-            {
-                "name": t.name,
-                "title": t.title,
-                "columns": t.columns,
-                "rows": t.text_rows(),
-                "note": t.note,
-            }
-            for t in tables
-        ]
-        return json.dumps(doc[0] if len(doc) == 1 else doc, indent=2)
-    if fmt == "markdown":
-        parts = []
-        for t in tables:
-            lines = [
-                f"### {t.title}",
-                "",
-                "| " + " | ".join(t.columns) + " |",
-                "|" + "---|" * len(t.columns),
-            ]
-            lines += ["| " + " | ".join(r) + " |" for r in t.text_rows()]
-            if t.note:
-                lines += ["", t.note]
-            parts.append("\n".join(lines))
-        return "\n\n".join(parts) + "\n"
-    buf = Console(record=True, width=160, file=io.StringIO())
-    for t in tables:
-        rt = RichTable(title=t.title, caption=t.note or None)
-        for c in t.columns:
-            rt.add_column(c, justify="right")
-        for r in t.text_rows():
-            rt.add_row(*r)
-        buf.print(rt)
-    return buf.export_text()
-
-
-def new_run_dir(parent: str | Path, prefix: str) -> Path:
-    """Create ``parent/<prefix>_<n>`` with the next free ``n``."""
-    base = Path(parent)
-    base.mkdir(parents=True, exist_ok=True)
-    n = 1
-    while (base / f"{prefix}_{n}").exists():
-        n += 1
-    path = base / f"{prefix}_{n}"
-    path.mkdir()
-    return path
-
-
-def rate(x: float, digits: int = 1) -> str:
-    """A rate as a percentage, or "-" when undefined (nan)."""
-    return "-" if x != x else f"{x:.{digits}%}"
-
-
-def timestamp() -> str:
-    """Local time as ``YYYYmmdd-HHMMSS`` for run folder names."""
-    return datetime.now().strftime("%Y%m%d-%H%M%S")
-
-
-def write_command(run_dir: Path) -> None:
-    """Record the exact command line that made a run."""
-    (run_dir / "command.txt").write_text(shlex.join(["psygym", *sys.argv[1:]]) + "\n")
-
-
 def split_names(text: str) -> list[str]:
     """Split a comma-separated option (``"a,b,c"``) into names, dropping blanks."""
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def progress(
-    iterable: Sequence[T] | range, description: str, *, disable: bool = False
-) -> Iterator[T]:
-    """Iterate with a rich progress bar (to stderr, so CSV/JSON on stdout stay clean)."""
-    from rich.progress import track
+def default_edition() -> str:
+    """The id of the edition commands use when none is named (``psygym.edition.default()``)."""
+    from psygym.edition import default
 
-    yield from track(
-        iterable, description=description, console=err_console, disable=disable, transient=True
-    )
+    return default().id
 
 
-def strict_json(obj: Any) -> Any:
-    """A copy of nested dicts/lists with NaN and infinities replaced by ``None`` (valid JSON)."""
-    if isinstance(obj, dict):
-        return {k: strict_json(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [strict_json(v) for v in obj]
-    if isinstance(obj, float) and (obj != obj or obj in (float("inf"), float("-inf"))):
-        return None
-    return obj
+def edition_help(extra: str = "") -> str:
+    """Help text of an ``--edition`` option listing the installed editions."""
+    from psygym.edition import ids
+
+    return f"Edition: {', '.join(ids())}{extra}."
 
 
-def json_default(obj: Any) -> Any:
-    """``json.dumps`` fallback for numpy scalars, paths and fractions."""
-    try:
-        import numpy as np
+def edition_option(**kwargs: Any) -> Any:
+    """A typer ``--edition`` option defaulting to the default edition."""
+    return typer.Option(default_edition(), help=kwargs.pop("help", edition_help()), **kwargs)
 
-        if isinstance(obj, np.generic):
-            return obj.item()
-    except ImportError:  # pragma: no cover
-        pass
-    if isinstance(obj, Path):
-        return str(obj)
-    return float(obj)
+
+def edition_tool(edition: str, name: str) -> Callable[..., Any] | None:
+    """The edition agents' tool ``name`` (``Bots.tools``), or ``None`` if it has none."""
+    from psygym.edition import get, resolve
+    from psygym.policies import bots_for
+
+    bots = bots_for(get(edition).id)
+    target = None if bots is None else bots.tools.get(name)
+    return None if target is None else resolve(target)
+
+
+def editions_with_tool(name: str) -> list[str]:
+    """Ids of the installed editions whose agents declare the tool ``name``."""
+    from psygym.edition import ids
+    from psygym.policies import bots_for
+
+    out = []
+    for eid in ids():
+        bots = bots_for(eid)
+        if bots is not None and name in bots.tools:
+            out.append(eid)
+    return out
+
+
+__all__ = [
+    "check_choice", "console", "default_edition", "edition_help", "edition_option",
+    "edition_tool", "editions_with_tool", "err_console", "split_names", "user_errors",
+]  # fmt: skip

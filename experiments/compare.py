@@ -9,21 +9,23 @@ the time and state limits, the optimum is known). On each scenario the field is:
   "commit twice the warp charge");
 - ``tuned``: the parametric policy tuned by Optuna, read from
   ``<runs-dir>/tuned/<edition>-<scenario>/best.json`` or, when there is none, tuned now with a
-  small budget (``psygym_experiments.tune.tune_parametric``) and saved there for the next run;
+  small budget (``psygym_experiments.harness.tuning.tune_parametric``) and saved there for the
+  next run;
 - ``ppo``: a MaskablePPO agent, the pretrained model shipped with the package
   (``psygym_agents.sb3.pretrained_path``), else one trained earlier by this command under
-  ``<runs-dir>/trained/<edition>-<scenario>/``, else a short ``psygym_experiments.train.train_agent``
-  run (not with ``--quick``: then the agent is left out and the report says so);
+  ``<runs-dir>/trained/<edition>-<scenario>/``, else a short
+  ``psygym_experiments.harness.training.train_agent`` run (not with ``--quick``: then the agent
+  is left out and the report says so);
 - ``optimal``: the exact expectiminimax player, where the game is solved within the limits
   (each scenario's game is solved in the background while the previous scenario plays).
 
 All of them meet in a round-robin in both seats with common random numbers
-(``psygym_experiments.evaluate``). The leaderboard ranks agents by their mean score per game over all
-opponents and both seats (with a 95% interval); the report also gives every head-to-head result,
-exact expected scores and exploitability where the solver can compute them, and states how far
-``double-wc`` is from the best agent and from the optimum. Output: ``<runs-dir>/compare-<time>/``
-with ``report.md``, ``results.csv``, ``results.json``, ``config.json``, ``command.txt`` and PNG
-plots; the leaderboard is printed as a table.
+(``psygym_experiments.harness.tournament``). The leaderboard ranks agents by their mean score per
+game over all opponents and both seats (with a 95% interval); the report also gives every
+head-to-head result, exact expected scores and exploitability where the solver can compute
+them, and states how far ``double-wc`` is from the best agent and from the optimum. Output:
+``<runs-dir>/compare-<time>/`` with ``report.md``, ``results.csv``, ``results.json``,
+``config.json``, ``command.txt`` and PNG plots; the leaderboard is printed as a table.
 """
 
 from __future__ import annotations
@@ -37,8 +39,18 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from psygym_experiments.common import console, err_console, json_default, split_names, user_errors
-from psygym_experiments.report import REFERENCE
+from psygym_experiments.common import (
+    console,
+    edition_tool,
+    err_console,
+    split_names,
+    user_errors,
+)
+from psygym_experiments.harness.output import write_json
+from psygym_experiments.harness.runs import run_folder, write_command
+from psygym_experiments.harness.solving import MAX_STATES, SOLVE_SECONDS, Solved, exact_game_value
+from psygym_experiments.harness.tournament import EvalSettings, evaluate, worker_pool
+from psygym_experiments.report import REFERENCE, dice_rows, leaderboard_table, write_report
 
 DEFAULT_EPISODES = 100
 """Games per pairing and seat with default settings."""
@@ -56,15 +68,11 @@ QUICK_TUNE_EPISODES = 20
 """The same with ``--quick``."""
 TUNE_SECONDS = 60.0
 """No new tuning trial starts after this many seconds."""
-SOLVE_MAX_STATES = 300_000
-"""A scenario whose game tree memoises more states than this is not solved exactly."""
 EXACT_BUDGET = 2_000_000
 """States the solver may spend per scenario on best responses and random agents' pairings."""
 QUICK_EXACT_BUDGET = 0
 """The same with ``--quick``."""
-SOLVE_SECONDS = 30.0
-"""CPU seconds allowed to solve a scenario's game before it counts as unsolvable."""
-QUICK_SOLVE_SECONDS = 5.0
+QUICK_SOLVE_SECONDS = SOLVE_SECONDS / 6
 """The same with ``--quick``."""
 EXTRA_SCENARIO = "single-phase"
 """Scenario compared besides each edition's default, where shipped and exactly solvable."""
@@ -205,88 +213,6 @@ def plan(
     return out, notes
 
 
-@dataclass
-class Solved:
-    """What solving a scenario's game gave.
-
-    Attributes:
-        value: the game's value for seat 0 with both players optimal (``None``: not solved).
-        note: why it is not solved.
-        states: states the solver memoised (its cost).
-    """
-
-    value: float | None
-    note: str = ""
-    states: int = 0
-
-
-def _solve_value(rules: Any, max_states: int | None) -> Solved:
-    try:
-        from psygym_agents.solvers import NotSolvable
-        from psygym_agents.solvers.expectiminimax import Solver
-    except ImportError as exc:
-        return Solved(None, f"the exact solver is not installed ({exc})")
-    try:
-        solver = Solver(rules, max_states=max_states)
-        value = float(solver.value(rules.initial_state()))
-    except NotSolvable as exc:
-        return Solved(None, str(exc))
-    if not getattr(solver, "exact", True):
-        return Solved(None, "the solver could only search part of the game")
-    return Solved(value, "", int(getattr(solver, "states", 0)))
-
-
-def _solve_child(conn: Any, rules: Any, max_states: int | None, cpu_seconds: float) -> None:
-    try:  # the kernel stops this process after cpu_seconds of CPU time (POSIX only)
-        import math
-        import resource
-
-        limit = max(1, math.ceil(cpu_seconds))
-        resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
-    except (ImportError, ValueError, OSError):
-        pass
-    conn.send(_solve_value(rules, max_states))
-    conn.close()
-
-
-def exact_game_value(
-    rules: Any, max_states: int | None = SOLVE_MAX_STATES, timeout: float | None = None
-) -> Solved:
-    """Solve the game: its value for seat 0 with both players optimal, or why there is none.
-
-    Args:
-        rules: the scenario's rules.
-        max_states: the solver's state limit.
-        timeout: CPU seconds allowed: the search runs in a child process that the kernel stops
-            after that much CPU time, so a busy machine does not change the outcome (a wall-clock
-            limit of ten times as much guards against starvation, and replaces the CPU limit
-            where the platform has none); ``None``: no limit, in this process.
-    """
-    if timeout is None:
-        return _solve_value(rules, max_states)
-    import multiprocessing
-
-    parent, child = multiprocessing.Pipe(duplex=False)
-    proc = multiprocessing.Process(
-        target=_solve_child, args=(child, rules, max_states, timeout), daemon=True
-    )
-    proc.start()
-    child.close()
-    late = Solved(None, f"the solver did not finish within {timeout:.0f} s of CPU time "
-                        f"(limit {max_states} states)")  # fmt: skip
-    try:
-        if parent.poll(10 * timeout):
-            return parent.recv()
-        return late
-    except EOFError:  # stopped by the CPU limit (or crashed)
-        return late
-    finally:
-        if proc.is_alive():
-            proc.terminate()
-        proc.join()
-        parent.close()
-
-
 def heuristic_entries(rules: Any) -> list[Entry]:
     """Every heuristic of the rules' edition, and ``random``."""
     from psygym.policies import agent_names
@@ -331,7 +257,7 @@ def tuned_entry(
         if path.is_file():
             return Entry("tuned", f"tuned:{path}", "tuned", f"saved parameters {path}")
     try:
-        from psygym_experiments.tune import tune_parametric
+        from psygym_experiments.harness.tuning import tune_parametric
     except ImportError as exc:
         notes.append(f"tuned agent left out: the tuner is not installed ({exc}).")
         return None
@@ -400,7 +326,7 @@ def ppo_entry(
         )
         return None
     try:
-        from psygym_experiments.train import train_agent
+        from psygym_experiments.harness.training import train_agent
     except ImportError as exc:
         notes.append(
             f"PPO agent left out: no pretrained model and the trainer is not installed ({exc})."
@@ -518,24 +444,11 @@ def exact_plan(
     return br, stochastic
 
 
-def compare_scenario(
-    edition: str,
-    scenario: str,
-    settings: CompareSettings,
-    *,
-    prober: Prober | None = None,
-    pool: Any = None,
-    show_progress: bool = True,
-) -> ScenarioResult:
-    """Build the field of one scenario and play the round-robin (in ``pool`` if given)."""
-    from psygym_experiments.evaluate import run_evaluation
-
-    from psygym.editions import load
-
-    start = time.perf_counter()
-    rules = load(edition, scenario)
+def _prepared_entries(
+    edition: str, scenario: str, rules: Any, settings: CompareSettings, notes: list[str]
+) -> list[Entry]:
+    """The heuristics, ``random``, and the tuned and PPO agents (prepared if needed)."""
     name = getattr(rules.scenario, "name", scenario)
-    notes: list[str] = []
     runs_dir = Path(settings.runs_dir)
     wanted = set(settings.agents) if settings.agents else None
     entries = [e for e in heuristic_entries(rules) if wanted is None or e.label in wanted]
@@ -546,25 +459,52 @@ def compare_scenario(
     if wanted is None or "ppo" in wanted:
         extra.append(ppo_entry(edition, scenario, name, runs_dir, settings.train_steps,
                                settings.seed, notes, rules))  # fmt: skip
-    entries += [e for e in extra if e is not None and usable(e, rules, notes)]
-    timing = {"psygym_agents": time.perf_counter() - start}
-    if prober is not None:
-        solved = prober.result(edition, scenario)
-    else:
-        solved = exact_game_value(rules, settings.max_states, settings.solve_seconds)
-    value, why = solved.value, solved.note
-    timing["solver_wait"] = time.perf_counter() - start - timing["psygym_agents"]
-    if value is not None:
+    return entries + [e for e in extra if e is not None and usable(e, rules, notes)]
+
+
+def _complete_field(
+    entries: list[Entry], rules: Any, solved: Solved, settings: CompareSettings, notes: list[str]
+) -> list[Entry]:
+    """Add the optimal player where the game is solved; note what was asked for but missing."""
+    wanted = set(settings.agents) if settings.agents else None
+    if solved.value is not None:
         optimal = Entry("optimal", "optimal", "optimal", "exact expectiminimax")
         if (wanted is None or "optimal" in wanted) and usable(optimal, rules, notes):
-            entries.append(optimal)
+            entries = [*entries, optimal]
     else:
         notes.append(f"The game is not solved, so no optimal agent, optimum or exploitability: "
-                     f"{why}.")  # fmt: skip
+                     f"{solved.note}.")  # fmt: skip
     if wanted is not None:
         missing = sorted(wanted - {e.label for e in entries})
         if missing:
             notes.append(f"asked for but not in this scenario's field: {', '.join(missing)}.")
+    return entries
+
+
+def compare_scenario(
+    edition: str,
+    scenario: str,
+    settings: CompareSettings,
+    *,
+    prober: Prober | None = None,
+    pool: Any = None,
+    show_progress: bool = True,
+) -> ScenarioResult:
+    """Build the field of one scenario and play the round-robin (in ``pool`` if given)."""
+    from psygym.editions import load
+
+    start = time.perf_counter()
+    rules = load(edition, scenario)
+    name = getattr(rules.scenario, "name", scenario)
+    notes: list[str] = []
+    entries = _prepared_entries(edition, scenario, rules, settings, notes)
+    timing = {"agents": time.perf_counter() - start}
+    if prober is not None:
+        solved = prober.result(edition, scenario)
+    else:
+        solved = exact_game_value(rules, settings.max_states, settings.solve_seconds)
+    timing["solver_wait"] = time.perf_counter() - start - timing["agents"]
+    entries = _complete_field(entries, rules, solved, settings, notes)
     if not entries:
         raise ValueError(f"no agents to compare on {edition} {name}")
     br_agents, stochastic_exact = exact_plan(entries, solved, settings, notes)
@@ -575,22 +515,15 @@ def compare_scenario(
             highlight=False,
         )
     before = time.perf_counter()
-    ev = run_evaluation(
-        rules,
-        [e.spec for e in entries],
-        settings.episodes,
-        settings.seed,
-        settings.workers,
-        labels=[e.label for e in entries],
-        exact=settings.exact_pairs,
-        exploit=br_agents,
-        stochastic_exact=stochastic_exact,
-        max_states=settings.max_states,
-        game_value=value,
-        solve=False,
+    eval_settings = EvalSettings(
+        settings.episodes, settings.seed, settings.workers, exact=settings.exact_pairs,
+        exploit=br_agents, stochastic_exact=stochastic_exact, max_states=settings.max_states,
+        game_value=solved.value, solve=False, show_progress=show_progress,
+    )  # fmt: skip
+    ev = evaluate(
+        rules, [e.spec for e in entries], eval_settings, labels=[e.label for e in entries],
         pool=pool,
-        show_progress=show_progress,
-    )
+    )  # fmt: skip
     notes += ev.notes
     return ScenarioResult(
         edition=edition,
@@ -598,31 +531,41 @@ def compare_scenario(
         description=str(getattr(rules.scenario, "description", "")),
         entries=entries,
         evaluation=ev,
-        game_value=value,
-        value_note=why,
+        game_value=solved.value,
+        value_note=solved.note,
         seconds=time.perf_counter() - start,
         timing={**timing, "games_and_exact": time.perf_counter() - before},
         notes=notes,
     )
 
 
-def _start_dice_table(quick: bool) -> Any:
-    """Start computing the 7th-edition optimal-dice table in a side process (or ``None``)."""
-    import importlib.util
+def dice_table_edition(editions: list[str]) -> str | None:
+    """The first compared edition whose agents declare an optimal-dice table tool, if any."""
+    for eid in editions:
+        try:
+            if edition_tool(eid, "dice_table") is not None:
+                return eid
+        except ImportError:  # the tool is declared but its module is missing
+            return eid
+    return None
+
+
+def _start_dice_table(edition: str, quick: bool) -> Any:
+    """Start computing ``edition``'s optimal-dice table in a side process (or ``None``)."""
     from concurrent.futures import ProcessPoolExecutor
 
-    from psygym_experiments.report import dice_rows
-
-    if importlib.util.find_spec("psygym_agents.seventh.dice_table") is None:
+    try:
+        edition_tool(edition, "dice_table")
+    except ImportError:
         return None
     pool = ProcessPoolExecutor(max_workers=1)
-    return pool, pool.submit(dice_rows, quick)
+    return pool, pool.submit(dice_rows, edition, quick)
 
 
 def _finish_dice_table(side: Any, notes: list[str]) -> list[dict[str, Any]] | None:
     """The table started by :func:`_start_dice_table` (empty, with a note, if it failed)."""
     if side is None:
-        notes.append("No optimal-dice heatmap: psygym_agents.seventh.dice_table is not installed.")
+        notes.append("No optimal-dice heatmap: the dice-table module is not installed.")
         return []
     pool, future = side
     try:
@@ -668,9 +611,6 @@ def run_compare(
             ``tuned``, ``ppo``, ``optimal``; ``None``: everyone).
         show_progress: progress bars and status lines on stderr.
     """
-    from psygym_experiments.evaluate import run_folder
-    from psygym_experiments.report import write_report
-
     start = time.perf_counter()
     pairs, plan_notes = plan(editions, scenario)
     settings = CompareSettings(
@@ -682,15 +622,15 @@ def run_compare(
         quick=quick,
         tune_trials=tune_trials or (QUICK_TUNE_TRIALS if quick else DEFAULT_TUNE_TRIALS),
         train_steps=(0 if quick else DEFAULT_TRAIN_STEPS) if train_steps is None else train_steps,
-        max_states=max_states or SOLVE_MAX_STATES,
+        max_states=max_states or MAX_STATES,
         solve_seconds=solve_seconds or (QUICK_SOLVE_SECONDS if quick else SOLVE_SECONDS),
         runs_dir=str(runs_dir),
         agents=agents or None,
         exact_pairs=not quick,
         exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
     )
-    side = _start_dice_table(quick) if any(e == "7th" for e, _ in pairs) else None
-    from psygym_experiments.evaluate import worker_pool
+    dice_edition = dice_table_edition(settings.editions)
+    side = _start_dice_table(dice_edition, quick) if dice_edition is not None else None
 
     prober = Prober(pairs, settings)
     pool = worker_pool(settings.workers) if settings.workers > 1 else None
@@ -706,13 +646,14 @@ def run_compare(
     dice = _finish_dice_table(side, plan_notes)
     run_dir = run_folder(runs_dir, "compare")
     seconds = time.perf_counter() - start
-    write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds, dice=dice)
+    write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds, dice=dice,
+                 dice_edition=dice_edition)  # fmt: skip
     config = {
         **settings.__dict__,
         "seconds": round(seconds, 1),
         "game_seeds": f"{seed}..{seed + settings.episodes - 1}",
     }
-    (run_dir / "config.json").write_text(json.dumps(config, indent=2, default=json_default) + "\n")
+    write_json(run_dir / "config.json", config, strict=False)
     return run_dir
 
 
@@ -765,7 +706,7 @@ def compare(
     ] = None,
     max_states: Annotated[
         int | None,
-        typer.Option(min=1, help=f"Exact solver state limit (default {SOLVE_MAX_STATES})."),
+        typer.Option(min=1, help=f"Exact solver state limit (default {MAX_STATES})."),
     ] = None,
     agents: Annotated[
         str | None,
@@ -784,9 +725,6 @@ def compare(
     ] = None,
 ) -> None:
     """The main job: every heuristic, tuned, PPO and optimal agent per edition; a report."""
-    from psygym_experiments.common import write_command
-    from psygym_experiments.report import leaderboard_table
-
     with user_errors():
         names = [n for e in edition or [] for n in split_names(e)] or None
         run_dir = run_compare(
@@ -796,6 +734,11 @@ def compare(
             agents=split_names(agents) if agents else None,
         )  # fmt: skip
     write_command(run_dir)
+    _print_leaderboards(run_dir)
+
+
+def _print_leaderboards(run_dir: Path) -> None:
+    """Print the leaderboards and headline of a compare run folder."""
     doc = json.loads((run_dir / "results.json").read_text())
     for table in leaderboard_table(doc):
         console.print(table)
@@ -810,6 +753,6 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = [
-    "run_compare", "compare_scenario", "plan", "exact_game_value", "Entry", "ScenarioResult",
-    "CompareSettings", "register",
+    "run_compare", "compare_scenario", "plan", "Entry", "ScenarioResult", "CompareSettings",
+    "register",
 ]  # fmt: skip

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import typer
-from psygym_experiments.common import FORMATS, console, render_tables, user_errors
+from psygym_experiments.common import console, edition_option, user_errors
+from psygym_experiments.harness.output import FORMATS, render_tables
 
 from psygym.edition import get
 
 
 def odds(
-    edition: str = typer.Option("7th", help="Edition: 7th, 8th, 2nd or rt."),
+    edition: str = edition_option(),
     fmt: str = typer.Option("table", "--format", help=f"Output format: {', '.join(FORMATS)}."),
     max_dice: int = typer.Option(10, min=1, max=30, help="7th: largest number of dice shown."),
     deny: bool = typer.Option(False, "--deny", help="7th: chance to negate k successes."),

@@ -10,23 +10,21 @@ does not match them.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import secrets
-import shlex
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from psygym_experiments.common import console, err_console, user_errors
+from psygym_experiments.common import console, edition_option, err_console, user_errors
+from psygym_experiments.harness.runs import command_text
+from psygym_experiments.play_replay import replay_log
 from psygym_experiments.play_session import (
     HINT_BUDGET,
     Advisor,
     GameLog,
     PlaySession,
-    replay_log,
     scenario_info,
 )
 from rich.markup import escape
@@ -38,12 +36,21 @@ AUTO = "auto"
 """The default opponent: a shipped trained model if there is one, else a heuristic."""
 
 
+def _loads(spec: str, rules: Any) -> bool:
+    """Whether an agent spec loads for these rules (an out-of-date model does not)."""
+    try:
+        resolve_policy(spec, rules)
+    except Exception:  # noqa: BLE001 - any failure to load means: use the heuristic instead
+        return False
+    return True
+
+
 def default_opponent(rules: Any) -> str:
     """The ``auto`` opponent of an edition and scenario.
 
-    The pretrained model shipped for the scenario (``psygym_agents.sb3.pretrained_path``) if there is
-    one, else the edition's first heuristic (``HEURISTICS`` in the agents module), else
-    ``random``.
+    The pretrained model shipped for the scenario (``psygym_agents.sb3.pretrained_path``) if
+    there is one and it loads for these rules, else the edition's reference heuristic
+    (``BOTS.reference``), else ``random``.
     """
     name = getattr(rules.scenario, "name", "")
     if importlib.util.find_spec("psygym_agents.sb3") is not None:
@@ -54,7 +61,10 @@ def default_opponent(rules: Any) -> str:
         except (ImportError, AttributeError, ValueError):
             path = None
         if path is not None and Path(path).is_file():
-            return str(path)
+            # A safe model (.safetensors) is named through the sb3 agent; a bare .zip resolves.
+            spec = str(path) if Path(path).suffix == ".zip" else f"sb3:{path}"
+            if _loads(spec, rules):
+                return spec
     from psygym.policies import bots_for
 
     bots = bots_for(rules.edition)
@@ -62,7 +72,7 @@ def default_opponent(rules: Any) -> str:
 
 
 def play(
-    edition: str = typer.Option("7th", help="Edition: 7th, 8th, 2nd or rt."),
+    edition: str = edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     opponent: str = typer.Option(
         AUTO,
@@ -93,7 +103,7 @@ def play(
         "seat": seat,
         "opponent": spec,
         "opponent_name": getattr(policy, "name", spec),
-        "command": shlex.join(["psygym", *sys.argv[1:]]),
+        "command": command_text(),
         "started": datetime.now().isoformat(timespec="seconds"),
     }
     log = GameLog.create(runs_dir, header)

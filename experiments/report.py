@@ -5,7 +5,6 @@ The definitions the report uses are in :data:`DEFINITIONS` (printed in every rep
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from psygym_experiments.common import json_default
-from psygym_experiments.evaluate import CSV_COLUMNS, PairResult, clean_json, csv_text
-from psygym_experiments.simulate import mean_ci
+from psygym_experiments.common import edition_tool
+from psygym_experiments.harness.games import mean_ci
+from psygym_experiments.harness.output import strict_json, write_json
+from psygym_experiments.harness.tournament import CSV_COLUMNS, PairResult, csv_text
 
 DEFINITIONS = """\
 - **Score**: the game's zero-sum score (wounds and value inflicted minus suffered) per game, from
@@ -150,6 +150,18 @@ def _pct(part: float, whole: float) -> str:
     return f" ({part / abs(whole):.1%})" if abs(whole) > 1e-9 else ""
 
 
+def _reference_home() -> str:
+    """The edition whose agents' reference heuristic is :data:`REFERENCE` (for the sentences)."""
+    from psygym.edition import ids
+    from psygym.policies import bots_for
+
+    for eid in ids():
+        bots = bots_for(eid)
+        if bots is not None and bots.reference == REFERENCE:
+            return eid
+    return "another"
+
+
 def statement(res: Any) -> list[str]:
     """Plain sentences: how far ``double-wc`` (or the best heuristic) is from the best and optimum.
 
@@ -168,15 +180,27 @@ def statement(res: Any) -> list[str]:
         heur = [r for r in board if r.kind == "heuristic"]
         if not heur:
             return [
-                f"{where}: {REFERENCE} is a 7th-edition rule and this edition has no "
-                f"heuristics to stand in for it; best agent: {board[0].label} "
+                f"{where}: {REFERENCE} is a {_reference_home()}-edition rule and this edition "
+                f"has no heuristics to stand in for it; best agent: {board[0].label} "
                 f"({board[0].mean:+.2f} ± {board[0].ci95:.2f} per game)."
             ]
         ref = heur[0].label
         intro = (
-            f"({REFERENCE} is a 7th-edition rule - there is no dice pool to commit here - "
+            f"({REFERENCE} is a {_reference_home()}-edition rule - there is no dice pool to "
+            "commit here - "
             f"so its best heuristic, {ref}, stands in.) "
         )
+    r = next(s for s in board if s.label == ref)
+    return [
+        _field_sentence(ev, board, index, where, ref, intro),
+        _optimum_sentence(res, index, where, ref, r),
+    ]
+
+
+def _field_sentence(
+    ev: Any, board: list[Standing], index: dict[str, int], where: str, ref: str, intro: str
+) -> str:
+    """How ``ref`` does against the field: the best agent, or how far from the best."""
     r = next(s for s in board if s.label == ref)
     mine = agent_games(ev.pairs, index[ref])
     twins = [
@@ -186,7 +210,6 @@ def statement(res: Any) -> list[str]:
     ]  # fmt: skip
     others = [s for s in board if s.label != ref and s.label not in twins]
     top = board[0].label == ref or board[0].label in twins
-    out = []
     text = (
         f"{where}: {intro}{ref} scores {r.mean:+.2f} ± {r.ci95:.2f} per game against the "
         f"field{_exact(r.exact)}, averaged over all opponents and both seats"
@@ -219,7 +242,12 @@ def statement(res: Any) -> list[str]:
         )
     else:
         text += "."
-    out.append(text)
+    return text
+
+
+def _optimum_sentence(res: Any, index: dict[str, int], where: str, ref: str, r: Standing) -> str:
+    """How ``ref`` does against the exact optimum, or why there is none."""
+    ev = res.evaluation
     if res.game_value is not None and "optimal" in index:
         v = res.game_value
         look = pair_lookup(ev.pairs)
@@ -240,17 +268,16 @@ def statement(res: Any) -> list[str]:
             )
         if r.exploitability is not None:
             line += f". Its exploitability is {r.exploitability:.3f} per game"
-        out.append(line + ".")
+        return line + "."
     elif res.game_value is not None:
         line = (f"{where}: the exact optimum (both players optimal) is {res.game_value:+.3f} per "
                 f"game for seat 0 (the optimal agent is not in this field)")  # fmt: skip
         if r.exploitability is not None:
             line += f"; {ref}'s exploitability is {r.exploitability:.3f} per game"
-        out.append(line + ".")
+        return line + "."
     else:
         why = res.value_note or "the solver is not available"
-        out.append(f"{where}: no exact optimum ({why}).")
-    return out
+        return f"{where}: no exact optimum ({why})."
 
 
 def _exact(x: float | None) -> str:
@@ -327,14 +354,22 @@ def plot_head_to_head(ev: Any, order: Sequence[str], path: Path, title: str) -> 
     return path
 
 
-def dice_rows(quick: bool = False) -> list[dict[str, Any]]:
-    """The 7th-edition optimal-dice table (``psygym_agents.seventh.dice_table``); smaller with ``quick``.
+def _dice_tool(edition: str, name: str) -> Any:
+    tool = edition_tool(edition, name)
+    if tool is None:
+        raise ImportError(f"edition {edition} declares no {name} tool")
+    return tool
+
+
+def dice_rows(edition: str, quick: bool = False) -> list[dict[str, Any]]:
+    """The optimal-dice table of ``edition`` (its agents' ``dice_table`` tool).
+
+    ``quick`` makes it smaller (6 dice, 2 enemy dice).
 
     Raises:
         ImportError: the dice-table module is not installed.
     """
-    from psygym_agents.seventh.dice_table import optimal_dice_table
-
+    optimal_dice_table = _dice_tool(edition, "dice_table")
     return optimal_dice_table(6, 2) if quick else optimal_dice_table()
 
 
@@ -357,23 +392,25 @@ def dice_summary(rows: Sequence[dict[str, Any]]) -> str:
     )
 
 
-def plot_dice(path: Path, rows: Sequence[dict[str, Any]] | None, notes: list[str]) -> Path | None:
-    """7th edition: the heatmap of optimal dice by pool size and warp charge, beside double-wc.
+def plot_dice(
+    edition: str, path: Path, rows: Sequence[dict[str, Any]] | None, notes: list[str]
+) -> Path | None:
+    """The heatmap of optimal dice by pool size and warp charge, beside double-wc.
 
     ``rows`` come from :func:`dice_rows` (``None``: compute them here; empty: no plot, the
-    caller has said why). When ``psygym_agents.seventh.dice_table`` is missing or fails, a note says so
-    and no plot is made.
+    caller has said why). When the edition's dice-table tools are missing or fail, a note says
+    so and no plot is made.
     """
     if rows is not None and not rows:
         return None
     try:
-        from psygym_agents.seventh import dice_table
+        plot_dice_table = _dice_tool(edition, "plot_dice_table")
     except ImportError as exc:
         notes.append(f"No optimal-dice heatmap: the dice-table module is not installed ({exc}).")
         return None
     try:
-        table = list(rows) if rows is not None else dice_rows()
-        dice_table.plot_dice_table(table, path)
+        table = list(rows) if rows is not None else dice_rows(edition)
+        plot_dice_table(table, path)
     except Exception as exc:  # noqa: BLE001 - a plot failure must not lose the report
         notes.append(f"No optimal-dice heatmap: {type(exc).__name__}: {exc}.")
         return None
@@ -399,7 +436,7 @@ def scenario_doc(res: Any) -> dict[str, Any]:
         if len(ev.agents) > 1
         else {}
     )
-    return clean_json(
+    return strict_json(
         {
             "edition": res.edition,
             "scenario": res.scenario,
@@ -408,7 +445,7 @@ def scenario_doc(res: Any) -> dict[str, Any]:
             "seed": ev.seed,
             "seconds": round(res.seconds, 1),
             "timing": {k: round(v, 1) for k, v in getattr(res, "timing", {}).items()},
-            "psygym_agents": [
+            "agents": [
                 {"label": e.label, "spec": e.spec, "kind": e.kind, "source": e.source}
                 for e in res.entries
             ],
@@ -468,6 +505,17 @@ def _slug(res: Any) -> str:
     return f"{res.edition}-{Path(res.scenario).stem}"
 
 
+def _write_results_csv(path: Path, results: Sequence[Any]) -> None:
+    """``results.csv``: every pairing and seat of every scenario."""
+    parts = []
+    for k, res in enumerate(results):
+        text = csv_text(res.evaluation.pairs, {"edition": res.edition, "scenario": res.scenario})
+        parts.append(text if k == 0 else text.split("\n", 1)[1])
+    if not parts:
+        parts = [",".join(("edition", "scenario", *CSV_COLUMNS)) + "\n"]
+    path.write_text("".join(parts))
+
+
 def write_report(
     run_dir: Path,
     results: Sequence[Any],
@@ -476,6 +524,7 @@ def write_report(
     notes: Sequence[str] = (),
     seconds: float = 0.0,
     dice: Sequence[dict[str, Any]] | None = None,
+    dice_edition: str | None = None,
 ) -> Path:
     """Write ``report.md``, ``results.csv``, ``results.json`` and the plots into ``run_dir``.
 
@@ -485,22 +534,17 @@ def write_report(
         settings: the ``CompareSettings``.
         notes: sentences about editions left out.
         seconds: total wall time.
-        dice: the 7th-edition optimal-dice table (:func:`dice_rows`), when a 7th-edition
-            scenario was compared (``None``: computed here if needed).
+        dice: the optimal-dice table (:func:`dice_rows`) of ``dice_edition``
+            (``None``: computed here if needed).
+        dice_edition: the compared edition whose agents have a dice-table tool (``None``:
+            no dice table in the report).
 
     Returns:
         The path of ``report.md``.
     """
     run_dir = Path(run_dir)
     all_notes = list(notes)
-    # results.csv: every pairing and seat of every scenario.
-    parts = []
-    for k, res in enumerate(results):
-        text = csv_text(res.evaluation.pairs, {"edition": res.edition, "scenario": res.scenario})
-        parts.append(text if k == 0 else text.split("\n", 1)[1])
-    if not parts:
-        parts = [",".join(("edition", "scenario", *CSV_COLUMNS)) + "\n"]
-    (run_dir / "results.csv").write_text("".join(parts))
+    _write_results_csv(run_dir / "results.csv", results)
 
     docs = [scenario_doc(res) for res in results]
     headline = [line for d in docs for line in d["statement"]]
@@ -520,30 +564,163 @@ def write_report(
             )
             plots[_slug(res)].append(name)
     dice_png, dice_text = None, ""
-    if any(res.edition == "7th" for res in results):
-        dice_png = plot_dice(run_dir / "dice-table-7th.png", dice, all_notes)
+    if dice_edition is not None and any(res.edition == dice_edition for res in results):
+        dice_png = plot_dice(dice_edition, run_dir / f"dice-table-{dice_edition}.png", dice,
+                             all_notes)  # fmt: skip
         if dice_png is not None:
             if dice is None:
-                dice = dice_rows()
+                dice = dice_rows(dice_edition)
             dice_text = dice_summary(dice)
-            headline.append(f"7th optimal dice: {dice_text}")
+            headline.append(f"{dice_edition} optimal dice: {dice_text}")
 
     doc = {
-        "settings": clean_json(dict(settings.__dict__)),
+        "settings": strict_json(dict(settings.__dict__)),
         "seconds": round(seconds, 1),
         "definitions": DEFINITIONS,
         "headline": headline,
         "scenarios": docs,
         "notes": all_notes,
         "plots": {**plots, **({"dice_table": dice_png.name} if dice_png else {})},
-        "dice_table": clean_json(list(dice)) if dice_png is not None and dice else None,
+        "dice_table": strict_json(list(dice)) if dice_png is not None and dice else None,
     }
-    (run_dir / "results.json").write_text(json.dumps(doc, indent=2, default=json_default) + "\n")
+    write_json(run_dir / "results.json", doc, strict=False)
 
-    md = _markdown(results, docs, settings, all_notes, plots, (dice_png, dice_text), seconds)
+    md = _markdown(results, docs, settings, all_notes, plots, (dice_png, dice_text, dice_edition),
+                   seconds)  # fmt: skip
     path = run_dir / "report.md"
     path.write_text(md)
     return path
+
+
+def _md_pairs(d: dict[str, Any]) -> list[str]:
+    """The table of every pairing and seat of one scenario."""
+    lines: list[str] = []
+    lines += [
+        "### Every pairing and seat",
+        "",
+        "Score of seat 0 (95% CI), exact expected score, wins/draws/losses of seat 0, "
+        "Perils per power attempted, dice spent per manifested power and deny success "
+        "for each seat.",
+        "",
+    ]
+    rows = []
+    for p in d["pairs"]:
+        rows.append(
+            [
+                p["agent0"],
+                p["agent1"],
+                f"{p['mean_score']:+.3f} ± {p['ci95']:.3f}",
+                _num(p["exact_score"]),
+                f"{p['wins']}/{p['draws']}/{p['losses']}",
+                _rate(p["perils_rate0"]),
+                _rate(p["perils_rate1"]),
+                _dec(p["dice_per_manifest0"]),
+                _dec(p["dice_per_manifest1"]),
+                _rate(p["deny_rate0"]),
+                _rate(p["deny_rate1"]),
+            ]
+        )
+    lines += _md_table(
+        [
+            "seat 0",
+            "seat 1",
+            "score",
+            "exact",
+            "W/D/L",
+            "perils 0",
+            "perils 1",
+            "dice/manifest 0",
+            "dice/manifest 1",
+            "deny 0",
+            "deny 1",
+        ],
+        rows,
+        left=2,
+    )
+    lines += [""]
+    return lines
+
+
+def _md_scenario(res: Any, d: dict[str, Any], plots: dict[str, list[str]]) -> list[str]:
+    """The Markdown section of one scenario."""
+    lines: list[str] = []
+    slug = _slug(res)
+    lines += [f"## {res.edition} {res.scenario}", ""]
+    if res.description:
+        lines += [" ".join(res.description.split()), ""]
+    gv = d["game_value"]
+    if gv is not None:
+        optimum = f"Exact optimum (value of the game for seat 0, both optimal): {gv:+.4f}."
+    else:
+        optimum = f"No exact optimum: {res.value_note}."
+    t = d.get("timing") or {}
+    detail = (
+        f" (agents ready after {t['agents']:.0f} s, waited {t['solver_wait']:.0f} s "
+        "for the "
+        f"solver, games and exact values {t['games_and_exact']:.0f} s)"
+        if {"agents", "solver_wait", "games_and_exact"} <= set(t)
+        else ""
+    )
+    lines += [optimum, f"Time: {d['seconds']:.0f} s{detail}.", ""]
+    lines += ["Agents:", ""]
+    lines += [f"- `{a['label']}` ({a['kind']}): {a['source']}" for a in d["agents"]]
+    lines += ["", "### Leaderboard (mean score per game vs all opponents, both seats)", ""]
+    lines += _md_table(
+        ["#", "agent", "kind", "score", "± 95%", "exact", "exploitability"],
+        [
+            [
+                str(r["rank"]),
+                r["label"],
+                r["kind"],
+                f"{r['mean']:+.3f}",
+                "-" if r["ci95"] is None else f"{r['ci95']:.3f}",
+                _num(r["exact"]),
+                _num(r["exploitability"]),
+            ]
+            for r in d["leaderboard"]
+        ],
+        left=3,
+    )
+    lines += [""]
+    for name in plots.get(slug, []):
+        lines += [f"![{name}]({name})", ""]
+    order = [r["label"] for r in d["leaderboard"]]
+    if len(order) > 1:
+        lines += [
+            "### Head to head (row's mean score against column, both seats)",
+            "",
+            "Exact values where the solver computed them, else sampled (in italics).",
+            "",
+        ]
+        lines += _md_table(
+            ["", *order],
+            [[a, *(_h2h_cell(d["head_to_head"], a, b) for b in order)] for a in order],
+        )
+        lines += [""]
+    lines += _md_pairs(d)
+    if d["notes"]:
+        lines += ["Notes:", ""] + [f"- {n}" for n in d["notes"]] + [""]
+    return lines
+
+
+def _md_dice(results: Sequence[Any], dice: tuple[Path | None, str, str | None]) -> list[str]:
+    """The optimal-dice section (empty when no compared edition has a dice table)."""
+    dice_png, dice_text, dice_edition = dice
+    lines: list[str] = []
+    if dice_edition is not None and any(res.edition == dice_edition for res in results):
+        lines += [f"## {dice_edition} edition: optimal dice by pool size and warp charge", ""]
+        if dice_png is not None:
+            lines += [
+                "The exact optimal number of dice to commit, by dice left in the pool, warp "
+                "charge and enemy deny dice, beside `double-wc`'s rule (twice the warp charge; "
+                "in brackets where it differs). " + dice_text,
+                "",
+                f"![{dice_png.name}]({dice_png.name})",
+                "",
+            ]
+        else:
+            lines += ["Not drawn (see the notes).", ""]
+    return lines
 
 
 def _markdown(
@@ -552,10 +729,10 @@ def _markdown(
     settings: Any,
     notes: Sequence[str],
     plots: dict[str, list[str]],
-    dice: tuple[Path | None, str],
+    dice: tuple[Path | None, str, str | None],
     seconds: float,
 ) -> str:
-    dice_png, dice_text = dice
+    _, dice_text, dice_edition = dice
     s = settings
     lines = [
         "# psygym comparison report",
@@ -577,119 +754,11 @@ def _markdown(
     ]
     lines += [f"- {h}" for h in (line for d in docs for line in d["statement"])]
     if dice_text:
-        lines += [f"- 7th optimal dice: {dice_text}"]
+        lines += [f"- {dice_edition} optimal dice: {dice_text}"]
     lines += ["", "## How to read the numbers", "", DEFINITIONS, ""]
     for res, d in zip(results, docs):
-        slug = _slug(res)
-        lines += [f"## {res.edition} {res.scenario}", ""]
-        if res.description:
-            lines += [" ".join(res.description.split()), ""]
-        gv = d["game_value"]
-        if gv is not None:
-            optimum = f"Exact optimum (value of the game for seat 0, both optimal): {gv:+.4f}."
-        else:
-            optimum = f"No exact optimum: {res.value_note}."
-        t = d.get("timing") or {}
-        detail = (
-            f" (agents ready after {t['psygym_agents']:.0f} s, waited {t['solver_wait']:.0f} s for the "
-            f"solver, games and exact values {t['games_and_exact']:.0f} s)"
-            if {"psygym_agents", "solver_wait", "games_and_exact"} <= set(t)
-            else ""
-        )
-        lines += [optimum, f"Time: {d['seconds']:.0f} s{detail}.", ""]
-        lines += ["Agents:", ""]
-        lines += [f"- `{a['label']}` ({a['kind']}): {a['source']}" for a in d["psygym_agents"]]
-        lines += ["", "### Leaderboard (mean score per game vs all opponents, both seats)", ""]
-        lines += _md_table(
-            ["#", "agent", "kind", "score", "± 95%", "exact", "exploitability"],
-            [
-                [
-                    str(r["rank"]),
-                    r["label"],
-                    r["kind"],
-                    f"{r['mean']:+.3f}",
-                    "-" if r["ci95"] is None else f"{r['ci95']:.3f}",
-                    _num(r["exact"]),
-                    _num(r["exploitability"]),
-                ]
-                for r in d["leaderboard"]
-            ],
-            left=3,
-        )
-        lines += [""]
-        for name in plots.get(slug, []):
-            lines += [f"![{name}]({name})", ""]
-        order = [r["label"] for r in d["leaderboard"]]
-        if len(order) > 1:
-            lines += [
-                "### Head to head (row's mean score against column, both seats)",
-                "",
-                "Exact values where the solver computed them, else sampled (in italics).",
-                "",
-            ]
-            lines += _md_table(
-                ["", *order],
-                [[a, *(_h2h_cell(d["head_to_head"], a, b) for b in order)] for a in order],
-            )
-            lines += [""]
-        lines += [
-            "### Every pairing and seat",
-            "",
-            "Score of seat 0 (95% CI), exact expected score, wins/draws/losses of seat 0, "
-            "Perils per power attempted, dice spent per manifested power and deny success "
-            "for each seat.",
-            "",
-        ]
-        rows = []
-        for p in d["pairs"]:
-            rows.append(
-                [
-                    p["agent0"],
-                    p["agent1"],
-                    f"{p['mean_score']:+.3f} ± {p['ci95']:.3f}",
-                    _num(p["exact_score"]),
-                    f"{p['wins']}/{p['draws']}/{p['losses']}",
-                    _rate(p["perils_rate0"]),
-                    _rate(p["perils_rate1"]),
-                    _dec(p["dice_per_manifest0"]),
-                    _dec(p["dice_per_manifest1"]),
-                    _rate(p["deny_rate0"]),
-                    _rate(p["deny_rate1"]),
-                ]
-            )
-        lines += _md_table(
-            [
-                "seat 0",
-                "seat 1",
-                "score",
-                "exact",
-                "W/D/L",
-                "perils 0",
-                "perils 1",
-                "dice/manifest 0",
-                "dice/manifest 1",
-                "deny 0",
-                "deny 1",
-            ],
-            rows,
-            left=2,
-        )
-        lines += [""]
-        if d["notes"]:
-            lines += ["Notes:", ""] + [f"- {n}" for n in d["notes"]] + [""]
-    if any(res.edition == "7th" for res in results):
-        lines += ["## 7th edition: optimal dice by pool size and warp charge", ""]
-        if dice_png is not None:
-            lines += [
-                "The exact optimal number of dice to commit, by dice left in the pool, warp "
-                "charge and enemy deny dice, beside `double-wc`'s rule (twice the warp charge; "
-                "in brackets where it differs). " + dice_text,
-                "",
-                f"![{dice_png.name}]({dice_png.name})",
-                "",
-            ]
-        else:
-            lines += ["Not drawn (see the notes).", ""]
+        lines += _md_scenario(res, d, plots)
+    lines += _md_dice(results, dice)
     if notes:
         lines += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
     lines += [

@@ -9,149 +9,21 @@ positions it stops at), reported as not exact. ``--max-plies`` limits the search
 
 from __future__ import annotations
 
-import json
-import time
-from typing import Any
-
 import typer
-from psygym_experiments.common import console, err_console, user_errors
+from psygym_experiments.common import console, edition_help, edition_option, user_errors
+from psygym_experiments.harness.output import json_text
+from psygym_experiments.harness.solving import MAX_STATES, solve_scenario
 
 from psygym.editions import load
 
-DEFAULT_MAX_STATES = 3_000_000
-
-
-def solve_scenario(
-    rules: Any,
-    *,
-    max_depth: int | None = None,
-    max_plies: int | None = None,
-    max_states: int | None = DEFAULT_MAX_STATES,
-    fallback: bool = True,
-    show_progress: bool = False,
-) -> dict[str, Any]:
-    """Solve ``rules`` from its initial state.
-
-    Returns:
-        ``{"value", "states", "exact", "seconds", "max_depth", "max_plies", "note"}``.
-
-    Raises:
-        NotSolvable: hidden information, or too many states even for the fallback search.
-    """
-    from psygym_agents.solvers import NotSolvable, require_perfect_information
-    from psygym_agents.solvers.expectiminimax import Solver
-
-    require_perfect_information(rules)
-    note = ""
-
-    def run(depth: int | None, plies: int | None = max_plies) -> dict[str, Any]:
-        start = time.perf_counter()
-        with _Progress(show_progress, depth) as progress:
-            solver = Solver(
-                rules,
-                max_depth=depth,
-                max_plies=plies,
-                max_states=max_states,
-                on_progress=progress.update,
-            )
-            value = solver.value()
-        return {
-            "value": value,
-            "states": solver.states,
-            "exact": solver.exact,
-            "seconds": time.perf_counter() - start,
-            "max_depth": depth,
-            "max_plies": plies,
-        }
-
-    try:
-        result = run(max_depth)
-    except NotSolvable:
-        if max_depth is not None or max_plies is not None or not fallback:
-            raise
-        if not _has_later_phases(rules):
-            raise NotSolvable(
-                f"more than {max_states:,} states: out of reach for an exact solve (raise "
-                "--max-states, or give --max-plies for a depth-limited value)"
-            ) from None
-        note = (
-            f"more than {max_states:,} states for an exact solve; fell back to a "
-            "depth-limited search of 1 Psychic phase"
-        )
-        try:
-            result = run(1)
-        except NotSolvable:
-            raise NotSolvable(
-                f"more than {max_states:,} states even for a search of 1 Psychic phase: out of "
-                "reach (raise --max-states or solve a smaller scenario)"
-            ) from None
-    result["note"] = note
-    return result
-
-
-def _has_later_phases(rules: Any, games: int = 3) -> bool:
-    """Whether random playouts start a second Psychic phase (a ``"phase"`` event).
-
-    Without one, a search limited to one Psychic phase is the exact search again.
-    """
-    import numpy as np
-    from psygym_agents.base import RandomPolicy
-
-    from psygym.core import play_game
-
-    seen = False
-
-    def on_step(_s: Any, _a: int, events: Any) -> None:
-        nonlocal seen
-        seen = seen or any(e.kind == "phase" for e in events)
-
-    rng = np.random.default_rng(0)
-    policy = RandomPolicy()
-    for _ in range(games):
-        play_game(rules, [policy, policy], rng, on_step=on_step)
-        if seen:
-            return True
-    return False
-
-
-class _Progress:
-    """A rich spinner with the number of states solved so far (stderr)."""
-
-    def __init__(self, enabled: bool, depth: int | None):
-        self.enabled = enabled
-        self.depth = depth
-        self._progress = None
-        self._task = None
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
-
-            self._progress = Progress(
-                SpinnerColumn(),
-                TextColumn("{task.description}"),
-                TimeElapsedColumn(),
-                console=err_console,
-                transient=True,
-            )
-            self._progress.start()
-            what = "exact" if self.depth is None else f"depth {self.depth}"
-            self._task = self._progress.add_task(f"solving ({what}): 0 states")
-        return self
-
-    def update(self, states: int) -> None:
-        """Show the number of states solved."""
-        if self._progress is not None:
-            what = "exact" if self.depth is None else f"depth {self.depth}"
-            self._progress.update(self._task, description=f"solving ({what}): {states:,} states")
-
-    def __exit__(self, *exc: object) -> None:
-        if self._progress is not None:
-            self._progress.stop()
+DEFAULT_MAX_STATES = 10 * MAX_STATES
+"""Default ``--max-states``: a standalone solve may use ten times the harness's budget."""
 
 
 def solve(
-    edition: str = typer.Option("7th", help="Edition: 7th, 8th or rt (2nd has secret hands)."),
+    edition: str = edition_option(
+        help=edition_help(" (perfect-information editions; hidden hands cannot be solved)")
+    ),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     max_depth: int = typer.Option(
         None,
@@ -184,7 +56,7 @@ def solve(
         )
     result = {"edition": rules.edition, "scenario": rules.scenario.name, **result}
     if as_json:
-        typer.echo(json.dumps(result, indent=2))
+        typer.echo(json_text(result, strict=False))
         return
     side0 = rules.scenario.sides[0].name
     depth = "to the end"

@@ -18,9 +18,9 @@ import pytest
 from helpers import TINY_SEVENTH
 from psygym_experiments.cli import app
 from psygym_experiments.compare import plan, run_compare
-from psygym_experiments.evaluate import CSV_COLUMNS, Evaluation, PairResult
+from psygym_experiments.harness.games import GameStats
+from psygym_experiments.harness.tournament import CSV_COLUMNS, Evaluation, PairResult
 from psygym_experiments.report import DEFINITIONS, head_to_head, leaderboard
-from psygym_experiments.simulate import GameStats
 from typer.testing import CliRunner
 
 TINY = TINY_SEVENTH
@@ -91,7 +91,7 @@ def test_compare_quick_writes_report_and_one_row_per_pairing_and_seat(tmp_path, 
         assert (run / name).is_file(), name
     doc = json.loads((run / "results.json").read_text())
     (sc,) = doc["scenarios"]
-    labels = [a["label"] for a in sc["psygym_agents"]]
+    labels = [a["label"] for a in sc["agents"]]
     # The PPO agent is skipped under --quick when there is no pretrained model, and says so.
     assert "ppo" not in labels
     assert any("PPO agent left out" in n for n in sc["notes"])

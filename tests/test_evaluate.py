@@ -17,15 +17,15 @@ import numpy as np
 import pytest
 from helpers import TINY_SEVENTH
 from psygym_experiments.cli import app
-from psygym_experiments.evaluate import (
+from psygym_experiments.harness.games import mean_ci, play_crn
+from psygym_experiments.harness.tournament import (
     CSV_COLUMNS,
+    EvalSettings,
+    Evaluation,
     csv_text,
     evaluate,
     pairings,
-    play_crn,
-    run_evaluation,
 )
-from psygym_experiments.simulate import mean_ci
 from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL
@@ -35,6 +35,12 @@ from psygym.policies import resolve_policy
 Z99 = 2.5758
 
 TINY = TINY_SEVENTH
+
+
+def tournament(rules, names, episodes, seed, **settings) -> Evaluation:
+    """:func:`evaluate` with ``EvalSettings(episodes, seed, **settings)``, no progress bar."""
+    settings.setdefault("show_progress", False)
+    return evaluate(rules, names, EvalSettings(episodes, seed, **settings))
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +89,7 @@ def test_pairings_cover_both_seats_of_every_pair():
 
 def test_one_result_per_pairing_and_seat(single):
     names = ["double-wc", "all-in", "minimum"]
-    pairs = evaluate(single, names, 20, 3, exact=False, exploit=False, show_progress=False)
+    pairs = tournament(single, names, 20, 3, exact=False, exploit=False).pairs
     assert [(p.agent0, p.agent1) for p in pairs] == [
         ("double-wc", "all-in"), ("all-in", "double-wc"), ("double-wc", "minimum"),
         ("minimum", "double-wc"), ("all-in", "minimum"), ("minimum", "all-in"),
@@ -100,8 +106,7 @@ def test_one_result_per_pairing_and_seat(single):
 
 def test_stats_count_dice_per_manifested_power(tiny):
     # all-in casts Smite with every die; the whole pool is spent on the one power.
-    pairs = evaluate(tiny, ["all-in", "deny-never"], 2000, 1000, exact=False, exploit=False,
-                     show_progress=False)  # fmt: skip
+    pairs = tournament(tiny, ["all-in", "deny-never"], 2000, 1000, exact=False, exploit=False).pairs
     p = pairs[0]
     st = p.stats
     assert st.attempts[0] == 2000  # one attempt per game: Smite, all dice
@@ -115,17 +120,16 @@ def test_stats_count_dice_per_manifested_power(tiny):
 # ----------------------------------------------------------------------------- statistics
 def test_agent_against_itself_scores_zero_over_both_seats(single):
     # Common random numbers: both seat orders of the same agent are the same games.
-    pairs = evaluate(single, ["double-wc", "double-wc"], 200, 11, exact=False, exploit=False,
-                     show_progress=False)  # fmt: skip
+    pairs = tournament(
+        single, ["double-wc", "double-wc"], 200, 11, exact=False, exploit=False
+    ).pairs
     both = (pairs[0].scores - pairs[1].scores) / 2
     m, half = mean_ci(both, z=Z99)
     assert abs(m) <= half or m == 0.0
     # With independent games (different seeds per seat order) a stochastic agent still averages
     # 0 within its 99% interval: 400 games per seat.
-    a = evaluate(single, ["random", "random"], 400, 0, exact=False, exploit=False,
-                 show_progress=False)[0]  # fmt: skip
-    b = evaluate(single, ["random", "random"], 400, 10_000, exact=False, exploit=False,
-                 show_progress=False)[1]  # fmt: skip
+    a = tournament(single, ["random", "random"], 400, 0, exact=False, exploit=False).pairs[0]
+    b = tournament(single, ["random", "random"], 400, 10_000, exact=False, exploit=False).pairs[1]
     m, half = mean_ci((a.scores - b.scores) / 2, z=Z99)
     assert abs(m) <= half
     # ... while a seat alone is far from 0: the caster's side (seat 0) scores.
@@ -136,7 +140,7 @@ def test_sampled_mean_matches_hand_computed_exact_value(tiny):
     names = ["double-wc", "all-in"]
     policies = [resolve_policy(n, tiny) for n in names]
     exact = hand_value(tiny, policies)
-    p = evaluate(tiny, names, 2000, 5, exact=False, exploit=False, show_progress=False)[0]
+    p = tournament(tiny, names, 2000, 5, exact=False, exploit=False).pairs[0]
     assert abs(p.mean_score - exact) <= Z99 * p.ci95 / 1.959964, (p.mean_score, exact)
     # An off-by-one rule (e.g. Smite wounding on 5+ instead of 4+) moves the mean by far more
     # than the interval: the interval is tight.
@@ -148,32 +152,32 @@ def test_exact_scores_come_from_the_solver(tiny):
     from psygym_agents.solvers.evaluate import exploitability
 
     names = ["double-wc", "all-in", "deny-never"]
-    info: dict = {}
-    pairs = evaluate(tiny, names, 400, 1, info=info, show_progress=False)
+    ev = tournament(tiny, names, 400, 1)
+    pairs = ev.pairs
     policies = {n: resolve_policy(n, tiny) for n in names}
     for p in pairs:
         hand = hand_value(tiny, [policies[p.agent0], policies[p.agent1]])
         assert p.exact_score == pytest.approx(hand, abs=1e-9)
         assert abs(p.mean_score - p.exact_score) <= Z99 * p.ci95 / 1.959964 + 1e-12
-    assert info["game_value"] is not None
-    assert info["exploitability"]["double-wc"] == pytest.approx(
+    assert ev.game_value is not None
+    assert ev.exploitability["double-wc"] == pytest.approx(
         exploitability(tiny, policies["double-wc"]), abs=1e-9
     )
     for name in names:
-        b0, b1 = info["best_response"][name]
+        b0, b1 = ev.best_response[name]
         # A best response does at least as well as the game value in either seat.
-        assert b0 <= info["game_value"] + 1e-9 <= b1 + 2e-9
+        assert b0 <= ev.game_value + 1e-9 <= b1 + 2e-9
 
 
 def test_unsolved_games_still_get_exact_scores_of_deterministic_pairs(tiny):
     pytest.importorskip("psygym_agents.solvers.evaluate")
     names = ["double-wc", "all-in", "random"]
-    info: dict = {}
     # A state limit too small for the whole game: no game value, no best responses...
-    pairs = evaluate(tiny, names, 10, 0, max_states=500, info=info, show_progress=False)
-    assert info["game_value"] is None and set(info["exploitability"].values()) == {None}
-    assert any("not solved" in n for n in info["notes"])
-    assert info["stochastic"] == ["random"]
+    ev = tournament(tiny, names, 10, 0, max_states=500)
+    pairs = ev.pairs
+    assert ev.game_value is None and set(ev.exploitability.values()) == {None}
+    assert any("not solved" in n for n in ev.notes)
+    assert ev.stochastic == ["random"]
     # ... but pairs of deterministic agents are small trees: their exact scores are there.
     policies = {n: resolve_policy(n, tiny) for n in names}
     for p in pairs:
@@ -183,11 +187,9 @@ def test_unsolved_games_still_get_exact_scores_of_deterministic_pairs(tiny):
             hand = hand_value(tiny, [policies[p.agent0], policies[p.agent1]])
             assert p.exact_score == pytest.approx(hand, abs=1e-9)
     # With the pilot limit too small as well, there are no exact values at all, and a note.
-    info = {}
-    pairs = evaluate(tiny, names, 10, 0, max_states=500, pilot_states=100, info=info,
-                     show_progress=False)  # fmt: skip
-    assert all(p.exact_score is None for p in pairs)
-    assert any("no exact scores" in n for n in info["notes"])
+    ev = tournament(tiny, names, 10, 0, max_states=500, pilot_states=100)
+    assert all(p.exact_score is None for p in ev.pairs)
+    assert any("no exact scores" in n for n in ev.notes)
 
 
 # ----------------------------------------------------------------------------- seeds
@@ -212,11 +214,10 @@ def test_common_random_numbers_give_every_pairing_the_same_first_roll(single):
 
 def test_same_seed_same_numbers_and_workers_do_not_change_them(single):
     names = ["double-wc", "all-in", "random"]
-    one = evaluate(single, names, 40, 7, exact=False, exploit=False, show_progress=False)
-    two = evaluate(single, names, 40, 7, workers=2, exact=False, exploit=False,
-                   show_progress=False)  # fmt: skip
-    again = evaluate(single, names, 40, 7, exact=False, exploit=False, show_progress=False)
-    other = evaluate(single, names, 40, 8, exact=False, exploit=False, show_progress=False)
+    one = tournament(single, names, 40, 7, exact=False, exploit=False).pairs
+    two = tournament(single, names, 40, 7, workers=2, exact=False, exploit=False).pairs
+    again = tournament(single, names, 40, 7, exact=False, exploit=False).pairs
+    other = tournament(single, names, 40, 8, exact=False, exploit=False).pairs
     assert csv_text(one) == csv_text(two) == csv_text(again)
     assert csv_text(one) != csv_text(other)
     for a, b in zip(one, two):
@@ -226,16 +227,16 @@ def test_same_seed_same_numbers_and_workers_do_not_change_them(single):
 
 def test_workers_give_the_same_exact_values(tiny):
     pytest.importorskip("psygym_agents.solvers.evaluate")
-    one = run_evaluation(tiny, ["double-wc", "minimum"], 30, 2, show_progress=False)
-    two = run_evaluation(tiny, ["double-wc", "minimum"], 30, 2, workers=2, show_progress=False)
+    one = tournament(tiny, ["double-wc", "minimum"], 30, 2)
+    two = tournament(tiny, ["double-wc", "minimum"], 30, 2, workers=2)
     assert json.dumps(one.to_json()) == json.dumps(two.to_json())
 
 
 def test_bad_input_is_a_clear_error(single):
     with pytest.raises(ValueError, match="known agents"):
-        evaluate(single, ["double-wc", "no-such-agent"], 5, 0, show_progress=False)
+        tournament(single, ["double-wc", "no-such-agent"], 5, 0)
     with pytest.raises(ValueError, match="at least one agent"):
-        evaluate(single, [], 5, 0, show_progress=False)
+        tournament(single, [], 5, 0)
 
 
 # ----------------------------------------------------------------------------- CLI

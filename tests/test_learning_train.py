@@ -17,7 +17,12 @@ import numpy as np
 import pytest
 from psygym_agents.sb3 import SB3Policy, load_model, make_sb3, pretrained_path, read_metadata
 from psygym_experiments.cli import app
-from psygym_experiments.train import make_config, make_vec_env, read_metrics, train_agent
+from psygym_experiments.harness.training import (
+    make_config,
+    make_vec_env,
+    read_metrics,
+    train_agent,
+)
 from typer.testing import CliRunner
 
 import psygym  # noqa: F401 - registers the env ids
@@ -299,7 +304,7 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
 
 
 def test_pretrained_models_are_small_documented_and_playable():
-    shipped = sorted((Path(__file__).parents[1] / "psygym_agents" / "pretrained").glob("*.zip"))
+    shipped = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("*.zip"))
     if not shipped:
         pytest.skip("no pretrained models shipped yet")
     for path in shipped:

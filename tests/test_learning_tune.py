@@ -20,7 +20,7 @@ import pytest
 from psygym_agents.parametric import build, families, family_for, make_tuned
 from psygym_agents.seventh.parametric import SeventhParametric
 from psygym_experiments.cli import app
-from psygym_experiments.tune import open_storage, tune_parametric, tune_rl
+from psygym_experiments.harness.tuning import open_storage, tune_parametric, tune_rl
 from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL

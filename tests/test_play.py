@@ -16,14 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from psygym_experiments.cli import app
+from psygym_experiments.play_replay import read_log, replay_log
 from psygym_experiments.play_session import (
     Advisor,
     GameLog,
     PlaySession,
     action_odds,
     percent,
-    read_log,
-    replay_log,
     state_digest,
     state_text,
 )

@@ -1,0 +1,203 @@
+"""The one evaluation protocol: games played from common random numbers, and their statistics.
+
+Game ``i`` of a tournament seeded ``seed`` uses the seed ``seed + i`` in every pairing, and its
+randomness is split into independent streams so that the same dice come up wherever the games
+allow it (common random numbers make differences between agents far less noisy):
+
+- chance (dice, cards) is drawn from a generator seeded ``(seed + i, 0, k)`` in the ``k``-th
+  Psychic phase of the game (a new stream at every :attr:`EventKind.PHASE` event, so every
+  pairing sees the same warp-charge roll in phase ``k`` whatever was rolled before);
+- the actions of a stochastic agent in seat ``p`` are drawn from a generator seeded
+  ``(seed + i, 1 + p)``, so an agent's choices never shift the dice.
+
+:func:`run_games` is the plain single-stream sampler behind ``psygym simulate`` (one generator
+for everything, as ``psygym.core.play_game`` draws).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from psygym.core import CHANCE, TERMINAL, Event, EventKind, play_game
+from psygym.kernel import weighted_choice
+
+DRAW_TOL = 1e-9
+"""Scores within this of 0 count as a draw."""
+
+
+@dataclass
+class GameStats:
+    """Counts of standard events over games (see :class:`psygym.core.EventKind`)."""
+
+    games: int = 0
+    scores: list[float] = field(default_factory=list)
+    attempts: list[int] = field(default_factory=lambda: [0, 0])
+    perils: list[int] = field(default_factory=lambda: [0, 0])
+    manifests: list[int] = field(default_factory=lambda: [0, 0])
+    dice: list[int] = field(default_factory=lambda: [0, 0])
+    deny_attempts: list[int] = field(default_factory=lambda: [0, 0])
+    denied: list[int] = field(default_factory=lambda: [0, 0])
+
+    COUNTERS = ("attempts", "perils", "manifests", "dice", "deny_attempts", "denied")
+
+    def add_event(self, e: Event) -> None:
+        """Count one event."""
+        if e.player is None:
+            return
+        p = e.player
+        if e.kind == EventKind.ATTEMPT:
+            self.attempts[p] += 1
+            self.dice[p] += int(e.get("dice", 0) or 0)
+        elif e.kind == EventKind.PERILS:
+            self.perils[p] += 1
+        elif e.kind == EventKind.MANIFEST:
+            self.manifests[p] += 1
+        elif e.kind == EventKind.DENY_ATTEMPT:
+            self.deny_attempts[p] += 1
+        elif e.kind == EventKind.DENIED:
+            self.denied[p] += 1
+
+    def add_events(self, _state: Any, _action: int, events: Sequence[Event]) -> None:
+        """Count the events of one transition (an ``on_step`` callback)."""
+        for e in events:
+            self.add_event(e)
+
+    def merge(self, other: GameStats) -> None:
+        """Add another batch of games (scores are appended in order)."""
+        self.games += other.games
+        self.scores += other.scores
+        for attr in self.COUNTERS:
+            for p in (0, 1):
+                getattr(self, attr)[p] += getattr(other, attr)[p]
+
+    def summary(self, player: int = 0) -> dict[str, float]:
+        """Mean score of ``player`` with a 95% interval, and its rates."""
+        sign = 1 if player == 0 else -1
+        x = np.array(self.scores) * sign
+        m, half = mean_ci(x)
+
+        def ratio(a: int, b: int) -> float:
+            return a / b if b else float("nan")
+
+        return {
+            "games": self.games,
+            "mean_score": m,
+            "ci95": half,
+            "perils_rate": ratio(self.perils[player], self.attempts[player]),
+            "manifest_rate": ratio(self.manifests[player], self.attempts[player]),
+            "dice_per_manifest": ratio(self.dice[player], self.manifests[player]),
+            "deny_rate": ratio(self.denied[player], self.deny_attempts[player]),
+            "attempts_per_game": ratio(self.attempts[player], self.games),
+        }
+
+
+def mean_ci(x: np.ndarray, z: float = 1.959964) -> tuple[float, float]:
+    """Mean and half-width of its normal-approximation confidence interval (95% by default)."""
+    if len(x) == 0:
+        return float("nan"), float("nan")
+    if len(x) == 1:
+        return float(x[0]), float("inf")
+    return float(x.mean()), float(z * x.std(ddof=1) / math.sqrt(len(x)))
+
+
+def game_seed(seed: int, game: int) -> int:
+    """Seed of game ``game`` of a tournament seeded ``seed`` (the same in every pairing)."""
+    return seed + game
+
+
+def play_crn(
+    rules: Any,
+    policies: Sequence[Any],
+    seed: int,
+    *,
+    on_step: Callable[[Any, int, tuple], None] | None = None,
+    stochastic: list[bool] | None = None,
+) -> Any:
+    """Play one game from the common random numbers of ``seed``; returns the terminal state.
+
+    See the module docstring for the streams. ``stochastic[p]`` is set when seat ``p``'s agent
+    gave more than one action a probability.
+    """
+    phase = 0
+    chance_rng = np.random.default_rng((seed, 0, phase))
+    action_rngs = [np.random.default_rng((seed, 1 + p)) for p in range(len(policies))]
+    s = rules.initial_state()
+    while True:
+        player = rules.current_player(s)
+        if player == TERMINAL:
+            return s
+        if player == CHANCE:
+            a = rules.sample_chance(s, chance_rng)
+        else:
+            probs = policies[player].action_probabilities(rules, s, player)
+            if len(probs) == 1:
+                a = int(next(iter(probs)))
+            else:
+                if stochastic is not None:
+                    stochastic[player] = True
+                a = int(weighted_choice(list(probs), list(probs.values()), action_rngs[player]))
+        s2, events = rules.apply_with_events(s, a, check=False)
+        if on_step is not None:
+            on_step(s, a, events)
+        if any(e.kind == EventKind.PHASE for e in events):
+            phase += 1
+            chance_rng = np.random.default_rng((seed, 0, phase))
+        s = s2
+
+
+def play_games(
+    rules: Any, policies: Sequence[Any], seed: int, games: range
+) -> tuple[GameStats, list[bool]]:
+    """Play the games ``games`` of a tournament seeded ``seed`` (common random numbers).
+
+    Returns the statistics and, per seat, whether its agent ever chose at random.
+    """
+    stats = GameStats()
+    stochastic = [False, False]
+    for g in games:
+        end = play_crn(rules, policies, game_seed(seed, g), on_step=stats.add_events,
+                       stochastic=stochastic)  # fmt: skip
+        stats.scores.append(float(rules.returns(end)[0]))
+        stats.games += 1
+    return stats, stochastic
+
+
+def run_games(
+    rules: Any, policies: Sequence[Any], episodes: int, seed: int, *, show_progress: bool = True
+) -> GameStats:
+    """Play ``episodes`` games with one generator seeded by ``seed``; collect statistics."""
+    from psygym_experiments.harness.progress import track
+
+    stats = GameStats()
+    rng = np.random.default_rng(seed)
+    for _ in track(range(episodes), "playing", disable=not show_progress):
+        end = play_game(rules, policies, rng, on_step=stats.add_events)
+        stats.scores.append(rules.returns(end)[0])
+        stats.games += 1
+    return stats
+
+
+def seat_split_score(
+    rules: Any, policy: Any, opponent: Any, seats: Sequence[int], episodes: int, seed: int
+) -> tuple[float, float]:
+    """Mean score of ``policy`` (and 95% half-width) over games against ``opponent``.
+
+    Games are split over ``seats``; seat ``p``'s games come from :func:`run_games` seeded
+    ``seed + 7919 * p``, so every call with the same ``seed`` uses the same dice and successive
+    evaluations (of a training run, of tuning trials) are directly comparable.
+    """
+    scores: list[float] = []
+    for i, seat in enumerate(seats):
+        n = episodes // len(seats) + (1 if i < episodes % len(seats) else 0)
+        if n == 0:
+            continue
+        players = [policy, opponent] if seat == 0 else [opponent, policy]
+        stats = run_games(rules, players, n, seed + 7919 * seat, show_progress=False)
+        sign = 1.0 if seat == 0 else -1.0
+        scores += [sign * s for s in stats.scores]
+    return mean_ci(np.asarray(scores, dtype=float))

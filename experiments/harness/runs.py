@@ -1,0 +1,100 @@
+"""The run-folder convention: folder names, the ``config`` file, ``command.txt``, metrics.
+
+A run folder is ``<runs_dir>/<prefix>-<YYYYmmdd-HHMMSS>`` (``-2``, ``-3``... when taken). Runs that
+resume (training) live in numbered folders ``<parent>/<prefix>_<n>`` so ``--resume`` can name them.
+Every run folder holds ``command.txt`` (the exact command line) and its resolved settings.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import shlex
+import sys
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from psygym_experiments.harness.output import write_json
+
+
+def timestamp() -> str:
+    """Local time as ``YYYYmmdd-HHMMSS`` for run folder names."""
+    return datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def free_name(folder: Path, stem: str, suffix: str = "") -> Path:
+    """The first of ``stem<suffix>``, ``stem-2<suffix>``... that does not exist in ``folder``."""
+    n = 1
+    while True:
+        path = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
+        if not path.exists():
+            return path
+        n += 1
+
+
+def run_folder(runs_dir: str | Path, prefix: str) -> Path:
+    """Create ``runs_dir/<prefix>-<timestamp>`` (``-2``, ``-3``... if it exists already)."""
+    base = Path(runs_dir)
+    base.mkdir(parents=True, exist_ok=True)
+    path = free_name(base, f"{prefix}-{timestamp()}")
+    path.mkdir()
+    return path
+
+
+def numbered_run_dir(parent: str | Path, prefix: str) -> Path:
+    """Create ``parent/<prefix>_<n>`` with the next free ``n`` (runs that can be resumed)."""
+    base = Path(parent)
+    base.mkdir(parents=True, exist_ok=True)
+    n = 1
+    while (base / f"{prefix}_{n}").exists():
+        n += 1
+    path = base / f"{prefix}_{n}"
+    path.mkdir()
+    return path
+
+
+def command_text() -> str:
+    """The command line of this process as ``psygym ...``."""
+    return shlex.join(["psygym", *sys.argv[1:]])
+
+
+def write_command(run_dir: Path, command: str | None = None) -> None:
+    """Record the exact command line that made a run in ``command.txt``."""
+    (run_dir / "command.txt").write_text((command or command_text()) + "\n")
+
+
+def write_config(run_dir: Path, config: Mapping[str, Any], name: str = "config.json") -> None:
+    """Write the resolved settings of a run (strict JSON)."""
+    write_json(run_dir / name, dict(config))
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file (no half-written file on a crash)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def append_metrics(path: Path, row: Mapping[str, Any], fields: tuple[str, ...]) -> None:
+    """Append one row to a metrics CSV file (with its header when the file is new)."""
+    new = not path.is_file()
+    with path.open("a", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        if new:
+            writer.writeheader()
+        writer.writerow({k: row.get(k, "") for k in fields})
+
+
+def read_metrics(path: Path) -> list[dict[str, str]]:
+    """The rows of a metrics CSV file (empty when there is none)."""
+    if not path.is_file():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def invoked_as_cli() -> bool:
+    """Whether this process is the ``psygym`` command (so ``sys.argv`` is its command line)."""
+    return Path(sys.argv[0]).stem in ("psygym", "cli")

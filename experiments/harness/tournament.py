@@ -1,0 +1,609 @@
+"""Round robin over pairings and seats, with confidence intervals and exact values.
+
+Every pair of agents plays ``episodes`` games in both seats with the common random numbers of
+:mod:`.games`. Each game depends only on its seed and the two agents, so the numbers do not
+depend on how the games are split over worker processes (``workers=2`` gives exactly what
+``workers=1`` gives).
+
+For every pairing and seat the tournament reports the mean score of the agent in seat 0 per game
+with a 95% confidence interval, wins/draws/losses, Perils of the Warp per power attempted, dice
+spent per manifested power, and the share of deny attempts that succeed, for both seats. Where
+the exact solver can handle the scenario it adds the exact expected score of the pairing and each
+agent's exploitability (what a best response gains against it), see :mod:`.solving`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from psygym_experiments.harness.games import DRAW_TOL, GameStats, mean_ci, play_games
+from psygym_experiments.harness.output import strict_json
+from psygym_experiments.harness.progress import ProgressBar
+from psygym_experiments.harness.solving import (
+    MAX_STATES,
+    PILOT_STATES,
+    best_response,
+    exploitability,
+    pairing_value,
+    solve_value,
+)
+
+CSV_COLUMNS = (
+    "agent0", "agent1", "episodes", "mean_score", "ci95", "wins", "draws", "losses",
+    "perils_rate0", "perils_rate1", "dice_per_manifest0", "dice_per_manifest1",
+    "deny_rate0", "deny_rate1", "exact_score",
+)  # fmt: skip
+"""Columns of ``results.csv``: one row per pairing and seat (agent0 sits in seat 0)."""
+
+
+# ----------------------------------------------------------------------------- results
+@dataclass
+class PairResult:
+    """The outcome of one pairing in one seat order: ``agent0`` in seat 0, ``agent1`` in seat 1.
+
+    Scores are from seat 0's point of view (the game is zero-sum). Rates ending in ``0`` and ``1``
+    belong to the agent in that seat; a rate with nothing to count (no power attempted, no deny)
+    is ``nan``.
+
+    Attributes:
+        agent0: label of the agent in seat 0.
+        agent1: label of the agent in seat 1.
+        episodes: games played.
+        mean_score: mean final score of seat 0 per game.
+        ci95: half-width of the 95% confidence interval of ``mean_score``.
+        wins: games seat 0 won (score > 0).
+        draws: games with score 0.
+        losses: games seat 0 lost.
+        perils_rate0: Perils of the Warp per power attempted by seat 0.
+        perils_rate1: the same for seat 1.
+        dice_per_manifest0: dice seat 0 spent casting per power it manifested.
+        dice_per_manifest1: the same for seat 1.
+        deny_rate0: share of seat 0's deny attempts that succeeded.
+        deny_rate1: the same for seat 1.
+        exact_score: exact expected score of seat 0 (``None`` when the solver cannot compute it).
+        index0: position of ``agent0`` in the agent list.
+        index1: position of ``agent1`` in the agent list.
+        scores: every game's score (seat 0's view), in game order.
+        stats: the event counts behind the rates.
+    """
+
+    agent0: str
+    agent1: str
+    episodes: int
+    mean_score: float
+    ci95: float
+    wins: int
+    draws: int
+    losses: int
+    perils_rate0: float
+    perils_rate1: float
+    dice_per_manifest0: float
+    dice_per_manifest1: float
+    deny_rate0: float
+    deny_rate1: float
+    exact_score: float | None = None
+    index0: int = 0
+    index1: int = 0
+    scores: np.ndarray = field(default_factory=lambda: np.zeros(0), repr=False)
+    stats: GameStats = field(default_factory=GameStats, repr=False)
+
+    def row(self) -> dict[str, Any]:
+        """The ``results.csv`` / ``results.json`` fields of this pairing."""
+        return {c: getattr(self, c) for c in CSV_COLUMNS}
+
+    @classmethod
+    def from_games(
+        cls,
+        agent0: str,
+        agent1: str,
+        scores: np.ndarray,
+        stats: GameStats,
+        index0: int = 0,
+        index1: int = 1,
+        exact: float | None = None,
+    ) -> PairResult:
+        """Summarise the games of one pairing."""
+        s0, s1 = stats.summary(0), stats.summary(1)
+        for p, sp in ((0, s0), (1, s1)):
+            if stats.dice[p] == 0:  # the edition commits no dice (8th: a 2D6 test): no rate
+                sp["dice_per_manifest"] = float("nan")
+        m, half = mean_ci(scores)
+        return cls(
+            agent0=agent0,
+            agent1=agent1,
+            episodes=len(scores),
+            mean_score=m,
+            ci95=half,
+            wins=int(np.sum(scores > DRAW_TOL)),
+            draws=int(np.sum(np.abs(scores) <= DRAW_TOL)),
+            losses=int(np.sum(scores < -DRAW_TOL)),
+            perils_rate0=s0["perils_rate"],
+            perils_rate1=s1["perils_rate"],
+            dice_per_manifest0=s0["dice_per_manifest"],
+            dice_per_manifest1=s1["dice_per_manifest"],
+            deny_rate0=s0["deny_rate"],
+            deny_rate1=s1["deny_rate"],
+            exact_score=exact,
+            index0=index0,
+            index1=index1,
+            scores=scores,
+            stats=stats,
+        )
+
+
+@dataclass
+class Evaluation:
+    """Everything one tournament produced (what ``results.json`` holds).
+
+    Attributes:
+        edition: edition id.
+        scenario: scenario name.
+        agents: agent labels in list order.
+        specs: the agent specs the labels stand for (names or paths).
+        episodes: games per pairing and seat.
+        seed: the base seed (game ``i`` uses ``seed + i``).
+        pairs: one result per pairing and seat.
+        game_value: exact value of the game for seat 0 with both players optimal, if solvable.
+        value_note: why there is no exact value, if there is none.
+        exploitability: agent label -> exploitability (``None``: not computable).
+        best_response: agent label -> [seat-0 score of a best response to the agent in seat 0,
+            the same with the agent in seat 1] (``None`` where not computable).
+        notes: plain sentences about what could not be computed and why.
+        stochastic: labels of the agents that chose at random in the games.
+    """
+
+    edition: str
+    scenario: str
+    agents: list[str]
+    specs: list[str]
+    episodes: int
+    seed: int
+    pairs: list[PairResult]
+    game_value: float | None = None
+    value_note: str = ""
+    exploitability: dict[str, float | None] = field(default_factory=dict)
+    best_response: dict[str, list[float | None]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    stochastic: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dictionary (``NaN`` becomes ``null``)."""
+        return {
+            "edition": self.edition,
+            "scenario": self.scenario,
+            "agents": self.agents,
+            "specs": self.specs,
+            "episodes": self.episodes,
+            "seed": self.seed,
+            "pairs": [strict_json(p.row()) for p in self.pairs],
+            "game_value": strict_json(self.game_value),
+            "value_note": self.value_note,
+            "exploitability": strict_json(self.exploitability),
+            "best_response": strict_json(self.best_response),
+            "notes": self.notes,
+        }
+
+
+def csv_text(pairs: Sequence[PairResult], prefix: dict[str, str] | None = None) -> str:
+    """``results.csv`` content; ``prefix`` adds leading constant columns (edition, scenario)."""
+    from psygym_experiments.harness.output import csv_rows
+
+    extra = dict(prefix or {})
+    rows = [[*extra.values(), *(p.row()[c] for c in CSV_COLUMNS)] for p in pairs]
+    return csv_rows([*extra, *CSV_COLUMNS], rows)
+
+
+@dataclass(frozen=True)
+class EvalSettings:
+    """How a tournament is played and which exact values it computes.
+
+    Exact values are computed after the games, in the same worker pool:
+
+    - the game is solved first (unless ``game_value`` is given; ``max_states`` caps the search,
+      hidden-information editions are never solvable);
+    - when it is solved, every pairing gets its exact score and every agent its best responses
+      and exploitability;
+    - when it is not, only pairings of agents that never chose at random in the games get exact
+      scores, provided a first such pairing needs at most ``pilot_states`` states.
+
+    Attributes:
+        episodes: games per pairing and seat.
+        seed: game ``i`` of every pairing uses seed ``seed + i``.
+        workers: processes to play in (``1``: this process). Results do not depend on it.
+        exact: compute each pairing's exact expected score where the solver can.
+        exploit: best responses and exploitability for every agent (``True``), none
+            (``False``) or the agents with these labels.
+        stochastic_exact: when the game is solved, also compute exact scores of pairings with an
+            agent that chose at random (its choices make the tree as big as the game's).
+        max_states: the solver's state limit (beyond it the game counts as unsolvable).
+        pilot_states: the state limit of pairings' exact scores when the game is not solved.
+        game_value: the game's exact value if already known (skips solving the game).
+        solve: try to solve the whole game (``False``: it is known to be too big).
+        self_play: also pair each agent with itself.
+        show_progress: draw a progress bar on stderr.
+    """
+
+    episodes: int
+    seed: int = 0
+    workers: int = 1
+    exact: bool = True
+    exploit: bool | Collection[str] = True
+    stochastic_exact: bool = True
+    max_states: int | None = MAX_STATES
+    pilot_states: int | None = PILOT_STATES
+    game_value: float | None = None
+    solve: bool = True
+    self_play: bool = False
+    show_progress: bool = True
+
+
+# ----------------------------------------------------------------------------- workers
+class _Context:
+    """What a worker needs: the rules and the agent specs, policies built once by name."""
+
+    def __init__(self, rules: Any, specs: Sequence[str]):
+        self.rules = rules
+        self.specs = list(specs)
+        self._policies: dict[int, Any] = {}
+
+    def policy(self, index: int) -> Any:
+        """The policy of agent ``index`` (built on first use; solver caches are kept)."""
+        if index not in self._policies:
+            from psygym.policies import resolve_policy
+
+            self._policies[index] = resolve_policy(self.specs[index], self.rules)
+            if "torch" in sys.modules:  # one thread per worker process: no oversubscription
+                sys.modules["torch"].set_num_threads(1)
+        return self._policies[index]
+
+
+_CTX: _Context | None = None
+_CTX_TOKEN = ""
+
+
+def _init_worker() -> None:
+    """Process-pool initialiser: one thread per worker for the numeric libraries."""
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def worker_pool(workers: int) -> Any:
+    """A process pool for :func:`evaluate` (``pool=``), reusable across several evaluations.
+
+    Reusing one pool spares each evaluation the start-up of its processes (and their imports,
+    e.g. torch for PPO agents). Close it with ``shutdown()`` (or use it in a ``with`` block).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+
+
+def _run_remote(token: str, rules: Any, specs: Sequence[str], task: tuple) -> tuple[tuple, Any]:
+    """Run a task in a pool worker; the worker keeps the context of the latest evaluation."""
+    global _CTX, _CTX_TOKEN
+    if _CTX is None or token != _CTX_TOKEN:
+        _CTX, _CTX_TOKEN = _Context(rules, specs), token
+    return _run_task(task, _CTX)
+
+
+def _run_task(task: tuple, ctx: _Context | None = None) -> tuple[tuple, Any]:
+    """Run one task and return it with its result.
+
+    Tasks: ``("games", i, j, start, stop, seed)`` plays games ``start..stop-1`` of agent ``i``
+    (seat 0) against agent ``j`` (result: the statistics and which seats chose at random);
+    ``("value", max_states)`` solves the game;
+    ``("exact", i, j, max_states)`` is the exact score of a pairing; ``("br", i, seat,
+    max_states)`` is the value of a best response to agent ``i`` playing ``seat``. Exact tasks
+    return ``(status, value or reason)`` with status ``ok``, ``unsolvable`` or ``absent``.
+    """
+    ctx = ctx or _CTX
+    assert ctx is not None
+    kind = task[0]
+    if kind == "games":
+        _, i, j, start, stop, seed = task
+        return task, play_games(ctx.rules, [ctx.policy(i), ctx.policy(j)], seed, range(start, stop))
+    try:
+        from psygym_agents.solvers import NotSolvable
+    except ImportError as exc:
+        return task, ("absent", f"the exact solver is not installed ({exc})")
+    rules, max_states = ctx.rules, task[-1]
+    try:
+        if kind == "value":
+            solved = solve_value(rules, max_states)
+            if solved.value is None:
+                return task, ("unsolvable", solved.note)
+            return task, ("ok", solved.value)
+        if kind == "exact":
+            _, i, j, _ = task
+            return task, ("ok", pairing_value(rules, [ctx.policy(i), ctx.policy(j)], max_states))
+        _, i, seat, _ = task
+        return task, ("ok", best_response(rules, ctx.policy(i), seat, max_states))
+    except NotSolvable as exc:
+        return task, ("unsolvable", str(exc))
+
+
+def _chunks(episodes: int, workers: int, pairings: int) -> list[tuple[int, int]]:
+    """Split ``range(episodes)`` into chunks: at least four tasks per worker, at most 250 games."""
+    per_pairing = max(1, math.ceil(4 * workers / max(1, pairings)))
+    size = max(1, min(250, math.ceil(episodes / per_pairing)))
+    return [(a, min(episodes, a + size)) for a in range(0, episodes, size)]
+
+
+def unique_labels(specs: Sequence[str], labels: Sequence[str] | None = None) -> list[str]:
+    """Labels for the agents: ``labels`` or the specs, with ``#2``, ``#3``... on repeats."""
+    base = list(labels) if labels is not None else list(specs)
+    if len(base) != len(specs):
+        raise ValueError(f"{len(base)} labels for {len(specs)} agents")
+    seen: dict[str, int] = {}
+    out = []
+    for name in base:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return out
+
+
+def pairings(n: int, *, self_play: bool = False) -> list[tuple[int, int]]:
+    """Seat orders of a round-robin over ``n`` agents: both seats of every pair, in a fixed order.
+
+    With ``self_play`` each agent also meets itself (once: both seats are the same game).
+    """
+    out = []
+    for i in range(n):
+        if self_play:
+            out.append((i, i))
+        for j in range(i + 1, n):
+            out += [(i, j), (j, i)]
+    return out
+
+
+class _Runner:
+    """Runs batches of tasks in this process (``workers=1``) or in a process pool.
+
+    The pool is ``pool`` when given (left open), else one made here for ``workers`` processes.
+    Every task carries the rules and agent specs, so workers rebuild the agents by name.
+    """
+
+    def __init__(
+        self, rules: Any, specs: Sequence[str], workers: int, bar: ProgressBar, pool: Any = None
+    ):
+        import uuid
+
+        self.rules, self.specs, self.workers, self.bar = rules, list(specs), workers, bar
+        self.pool, self._own = pool, False
+        self.ctx: _Context | None = None
+        self.token = uuid.uuid4().hex
+
+    def __enter__(self) -> _Runner:
+        if self.pool is None and self.workers > 1:
+            self.pool, self._own = worker_pool(self.workers), True
+        elif self.pool is None:
+            self.ctx = _Context(self.rules, self.specs)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._own:
+            self.pool.shutdown(cancel_futures=True)
+
+    def run(self, tasks: Sequence[tuple], weight: dict[tuple, int] | None = None) -> dict:
+        """Run every task; returns task -> result."""
+        weight = weight or {}
+        out: dict[tuple, Any] = {}
+        if self.pool is None:
+            for t in tasks:
+                out[t] = _run_task(t, self.ctx)[1]
+                self.bar.advance(weight.get(t, 1))
+            return out
+        from concurrent.futures import as_completed
+
+        futures = [
+            self.pool.submit(_run_remote, self.token, self.rules, self.specs, t) for t in tasks
+        ]
+        for fut in as_completed(futures):
+            t, res = fut.result()
+            out[t] = res
+            self.bar.advance(weight.get(t, 1))
+        return out
+
+
+# ----------------------------------------------------------------------------- the tournament
+@dataclass
+class _Plan:
+    """The tasks of one tournament, and the bookkeeping shared by its steps."""
+
+    settings: EvalSettings
+    names: list[str]
+    order: list[tuple[int, int]]
+    chunks: list[tuple[int, int]]
+    br_agents: list[int]
+    need_value: bool
+    results: dict[tuple, Any] = field(default_factory=dict)
+    notes: set[str] = field(default_factory=set)
+    stochastic: list[bool] = field(default_factory=list)
+
+    @property
+    def games(self) -> list[tuple]:
+        """The game tasks, pairing by pairing."""
+        s = self.settings
+        return [("games", i, j, a, b, s.seed) for i, j in self.order for a, b in self.chunks]
+
+    @property
+    def value_task(self) -> tuple:
+        """The task that solves the game."""
+        return ("value", self.settings.max_states)
+
+    def total(self) -> int:
+        """Units of work for the progress bar: one per game, one per exact task."""
+        n_exact = (len(self.order) if self.settings.exact else 0) + 2 * len(self.br_agents)
+        return self.settings.episodes * len(self.order) + int(self.need_value) + n_exact
+
+
+def _make_plan(names: list[str], settings: EvalSettings) -> _Plan:
+    n = len(names)
+    order = pairings(n, self_play=settings.self_play or n == 1)
+    exploit = settings.exploit
+    if exploit is True:
+        br_agents = list(range(n))
+    elif exploit:
+        br_agents = [i for i, name in enumerate(names) if name in set(exploit)]
+    else:
+        br_agents = []
+    need_value = (
+        (settings.exact or bool(br_agents)) and settings.game_value is None and settings.solve
+    )
+    return _Plan(settings, names, order, _chunks(settings.episodes, settings.workers, len(order)),
+                 br_agents, need_value, stochastic=[False] * n)  # fmt: skip
+
+
+def _play(plan: _Plan, runner: _Runner) -> tuple[str, Any]:
+    """Play the games (and solve the game alongside); returns the game value's status."""
+    games = plan.games
+    weight = {t: t[4] - t[3] for t in games}
+    plan.results.update(runner.run(games + ([plan.value_task] if plan.need_value else []), weight))
+    if plan.settings.game_value is not None:
+        plan.results[plan.value_task] = ("ok", float(plan.settings.game_value))
+    value = plan.results.get(plan.value_task, ("skipped", "not attempted"))
+    if (plan.settings.exact or plan.br_agents) and value[0] not in ("ok", "skipped"):
+        plan.notes.add(f"the game is not solved: {value[1]}")
+    for t in games:
+        _, flags = plan.results[t]
+        plan.stochastic[t[1]] |= flags[0]
+        plan.stochastic[t[2]] |= flags[1]
+    return value
+
+
+def _exact_tasks(plan: _Plan, runner: _Runner, solved: bool) -> list[tuple]:
+    """The exact tasks to run after the games (running a pilot first when not solved)."""
+    s, order, stochastic = plan.settings, plan.order, plan.stochastic
+    later: list[tuple] = []
+    plain = [(i, j) for i, j in order if not stochastic[i] and not stochastic[j]]
+    random_names = ", ".join(n for n, st in zip(plan.names, stochastic) if st)
+    if s.exact and solved:
+        todo = order if s.stochastic_exact else plain
+        later += [("exact", i, j, s.max_states) for i, j in todo]
+        if len(todo) < len(order):
+            plan.notes.add(f"no exact scores for pairings with agents that choose at random "
+                           f"({random_names}): left out to keep the solving time down")  # fmt: skip
+    elif s.exact:
+        if plain:
+            pilot = ("exact", *plain[0], s.pilot_states)
+            plan.results.update(runner.run([pilot]))
+            if plan.results[pilot][0] == "ok":
+                later += [("exact", i, j, s.pilot_states) for i, j in plain[1:]]
+            else:
+                plan.notes.add(f"no exact scores: {plan.results[pilot][1]}")
+        if len(plain) < len(order):
+            plan.notes.add(f"no exact scores for pairings with agents that choose at random "
+                           f"({random_names}) when the whole game is not solved")  # fmt: skip
+    if solved:
+        later += [("br", i, seat, s.max_states) for i in plan.br_agents for seat in (0, 1)]
+    return later
+
+
+def _pair_results(plan: _Plan) -> list[PairResult]:
+    """One :class:`PairResult` per pairing and seat, from the finished tasks."""
+    s, out = plan.settings, []
+    for i, j in plan.order:
+        stats = GameStats()
+        for a, b in plan.chunks:
+            stats.merge(plan.results[("games", i, j, a, b, s.seed)][0])
+        exact_value = None
+        res = plan.results.get(("exact", i, j, s.max_states)) or plan.results.get(
+            ("exact", i, j, s.pilot_states)
+        )
+        if res is not None:
+            if res[0] == "ok":
+                exact_value = res[1]
+            elif not any(n.startswith("no exact scores: ") for n in plan.notes):
+                plan.notes.add(f"some exact scores not computed: {res[1]}")
+        out.append(
+            PairResult.from_games(
+                plan.names[i], plan.names[j], np.asarray(stats.scores, dtype=float), stats,
+                index0=i, index1=j, exact=exact_value,
+            )
+        )  # fmt: skip
+    return out
+
+
+def _best_responses(plan: _Plan) -> tuple[dict[str, float | None], dict[str, list]]:
+    """Exploitability and best-response values per agent label."""
+    expl: dict[str, float | None] = {}
+    best: dict[str, list[float | None]] = {}
+    if not plan.br_agents:
+        return expl, best
+    for i, name in enumerate(plan.names):
+        b = [plan.results.get(("br", i, seat, plan.settings.max_states)) for seat in (0, 1)]
+        best[name] = [r[1] if r is not None and r[0] == "ok" else None for r in b]
+        expl[name] = exploitability(*best[name])
+        for r in b:
+            if r is not None and r[0] != "ok":
+                plan.notes.add(f"some best responses not computed: {r[1]}")
+    return expl, best
+
+
+def evaluate(
+    rules: Any,
+    agent_names: Sequence[str],
+    settings: EvalSettings,
+    *,
+    labels: Sequence[str] | None = None,
+    pool: Any = None,
+) -> Evaluation:
+    """Round-robin over every pair of agents in both seats, with common random numbers.
+
+    Args:
+        rules: the rules of the scenario (``psygym.editions.load(...)``).
+        agent_names: agent specs (names, ``tuned:...json``, ``...zip``, ``caster+denier``).
+        settings: games, seeds and exact values to compute (see :class:`EvalSettings`).
+        labels: names to show instead of the specs (repeats get ``#2``...).
+        pool: a process pool from :func:`worker_pool` to run in (then ``settings.workers`` only
+            sizes the work chunks); ``None``: a pool of ``workers`` processes made for this call.
+
+    Returns:
+        The :class:`Evaluation`: one :class:`PairResult` per pairing and seat, in
+        :func:`pairings` order, with the game value, exploitability and notes.
+
+    Raises:
+        ValueError: no agents, fewer than one episode, or an unknown agent name.
+    """
+    from psygym.policies import resolve_policy
+
+    specs = list(agent_names)
+    if not specs:
+        raise ValueError("evaluate needs at least one agent")
+    if settings.episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {settings.episodes}")
+    names = unique_labels(specs, labels)
+    for spec in specs:  # fail early with the clear error, before any process starts
+        resolve_policy(spec, rules)
+    plan = _make_plan(names, settings)
+    with (
+        ProgressBar("evaluating", plan.total(), enabled=settings.show_progress) as bar,
+        _Runner(rules, specs, settings.workers, bar, pool) as runner,
+    ):
+        value = _play(plan, runner)
+        solved = value[0] == "ok"
+        later = _exact_tasks(plan, runner, solved)
+        plan.results.update(runner.run(later))
+        bar.update(completed=plan.total())
+    pairs = _pair_results(plan)
+    expl, best = _best_responses(plan)
+    return Evaluation(
+        edition=rules.edition,
+        scenario=getattr(rules.scenario, "name", "?"),
+        agents=names,
+        specs=specs,
+        episodes=settings.episodes,
+        seed=settings.seed,
+        pairs=pairs,
+        game_value=value[1] if solved else None,
+        value_note="" if solved else str(value[1]),
+        exploitability=expl,
+        best_response=best,
+        notes=sorted(plan.notes),
+        stochastic=[n for n, st in zip(names, plan.stochastic) if st],
+    )

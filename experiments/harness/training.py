@@ -1,0 +1,874 @@
+"""Training runs: an RL agent (stable-baselines3) on any edition, resumable (``psygym train``).
+
+A run lives in ``<runs-dir>/<edition>/<scenario>/<algo>_<n>/``:
+
+- ``config.yml``: the resolved configuration (edition, scenario, algo, steps, seed, opponent,
+  seat, evaluation settings and every hyperparameter); ``command.txt``: the exact command(s);
+- ``metrics.csv``: one row per evaluation (step, mean eval score, its 95% half-width, episodes,
+  exact score when asked, best score so far, wall time); ``learning_curve.png``;
+- ``tb/``: TensorBoard logs (``tensorboard --logdir runs``);
+- ``checkpoints/last.zip`` + ``last.json`` (step count and bookkeeping, no RNG state), rewritten
+  at every evaluation and when the run is interrupted (Ctrl-C or SIGTERM: the signal sets a
+  flag that the training callback checks; the run then saves a checkpoint and exits with status
+  128 + signal number);
+- ``model.zip`` + ``model.json`` (edition, scenario, algo, seat, steps, opponent, mean eval
+  score) at the end, and ``best_model.zip`` + ``best_model.json`` (best evaluation so far).
+
+``--resume RUN_DIR`` reloads ``config.yml`` and the last checkpoint and continues from its step
+count (the step counter, learning-rate schedule and TensorBoard curve continue; the env RNG is
+re-seeded). Model files are SB3 archives (pickles): load only files you trust; metadata is JSON.
+
+Illegal actions: MaskablePPO samples only legal actions (``env.action_masks()``). Plain PPO and
+DQN have no masks: ``LegalActionWrapper`` replaces an illegal action by the lowest legal one
+(``illegal_fallback: lowest``) or a uniformly random legal one (``random``) and subtracts
+``illegal_penalty`` from that step's reward. As agents, all models play legal actions only.
+
+Self-play (``--opponent self``): the opponent is a frozen copy of the learner (an
+:class:`psygym_agents.sb3.SB3Policy` sampling from the copy's action probabilities), refreshed every
+``self_play_refresh`` steps (config); the learner alternates seats at every episode unless
+``--seat`` is given, and is evaluated against ``--eval-opponent`` (default: the edition's first
+heuristic).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import shlex
+import signal
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from psygym_experiments.common import err_console
+from psygym_experiments.harness.output import json_text
+from psygym_experiments.harness.progress import ProgressBar
+from psygym_experiments.harness.runs import (
+    append_metrics,
+    atomic_write,
+    numbered_run_dir,
+)
+from psygym_experiments.harness.runs import read_metrics as _read_csv
+
+CONFIG_DIR = Path(__file__).parents[1] / "configs"
+RUN_KEYS = (
+    "n_envs", "policy", "illegal_fallback", "illegal_penalty", "self_play_refresh",
+    "checkpoint_buffer_mb",
+)  # fmt: skip
+"""Config keys that configure the run rather than the SB3 constructor."""
+METRIC_FIELDS = (
+    "step", "mean_score", "ci95", "episodes", "exact_score", "best_score", "wall_time",
+)  # fmt: skip
+TRUSTED_NOTE = (
+    "Model files are stable-baselines3 archives (pickles): only load models from trusted sources."
+)
+
+
+class TrainingInterrupted(RuntimeError):
+    """Training stopped on a signal after saving a checkpoint (``run_dir``, ``steps``)."""
+
+    def __init__(self, run_dir: Path, steps: int, signum: int):
+        self.run_dir, self.steps, self.signum = run_dir, steps, signum
+        super().__init__(
+            f"interrupted at step {steps}; checkpoint saved. Resume with: "
+            f"psygym train --resume {run_dir}"
+        )
+
+
+# --------------------------------------------------------------------------------- config
+@dataclass
+class TrainConfig:
+    """Everything that defines a training run (written to ``config.yml``)."""
+
+    edition: str
+    scenario: str
+    algo: str = "maskable-ppo"
+    steps: int = 100_000
+    seed: int = 0
+    opponent: str = "random"
+    eval_opponent: str = ""
+    seat: str = "0"
+    eval_every: int = 10_000
+    eval_episodes: int = 200
+    exact_eval: bool = False
+    subproc: bool = False
+    env_id: str = ""
+    hyperparams: dict[str, Any] = field(default_factory=dict)
+
+    def seats(self) -> tuple[int, ...]:
+        """Seats the learner plays (and is evaluated in)."""
+        return (0, 1) if self.seat == "both" else (int(self.seat),)
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in (extra or {}).items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict):
+            out[k] = _merge(out[k], v)
+        else:
+            out[k] = v
+    return out
+
+
+def _layered(doc: dict[str, Any], env_id: str, scenario: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key in ("default", env_id, f"{env_id}:{scenario}"):
+        entry = doc.get(key)
+        if entry is not None:
+            if not isinstance(entry, dict):
+                raise ValueError(f"config entry {key!r} must be a mapping of hyperparameters")
+            out = _merge(out, entry)
+    return out
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    """Read a YAML mapping (``{}`` for an empty file).
+
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: not YAML, or not a mapping.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no config file {p}")
+    try:
+        doc = yaml.safe_load(p.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{p} is not valid YAML: {exc}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{p} must hold a mapping of hyperparameters")
+    return doc
+
+
+def load_hyperparams(
+    algo: str, env_id: str, scenario: str, config: str | Path | None = None
+) -> dict[str, Any]:
+    """Hyperparameters for ``algo`` on ``env_id``/``scenario`` (see experiments/configs/).
+
+    ``config`` (optional YAML) is merged last; it may use the same env-id layout or be a flat
+    mapping of overrides.
+
+    Raises:
+        ValueError: an unknown hyperparameter (the message lists the allowed ones).
+    """
+    from psygym_agents.sb3 import algo_class
+
+    path = CONFIG_DIR / f"{algo}.yml"
+    hp = _layered(read_yaml(path), env_id, scenario) if path.is_file() else {}
+    if config is not None:
+        doc = read_yaml(config)
+        if "default" in doc or any(str(k).startswith("psygym/") for k in doc):
+            hp = _merge(hp, _layered(doc, env_id, scenario))
+        else:
+            hp = _merge(hp, doc)
+    import inspect
+
+    allowed = set(inspect.signature(algo_class(algo).__init__).parameters) - {"self", "env"}
+    allowed |= set(RUN_KEYS)
+    unknown = sorted(set(hp) - allowed)
+    if unknown:
+        raise ValueError(
+            f"unknown {algo} hyperparameter(s) {', '.join(unknown)}; allowed: "
+            f"{', '.join(sorted(allowed))}"
+        )
+    return hp
+
+
+def _schedule(value: Any) -> Any:
+    if isinstance(value, str) and value.startswith("lin_"):
+        from stable_baselines3.common.utils import LinearSchedule
+
+        return LinearSchedule(float(value[4:]), 0.0, 1.0)
+    return value
+
+
+def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
+    """SB3 constructor arguments from resolved hyperparameters."""
+    from psygym_agents.sb3 import policy_kwargs_from_config
+
+    kw = {k: v for k, v in hp.items() if k not in RUN_KEYS}
+    for k in ("learning_rate", "clip_range", "clip_range_vf"):
+        if k in kw:
+            kw[k] = _schedule(kw[k])
+    if "train_freq" in kw and isinstance(kw["train_freq"], list):
+        kw["train_freq"] = tuple(kw["train_freq"])
+    if "policy_kwargs" in kw:
+        kw["policy_kwargs"] = policy_kwargs_from_config(kw["policy_kwargs"])
+    return kw
+
+
+def reference_opponent(edition: str) -> str:
+    """The edition's first listed heuristic (a sensible fixed opponent), else ``random``."""
+    from psygym.policies import bots_for
+
+    bots = bots_for(edition)
+    return bots.reference if bots is not None else "random"
+
+
+def make_config(
+    edition: str,
+    scenario: str,
+    algo: str = "maskable-ppo",
+    steps: int = 100_000,
+    seed: int = 0,
+    opponent: str = "random",
+    *,
+    eval_opponent: str | None = None,
+    seat: str | int | None = None,
+    eval_every: int | None = None,
+    eval_episodes: int = 200,
+    exact_eval: bool = False,
+    n_envs: int | None = None,
+    subproc: bool = False,
+    config: str | Path | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> TrainConfig:
+    """Resolve and validate a training configuration.
+
+    Raises:
+        ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent.
+    """
+    from psygym_agents.sb3 import ALGO_NAMES
+
+    from psygym.envs import env_ids
+    from psygym.policies import resolve_policy
+
+    if algo not in ALGO_NAMES:
+        raise ValueError(f"--algo {algo!r} is not one of: {', '.join(ALGO_NAMES)}")
+    if steps < 1:
+        raise ValueError(f"--steps must be at least 1, not {steps}")
+    rules = _load_rules(edition, scenario)
+    edition = rules.edition
+    env_id = env_ids()[edition]
+    seat_text = str(seat) if seat is not None else ("both" if opponent == "self" else "0")
+    if seat_text not in ("0", "1", "both"):
+        raise ValueError(f"--seat {seat_text!r} is not one of: 0, 1, both")
+    if opponent != "self":
+        resolve_policy(opponent, rules)
+    eval_opp = eval_opponent or (reference_opponent(edition) if opponent == "self" else opponent)
+    resolve_policy(eval_opp, rules)
+    hp = load_hyperparams(algo, env_id, rules.scenario.name, config)
+    hp = _merge(hp, overrides or {})
+    if n_envs is not None:
+        hp["n_envs"] = n_envs
+    hp.setdefault("n_envs", 1)
+    if int(hp["n_envs"]) < 1:
+        raise ValueError(f"--n-envs must be at least 1, not {hp['n_envs']}")
+    every = eval_every if eval_every is not None else max(1, min(10_000, steps // 10))
+    if every < 1 or eval_episodes < 1:
+        raise ValueError("--eval-every and --eval-episodes must be at least 1")
+    return TrainConfig(
+        edition=edition, scenario=str(scenario) if scenario != "default" else rules.scenario.name,
+        algo=algo, steps=steps, seed=seed, opponent=opponent, eval_opponent=eval_opp,
+        seat=seat_text, eval_every=every, eval_episodes=eval_episodes, exact_eval=exact_eval,
+        subproc=subproc, env_id=env_id, hyperparams=hp,
+    )  # fmt: skip
+
+
+def _load_rules(edition: str, scenario: str) -> Any:
+    from psygym.editions import load
+
+    return load(edition, scenario)
+
+
+def config_from_file(run_dir: Path) -> TrainConfig:
+    """The configuration recorded in a run folder's ``config.yml``.
+
+    Raises:
+        FileNotFoundError: not a run folder.
+    """
+    path = Path(run_dir) / "config.yml"
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir} is not a training run (no config.yml)")
+    doc = read_yaml(path)
+    names = set(TrainConfig.__dataclass_fields__)
+    return TrainConfig(**{k: v for k, v in doc.items() if k in names})
+
+
+# --------------------------------------------------------------------------------- envs
+def _env_factory(cfg: TrainConfig, index: int, in_subprocess: bool) -> Any:
+    def make() -> Any:
+        import gymnasium as gym
+        from stable_baselines3.common.monitor import Monitor
+
+        import psygym  # noqa: F401 - registers the env ids
+        from psygym.envs.wrappers import AlternateSeats, LegalActionWrapper, OpponentControl
+
+        if in_subprocess:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+        opponent = "random" if cfg.opponent == "self" else cfg.opponent
+        seat = index % 2 if cfg.seat == "both" else int(cfg.seat)
+        env = gym.make(cfg.env_id, scenario=cfg.scenario, opponent=opponent, seat=seat)
+        env = OpponentControl(env)
+        if cfg.seat == "both":
+            env = AlternateSeats(env, first=seat)
+        if cfg.algo != "maskable-ppo":
+            hp = cfg.hyperparams
+            env = LegalActionWrapper(
+                env, fallback=str(hp.get("illegal_fallback", "lowest")),
+                penalty=float(hp.get("illegal_penalty", 0.0)),
+            )  # fmt: skip
+        return Monitor(env)
+
+    return make
+
+
+def make_vec_env(cfg: TrainConfig) -> Any:
+    """The vectorised training envs (DummyVecEnv, or SubprocVecEnv with ``subproc``)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    n = int(cfg.hyperparams.get("n_envs", 1))
+    if cfg.subproc and n > 1:
+        return SubprocVecEnv([_env_factory(cfg, i, True) for i in range(n)])
+    return DummyVecEnv([_env_factory(cfg, i, False) for i in range(n)])
+
+
+# --------------------------------------------------------------------------------- evaluation
+def evaluate(
+    rules: Any, policy: Any, opponent: Any, seats: tuple[int, ...], episodes: int, seed: int
+) -> tuple[float, float]:
+    """Mean score of ``policy`` (and 95% half-width) over games against ``opponent``.
+
+    See :func:`psygym_experiments.harness.games.seat_split_score`.
+    """
+    from psygym_experiments.harness.games import seat_split_score
+
+    return seat_split_score(rules, policy, opponent, seats, episodes, seed)
+
+
+def exact_score(rules: Any, policy: Any, opponent: Any, seats: tuple[int, ...]) -> float:
+    """Exact expected score of ``policy`` against ``opponent``, averaged over ``seats``.
+
+    Raises:
+        ImportError: the solvers are not installed.
+        psygym_agents.solvers.NotSolvable: the game is too large or has hidden information.
+    """
+    from psygym_experiments.harness.solving import seat_averaged_value
+
+    return seat_averaged_value(rules, policy, opponent, seats)
+
+
+# --------------------------------------------------------------------------------- run folder
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as indented JSON, atomically."""
+    atomic_write(path, json_text(data, strict=False) + "\n")
+
+
+def read_metrics(run_dir: Path) -> list[dict[str, str]]:
+    """Rows of a run's ``metrics.csv`` (empty if none)."""
+    return _read_csv(Path(run_dir) / "metrics.csv")
+
+
+def _append_metrics(run_dir: Path, row: dict[str, Any]) -> None:
+    append_metrics(run_dir / "metrics.csv", row, METRIC_FIELDS)
+
+
+def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
+    """Draw ``metrics.csv`` as ``learning_curve.png`` (mean eval score with its 95% band)."""
+    rows = read_metrics(run_dir)
+    if not rows:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [int(r["step"]) for r in rows]
+    y = [float(r["mean_score"]) for r in rows]
+    ci = [float(r["ci95"]) if r["ci95"] not in ("", "inf", "nan") else 0.0 for r in rows]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(x, y, marker="o", label="mean eval score (simulated)")
+    ax.fill_between(x, [a - b for a, b in zip(y, ci)], [a + b for a, b in zip(y, ci)],
+                    alpha=0.2, label="95% interval")  # fmt: skip
+    exact = [(int(r["step"]), float(r["exact_score"])) for r in rows if r.get("exact_score")]
+    if exact:
+        ax.plot(*zip(*exact), marker="s", label="exact expected score")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("score (zero-sum, learner's view)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    out = Path(run_dir) / "learning_curve.png"
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
+def save_model(model: Any, path: Path, meta: dict[str, Any]) -> None:
+    """Save an SB3 model (atomically) with its JSON metadata beside it (``<stem>.json``)."""
+    tmp = path.with_name(path.stem + ".tmp.zip")
+    model.save(tmp)
+    os.replace(tmp, path)
+    write_json(path.with_suffix(".json"), meta)
+
+
+_RUNTIME_STATE = (
+    "_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
+    "ep_success_buffer", "tensorboard_log",
+)  # fmt: skip
+
+
+def export_model(run_dir: str | Path, dest: str | Path) -> Path:
+    """Copy a run's final model to ``dest`` in compact form, with ``<dest stem>.json`` beside it.
+
+    The copy keeps the network weights and drops what only training needs (the optimizer's
+    moment estimates, the last observations, episode buffers) and is zip-deflated, so small
+    models stay well under a megabyte. It still resumes training (with a fresh optimizer state).
+
+    Raises:
+        FileNotFoundError: the run has no ``model.zip`` yet.
+    """
+    import zipfile
+
+    from psygym_agents.sb3 import algo_class, read_metadata
+
+    src = Path(run_dir) / "model.zip"
+    if not src.is_file():
+        raise FileNotFoundError(f"{run_dir} has no model.zip to export")
+    meta = read_metadata(src)
+    model = algo_class(meta["algo"]).load(src, device="cpu")  # our own run: trusted
+    model.policy.optimizer.state.clear()
+    out = Path(dest)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.stem + ".stored.zip")
+    model.save(tmp, exclude=list(_RUNTIME_STATE))
+    packed = out.with_name(out.stem + ".tmp.zip")
+    with zipfile.ZipFile(tmp) as zin, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            zout.writestr(item.filename, zin.read(item.filename))
+    tmp.unlink()
+    os.replace(packed, out)
+    rows = read_metrics(run_dir)
+    last = rows[-1] if rows else {}
+    if last:  # the final evaluation, as metrics.csv recorded it
+        meta.update(
+            mean_eval_score=float(last["mean_score"]), eval_episodes=int(last["episodes"]),
+            eval_ci95=float(last["ci95"]),
+            exact_eval_score=float(last["exact_score"]) if last.get("exact_score") else None,
+        )  # fmt: skip
+    command = Path(run_dir) / "command.txt"
+    if command.is_file():
+        meta["trained_with"] = command.read_text().splitlines()[0]
+    write_json(out.with_suffix(".json"), meta)
+    return out
+
+
+def _model_meta(
+    cfg: TrainConfig, steps: int, evals: tuple[float | None, float | None], **extra: Any
+) -> dict[str, Any]:
+    """JSON metadata of a saved model; ``evals`` = (simulated mean, exact score or None)."""
+    from psygym import __version__
+
+    rules_meta = {
+        "edition": cfg.edition, "scenario": cfg.scenario, "algo": cfg.algo,
+        "seat": cfg.seat if cfg.seat == "both" else int(cfg.seat), "steps": steps,
+        "opponent": cfg.opponent, "eval_opponent": cfg.eval_opponent, "seed": cfg.seed,
+        "env_id": cfg.env_id, "mean_eval_score": evals[0], "eval_episodes": cfg.eval_episodes,
+        "exact_eval_score": evals[1],
+        "policy_kwargs": cfg.hyperparams.get("policy_kwargs", {}),
+        "psygym_version": __version__,
+        "note": "stable-baselines3 archive (contains pickles): load only from trusted sources",
+    }  # fmt: skip
+    rules_meta.update(extra)
+    return rules_meta
+
+
+# --------------------------------------------------------------------------------- training
+class _Stop:
+    """A flag set by SIGINT/SIGTERM and checked by the training callback."""
+
+    def __init__(self) -> None:
+        self.signum = 0
+        self._old: dict[int, Any] = {}
+
+    def handler(self, signum: int, _frame: Any) -> None:
+        """Remember the signal; training stops at its next step."""
+        self.signum = signum
+
+    def install(self) -> None:
+        """Install the handlers (main thread only; elsewhere nothing is installed)."""
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._old[sig] = signal.signal(sig, self.handler)
+
+    def restore(self) -> None:
+        """Put back the previous handlers."""
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old.clear()
+
+
+def _callback_class() -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class TrainCallback(BaseCallback):
+        """Progress bar, signal stop, periodic evaluation + checkpoint, self-play refresh."""
+
+        def __init__(self, trainer: _Trainer):
+            super().__init__()
+            self.t = trainer
+
+        def _on_training_start(self) -> None:
+            self.t.on_start(self.model)
+
+        def _on_step(self) -> bool:
+            return self.t.on_step(self.model)
+
+        def _on_training_end(self) -> None:
+            self.t.on_end()
+
+    return TrainCallback
+
+
+class _Trainer:
+    """State of one training session (fresh or resumed) over a run folder."""
+
+    def __init__(
+        self, cfg: TrainConfig, run_dir: Path, *, show_progress: bool, trial: Any, stop: _Stop,
+        quiet: bool,
+    ):  # fmt: skip
+        from psygym.policies import resolve_policy
+
+        self.cfg, self.run_dir, self.trial, self.stop = cfg, run_dir, trial, stop
+        self.quiet = quiet
+        self.rules = _load_rules(cfg.edition, cfg.scenario)
+        self.eval_opponent = resolve_policy(cfg.eval_opponent, self.rules)
+        self.ckpt_dir = run_dir / "checkpoints"
+        self.ckpt_dir.mkdir(exist_ok=True)
+        state = self.read_checkpoint_meta()
+        self.wall_before = float(state.get("wall_time", 0.0))
+        self.best = float(state.get("best_score", -math.inf))
+        self.last_score: float | None = state.get("last_score")
+        self.last_evals: tuple[float | None, float | None] = (
+            state.get("mean_eval_score"), state.get("exact_eval_score"))  # fmt: skip
+        self.last_eval_step = int(state.get("last_eval_step", -1))
+        self.start_time = time.monotonic()
+        self.show_progress = show_progress
+        self.progress: ProgressBar | None = None
+        self.next_eval = 0
+        self.next_refresh = 0
+        self.pruned = False
+        self.exact_ok = cfg.exact_eval
+        self.vec_env: Any = None
+
+    def wall(self) -> float:
+        """Seconds of training so far, over every session of the run."""
+        return self.wall_before + time.monotonic() - self.start_time
+
+    def read_checkpoint_meta(self) -> dict[str, Any]:
+        """``checkpoints/last.json`` or ``{}``."""
+        path = self.ckpt_dir / "last.json"
+        return json.loads(path.read_text()) if path.is_file() else {}
+
+    # -- callback hooks
+    def on_start(self, model: Any) -> None:
+        """Set up the progress bar, first evaluation and self-play opponent."""
+        steps = model.num_timesteps
+        if self.cfg.opponent == "self":
+            self.refresh_opponent(model)
+        if self.last_eval_step < 0:
+            self.evaluate(model)
+        self.next_eval = (steps // self.cfg.eval_every + 1) * self.cfg.eval_every
+        if self.show_progress:
+            self.progress = ProgressBar("training", self.cfg.steps, transient=False).__enter__()
+            self.progress.update(completed=steps, note=self._score_text())
+
+    def _score_text(self) -> str:
+        return "" if self.last_score is None else f"eval {self.last_score:+.3f}"
+
+    def on_step(self, model: Any) -> bool:
+        """Evaluate/checkpoint when due; stop on a signal or a pruned trial."""
+        steps = model.num_timesteps
+        if self.progress is not None and steps % 256 < model.n_envs:
+            self.progress.update(completed=steps, note=self._score_text())
+        if self.stop.signum:
+            return False
+        if self.cfg.opponent == "self" and steps >= self.next_refresh:
+            self.refresh_opponent(model)
+        if steps >= self.next_eval:
+            self.evaluate(model)
+            if steps > 0:
+                self.checkpoint(model)
+            self.next_eval = (steps // self.cfg.eval_every + 1) * self.cfg.eval_every
+            if self.pruned:
+                return False
+        return True
+
+    def on_end(self) -> None:
+        """Close the progress bar."""
+        if self.progress is not None:
+            self.progress.update(completed=min(self.cfg.steps, self.task_steps()))
+            self.progress.__exit__(None, None, None)
+            self.progress = None
+
+    def task_steps(self) -> int:
+        """Steps shown by the progress bar."""
+        return int(self.progress.completed) if self.progress is not None else 0
+
+    # -- actions
+    def refresh_opponent(self, model: Any) -> None:
+        """Freeze a copy of the learner and make it every env's opponent."""
+        from psygym_agents.sb3 import SB3Policy
+
+        optimizer, model.policy.optimizer = model.policy.optimizer, None
+        try:  # copy the network without the optimizer's state
+            frozen = copy.deepcopy(model.policy).to("cpu")
+        finally:
+            model.policy.optimizer = optimizer
+        frozen.set_training_mode(False)
+        opponent = SB3Policy(frozen, self.rules, deterministic=False, name="self")
+        self.vec_env.env_method("set_opponent", opponent)
+        every = int(self.cfg.hyperparams.get("self_play_refresh", 10_000))
+        self.next_refresh = model.num_timesteps + max(1, every)
+
+    def evaluate(self, model: Any) -> float:
+        """Evaluate the current policy, log it, report it to the Optuna trial."""
+        from psygym_agents.sb3 import SB3Policy
+
+        steps = model.num_timesteps
+        policy = SB3Policy(model, self.rules, deterministic=True)
+        cfg = self.cfg
+        mean, half = evaluate(self.rules, policy, self.eval_opponent, cfg.seats(),
+                              cfg.eval_episodes, cfg.seed + 1_000_003)  # fmt: skip
+        exact: float | None = None
+        if self.exact_ok:
+            try:
+                exact = exact_score(self.rules, policy, self.eval_opponent, cfg.seats())
+            except (ImportError, ValueError) as exc:  # NotSolvable is a ValueError
+                self.exact_ok = False
+                if not self.quiet:
+                    err_console.print(f"[yellow]no exact evaluation:[/yellow] {exc}")
+        score = exact if exact is not None else mean
+        self.best = max(self.best, score)
+        self.last_score, self.last_eval_step = score, steps
+        self.last_evals = (mean, exact)
+        _append_metrics(self.run_dir, {
+            "step": steps, "mean_score": f"{mean:.6f}", "ci95": f"{half:.6f}",
+            "episodes": cfg.eval_episodes, "exact_score": "" if exact is None else f"{exact:.6f}",
+            "best_score": f"{self.best:.6f}", "wall_time": f"{self.wall():.1f}",
+        })  # fmt: skip
+        if self.best == score:
+            save_model(model, self.run_dir / "best_model.zip",
+                       _model_meta(cfg, steps, self.last_evals))  # fmt: skip
+        model.logger.record("eval/mean_score", mean)
+        if exact is not None:
+            model.logger.record("eval/exact_score", exact)
+        if self.trial is not None and steps > 0:
+            self.trial.report(score, steps)
+            if self.trial.should_prune():
+                self.pruned = True
+        return score
+
+    def checkpoint(self, model: Any) -> None:
+        """Save ``checkpoints/last.zip`` and its step count (and DQN's buffer if small)."""
+        steps = model.num_timesteps
+        save_model(model, self.ckpt_dir / "last.zip", _model_meta(
+            self.cfg, steps, self.last_evals, wall_time=self.wall(), best_score=self.best,
+            last_score=self.last_score, last_eval_step=self.last_eval_step,
+        ))  # fmt: skip
+        buffer = getattr(model, "replay_buffer", None)
+        if buffer is not None:
+            limit = float(self.cfg.hyperparams.get("checkpoint_buffer_mb", 100)) * 2**20
+            size = sum(getattr(buffer, k).nbytes for k in ("observations", "next_observations",
+                                                           "actions", "rewards", "dones")
+                       if getattr(buffer, k, None) is not None)  # fmt: skip
+            if size <= limit:
+                model.save_replay_buffer(self.ckpt_dir / "replay_buffer.pkl")
+
+
+def run_training(
+    cfg: TrainConfig,
+    run_dir: Path,
+    *,
+    resume: bool = False,
+    show_progress: bool = True,
+    trial: Any = None,
+    handle_signals: bool = True,
+    quiet: bool = False,
+) -> dict[str, Any]:
+    """Train (or continue training) the run in ``run_dir``; return a summary.
+
+    The summary has ``steps``, ``final_score`` (the last evaluation), ``best_score`` and
+    ``pruned`` (an Optuna trial asked to stop).
+
+    Raises:
+        TrainingInterrupted: SIGINT/SIGTERM arrived; a checkpoint was saved first.
+    """
+    import torch
+    from psygym_agents.sb3 import algo_class
+
+    stop = _Stop()
+    if handle_signals:
+        stop.install()
+    # Small MLPs: one intra-op thread is several times faster than two contending ones.
+    torch.set_num_threads(int(os.environ.get("PSYGYM_TORCH_THREADS", "1")))
+    cls = algo_class(cfg.algo)
+    trainer = _Trainer(cfg, run_dir, show_progress=show_progress, trial=trial, stop=stop,
+                       quiet=quiet)  # fmt: skip
+    vec_env = make_vec_env(cfg)
+    trainer.vec_env = vec_env
+    try:
+        kw = algo_kwargs(cfg.hyperparams)
+        policy = kw.pop("policy", cfg.hyperparams.get("policy", "MlpPolicy"))
+        kw.setdefault("device", "cpu")
+        ckpt = run_dir / "checkpoints" / "last.zip"
+        if resume and ckpt.is_file():
+            model = cls.load(ckpt, env=vec_env, device=kw["device"],
+                             tensorboard_log=str(run_dir / "tb"))  # fmt: skip
+            buffer = run_dir / "checkpoints" / "replay_buffer.pkl"
+            if buffer.is_file() and hasattr(model, "load_replay_buffer"):
+                model.load_replay_buffer(buffer)
+        else:
+            model = cls(policy, vec_env, seed=cfg.seed, tensorboard_log=str(run_dir / "tb"),
+                        verbose=0, **kw)  # fmt: skip
+        done = int(model.num_timesteps)
+        remaining = cfg.steps - done
+        if remaining > 0 and not stop.signum:
+            model.learn(
+                total_timesteps=remaining, callback=_callback_class()(trainer),
+                reset_num_timesteps=not resume, tb_log_name=cfg.algo,
+                progress_bar=False,
+            )  # fmt: skip
+        steps = int(model.num_timesteps)
+        if stop.signum:
+            trainer.checkpoint(model)
+            plot_learning_curve(run_dir, _title(cfg))
+            raise TrainingInterrupted(run_dir, steps, stop.signum)
+        if not trainer.pruned and trainer.last_eval_step != steps:
+            trainer.evaluate(model)
+        trainer.checkpoint(model)
+        if not trainer.pruned:
+            save_model(model, run_dir / "model.zip",
+                       _model_meta(cfg, steps, trainer.last_evals))  # fmt: skip
+        plot_learning_curve(run_dir, _title(cfg))
+        return {"steps": steps, "final_score": trainer.last_score, "best_score": trainer.best,
+                "pruned": trainer.pruned, "wall_time": trainer.wall()}  # fmt: skip
+    finally:
+        trainer.on_end()
+        stop.restore()
+        try:
+            vec_env.close()
+        except (EOFError, BrokenPipeError, ConnectionResetError):  # pragma: no cover
+            pass
+
+
+def _title(cfg: TrainConfig) -> str:
+    return f"{cfg.algo} on {cfg.edition} {cfg.scenario} vs {cfg.eval_opponent} (seed {cfg.seed})"
+
+
+def write_config(run_dir: Path, cfg: TrainConfig) -> None:
+    """Write the resolved configuration as ``config.yml``."""
+    text = "# Resolved configuration of this run (psygym train). Resume: psygym train --resume\n"
+    text += yaml.safe_dump(asdict(cfg), sort_keys=False)
+    atomic_write(run_dir / "config.yml", text)
+
+
+def command_line(cfg: TrainConfig, runs_dir: str | Path) -> str:
+    """The ``psygym train`` command equivalent to a configuration (for API-started runs)."""
+    args = [
+        "psygym",
+        "train",
+        "--edition",
+        cfg.edition,
+        "--scenario",
+        cfg.scenario,
+        "--algo",
+        cfg.algo,
+        "--steps",
+        str(cfg.steps),
+        "--seed",
+        str(cfg.seed),
+        "--opponent",
+        cfg.opponent,
+        "--eval-opponent",
+        cfg.eval_opponent,
+        "--seat",
+        cfg.seat,
+        "--eval-every",
+        str(cfg.eval_every),
+        "--eval-episodes",
+        str(cfg.eval_episodes),
+        "--n-envs",
+        str(cfg.hyperparams.get("n_envs", 1)),
+        "--runs-dir",
+        str(runs_dir),
+    ]
+    if cfg.exact_eval:
+        args.append("--exact-eval")
+    if cfg.subproc:
+        args.append("--subproc")
+    return shlex.join(args)
+
+
+def start_run(cfg: TrainConfig, runs_dir: str | Path) -> Path:
+    """Create the run folder ``<runs-dir>/<edition>/<scenario>/<algo>_<n>`` with its config."""
+    rules = _load_rules(cfg.edition, cfg.scenario)
+    run_dir = numbered_run_dir(Path(runs_dir) / cfg.edition / rules.scenario.name, cfg.algo)
+    write_config(run_dir, cfg)
+    (run_dir / "seed.txt").write_text(f"{cfg.seed}\n")
+    return run_dir
+
+
+def train_agent(
+    edition: str,
+    scenario: str,
+    algo: str = "maskable-ppo",
+    steps: int = 100_000,
+    seed: int = 0,
+    opponent: str = "random",
+    runs_dir: str | Path = "runs",
+    config: str | Path | None = None,
+    *,
+    show_progress: bool = False,
+    **options: Any,
+) -> Path:
+    """Train an agent and return its run folder (the model is ``<run>/model.zip``).
+
+    ``options`` are the other :func:`make_config` keywords (``eval_every``, ``eval_episodes``,
+    ``seat``, ``eval_opponent``, ``n_envs``, ``subproc``, ``exact_eval``, ``overrides``).
+
+    Raises:
+        ValueError: a bad setting (see :func:`make_config`).
+        TrainingInterrupted: a signal stopped the run (a checkpoint was saved).
+    """
+    cfg = make_config(edition, scenario, algo, steps, seed, opponent, config=config, **options)
+    run_dir = start_run(cfg, runs_dir)
+    (run_dir / "command.txt").write_text(command_line(cfg, runs_dir) + "\n")
+    run_training(cfg, run_dir, show_progress=show_progress)
+    return run_dir
+
+
+def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: bool = False,
+               command: str | None = None) -> Path:  # fmt: skip
+    """Continue an interrupted (or extend a finished) run from its last checkpoint.
+
+    Raises:
+        FileNotFoundError: not a run folder, or no checkpoint.
+    """
+    run = Path(run_dir)
+    cfg = config_from_file(run)
+    if not (run / "checkpoints" / "last.zip").is_file():
+        raise FileNotFoundError(f"{run} has no checkpoint to resume from (checkpoints/last.zip)")
+    if steps is not None:
+        cfg.steps = steps
+        write_config(run, cfg)
+    with (run / "command.txt").open("a") as f:
+        f.write((command or f"psygym train --resume {shlex.quote(str(run))}") + "\n")
+    run_training(cfg, run, resume=True, show_progress=show_progress)
+    return run
+
+
+__all__ = [
+    "TrainConfig", "TrainingInterrupted", "command_line", "config_from_file", "evaluate",
+    "exact_score", "export_model", "load_hyperparams", "make_config", "make_vec_env",
+    "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run", "run_training",
+    "start_run", "train_agent", "write_config",
+]  # fmt: skip

@@ -1,0 +1,208 @@
+"""Replay game logs through the rules (``psygym replay``): no random numbers, every step checked.
+
+:func:`replay_log` applies the logged actions and chance outcomes of a log written by
+:class:`psygym_experiments.play_session.GameLog`, checks every step against the rules and the
+end line against the state reached (format in :mod:`psygym_experiments.play_session`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Hashable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from psygym_experiments.play_session import Narrator, state_digest, state_text
+from rich.console import Console
+from rich.markup import escape
+
+from psygym.core import CHANCE, TERMINAL
+
+
+class ReplayError(ValueError):
+    """A game log that does not match the rules (or is not a game log)."""
+
+
+@dataclass
+class ReplayResult:
+    """The state a replay reached and what the log said about it."""
+
+    state: Hashable
+    score: tuple[float, float]
+    steps: int
+    header: dict[str, Any]
+    end: dict[str, Any] | None
+
+
+def read_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for every non-blank line of a game log.
+
+    Raises:
+        ReplayError: a line is not a JSON object.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no game log at {p}")
+    with p.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ReplayError(f"{p}: line {n}: not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise ReplayError(f"{p}: line {n}: expected a JSON object")
+            yield n, obj
+
+
+def load_logged_rules(header: Mapping[str, Any], where: str) -> Any:
+    """Rules of a logged game: the shipped scenario by name, else the scenario file's path."""
+    from psygym.editions import load
+
+    edition = header.get("edition")
+    if not edition:
+        raise ReplayError(f"{where}: the header has no edition")
+    arg = header.get("scenario_arg") or header.get("scenario") or "default"
+    return load(str(edition), str(arg))
+
+
+def replay_log(
+    path: str | Path,
+    console: Console | None = None,
+    *,
+    quiet: bool = False,
+    on_warning: Callable[[str], None] | None = None,
+) -> ReplayResult:
+    """Replay a game log through the rules and check it reaches the logged final state.
+
+    Args:
+        path: the ``.jsonl`` log.
+        console: where the transcript goes (nothing is printed when ``quiet``).
+        quiet: print no transcript.
+        on_warning: called with warnings (the scenario file changed since the game).
+
+    Raises:
+        ReplayError: the log does not match the rules: an illegal action or chance outcome, a
+            wrong player or label at line N, or a final state or score other than logged.
+    """
+    console = console or Console(highlight=False, soft_wrap=True)
+    lines = read_log(path)
+    first = next(lines, None)
+    if first is None or first[1].get("type") != "header":
+        raise ReplayError(
+            f'{path}: line 1: expected the game header ({{"type": "header", "edition": ..., ...}})'
+        )
+    _, header = first
+    rules = load_logged_rules(header, f"{path}: line 1")
+    sha = header.get("scenario_sha256")
+    spath = header.get("scenario_path")
+    if sha and spath and Path(spath).is_file() and on_warning is not None:
+        if hashlib.sha256(Path(spath).read_bytes()).hexdigest() != sha:
+            on_warning(f"the scenario file {spath} changed since the game was played")
+    seat = header.get("seat")
+    narrator = Narrator(rules, console, None, human=seat if seat in (0, 1) else None)
+    if not quiet:
+        console.print(
+            f"[bold]Replay[/bold] of {escape(str(path))}: {escape(str(rules.edition))}, scenario "
+            f"{escape(str(header.get('scenario')))}, seed {header.get('seed')}, human seat "
+            f"{seat}, opponent {escape(str(header.get('opponent')))}",
+            highlight=False,
+            soft_wrap=True,
+        )
+    state = rules.initial_state()
+    steps = 0
+    end: dict[str, Any] | None = None
+    for n, obj in lines:
+        where = f"{path}: line {n}"
+        kind = obj.get("type")
+        if end is not None:
+            raise ReplayError(f"{where}: a line after the end line")
+        if kind == "end":
+            end = obj
+            continue
+        if kind != "step":
+            raise ReplayError(f"{where}: unknown line type {kind!r} (allowed: step, end)")
+        state = _replay_step(rules, state, obj, where, narrator if not quiet else None)
+        steps += 1
+    score = tuple(float(x) for x in rules.returns(state))
+    if end is None:
+        if not quiet:
+            console.print("[yellow]The log has no end line (the game was interrupted).[/yellow]")
+    else:
+        _check_end(rules, state, steps, end, str(path))
+    if not quiet:
+        console.print()
+        narrator.text(rules.render(state, None))
+        status = "finished" if rules.is_terminal(state) else "not finished"
+        console.print(
+            f"Replayed {steps} steps ({status}): score {score[0]:+.2f} for player 0, "
+            f"state {state_digest(state)[:12]}; matches the log.",
+            highlight=False,
+            soft_wrap=True,
+        )
+    return ReplayResult(state, score, steps, dict(header), end)
+
+
+def _replay_step(
+    rules: Any, state: Hashable, obj: Mapping[str, Any], where: str, narrator: Narrator | None
+) -> Hashable:
+    player = rules.current_player(state)
+    logged = obj.get("player")
+    action = obj.get("action")
+    if not isinstance(action, int) or isinstance(action, bool):
+        raise ReplayError(f"{where}: action {action!r} is not an integer")
+    if player == TERMINAL:
+        raise ReplayError(f"{where}: the game is already over, but the log goes on")
+    expected = "chance" if player == CHANCE else player
+    if logged != expected:
+        raise ReplayError(f"{where}: the log says {logged!r} moves, the rules say {expected!r}")
+    try:
+        nxt, events = rules.apply_with_events(state, action)
+    except ValueError as exc:  # IllegalActionError
+        raise ReplayError(f"{where}: {exc}") from None
+    label = rules.action_label(state, action)
+    if "label" in obj and obj["label"] != label:
+        raise ReplayError(
+            f"{where}: action {action} is {label!r} under the rules, "
+            f"but the log says {obj['label']!r}"
+        )
+    if narrator is not None:
+        if player == CHANCE:
+            p = dict(rules.chance_outcomes(state)).get(action)
+            narrator.chance(label, p, events)
+        else:
+            narrator.decision(player, label, events)
+    return nxt
+
+
+def _check_end(rules: Any, state: Hashable, steps: int, end: Mapping[str, Any], path: str) -> None:
+    where = f"{path}: end line"
+    if "steps" in end and end["steps"] != steps:
+        raise ReplayError(f"{where}: logs {end['steps']} steps, the file holds {steps}")
+    score = [float(x) for x in rules.returns(state)]
+    logged = end.get("score")
+    if logged is not None and (
+        len(logged) != len(score)
+        or not all(
+            math.isclose(a, float(b), rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(score, logged)
+        )
+    ):
+        raise ReplayError(f"{where}: the replay scores {score}, the log says {logged}")
+    if end.get("terminal") is not None and bool(end["terminal"]) != rules.is_terminal(state):
+        raise ReplayError(
+            f"{where}: the log says terminal={end['terminal']}, the replay "
+            f"reached terminal={rules.is_terminal(state)}"
+        )
+    sha = end.get("state_sha256")
+    if sha and sha != state_digest(state):
+        raise ReplayError(
+            f"{where}: the replay reached another final state than the log's\n"
+            f"  replay: {state_text(state)}\n  log:    {end.get('state')}"
+        )
+
+
+__all__ = ["ReplayError", "ReplayResult", "read_log", "replay_log"]
