@@ -22,6 +22,8 @@ COMMAND_MODULES = [
     "psygym_experiments.train",
     "psygym_experiments.tune",
     "psygym_experiments.play",
+    "psygym_experiments.serve",
+    "psygym_experiments.export",
 ]
 """Modules whose ``register(app)`` adds commands, in the order ``--help`` lists them."""
 

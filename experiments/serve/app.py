@@ -1,0 +1,167 @@
+"""The web app of ``psygym serve``: FastAPI, one server-rendered page and a small JSON API.
+
+Why this stack: FastAPI (on Starlette) is well kept, validates nothing magic for us (the game
+store does), serves Jinja2 templates and static files, and its ``TestClient`` drives the same
+app in tests; uvicorn serves it. The page is one Jinja2 template plus about two hundred lines
+of plain JavaScript calling the JSON API: no build step, no framework, and no file from a CDN
+(the app works offline). The same API drives the load test and any script.
+
+Routes (every error is a 4xx with a one-line JSON body ``{"error": "..."}``):
+
+- ``GET /``: the page. ``GET /api/options``: editions, scenarios and opponents.
+- ``POST /api/scenarios``: upload a scenario TOML (the raw file as the body), validated as
+  ``psygym`` validates scenario files; answers ``{"upload": id, "edition", "name"}``.
+- ``POST /api/games``: start a game (JSON: edition, scenario or upload, opponent, seat, seed,
+  rounds); answers the game's view (:meth:`~psygym_experiments.serve.games.Game.view`).
+- ``GET /api/games/{id}``: the view. ``POST /api/games/{id}/actions`` (``{"action": n}``):
+  play one action. ``GET /api/games/{id}/hint``: values of the options.
+- ``GET /api/games/{id}/log``: the JSON Lines game log, once the game is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from psygym_experiments.serve.games import BadRequest, GameStore
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+HERE = Path(__file__).resolve().parent
+
+SWEEP_SECONDS = 30.0
+"""How often idle games are looked for."""
+
+
+def create_app(store: GameStore) -> FastAPI:
+    """The app over ``store`` (its games, uploads and logs).
+
+    Request handlers are plain functions, so FastAPI runs them in its thread pool: a slow hint
+    never blocks other games. Each game's ``lock`` serialises requests on that game.
+    """
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(SWEEP_SECONDS)
+                await asyncio.to_thread(store.sweep)
+
+        task = asyncio.create_task(sweep())
+        try:
+            yield
+        finally:
+            task.cancel()
+            store.close()
+
+    app = FastAPI(
+        title="psygym serve", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
+    )
+    templates = Jinja2Templates(directory=str(HERE / "templates"))
+    app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
+    app.state.store = store
+
+    @app.exception_handler(BadRequest)
+    async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", ()))
+        msg = f"invalid request: {where} {first.get('msg', '')}".strip()
+        return JSONResponse({"error": " ".join(msg.split())}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+
+    @app.get("/", response_class=HTMLResponse)
+    def page(request: Request) -> HTMLResponse:
+        """The page: the setup form and the game panel."""
+        options = store.options()
+        embedded = json.dumps(options).replace("</", "<\\/")  # safe inside <script>
+        return templates.TemplateResponse(
+            request, "index.html", {"options": options, "options_json": embedded}
+        )
+
+    @app.get("/api/options")
+    def options() -> list[dict[str, Any]]:
+        """Editions with their scenarios and opponents."""
+        return store.options()
+
+    @app.post("/api/scenarios")
+    async def upload(request: Request) -> dict[str, str]:
+        """Validate and keep an uploaded scenario file (the body is the TOML text)."""
+        body = await request.body()
+        return await asyncio.to_thread(store.upload, body)
+
+    @app.post("/api/games")
+    async def new_game(request: Request) -> dict[str, Any]:
+        """Start a game; answers its view."""
+        body = await _json(request)
+        game = await asyncio.to_thread(store.create, body)
+        return await asyncio.to_thread(_locked_view, game)
+
+    @app.get("/api/games/{game_id}")
+    def view(game_id: str) -> dict[str, Any]:
+        """The view of a game."""
+        return _locked_view(store.get(game_id))
+
+    @app.post("/api/games/{game_id}/actions")
+    async def act(game_id: str, request: Request) -> dict[str, Any]:
+        """Play one of the human's legal actions (``{"action": n}``); answers the new view."""
+        body = await _json(request)
+        if not isinstance(body, dict) or "action" not in body:
+            raise BadRequest('the body must be {"action": <a legal action>}')
+
+        def play() -> dict[str, Any]:
+            game = store.get(game_id)
+            with game.lock:
+                game.play(body["action"])
+                return game.view()
+
+        return await asyncio.to_thread(play)
+
+    @app.get("/api/games/{game_id}/hint")
+    def hint(game_id: str) -> dict[str, Any]:
+        """Values of the human's options, marked exact or estimated."""
+        game = store.get(game_id)
+        with game.lock:
+            return game.hint()
+
+    @app.get("/api/games/{game_id}/log")
+    def log(game_id: str) -> FileResponse:
+        """The game log (JSON Lines, for ``psygym replay``), once the game is over."""
+        path = store.log_path(game_id)
+        return FileResponse(path, media_type="application/x-ndjson", filename=path.name)
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    def favicon() -> FileResponse:
+        return FileResponse(HERE / "static" / "favicon.svg", media_type="image/svg+xml")
+
+    return app
+
+
+def _locked_view(game: Any) -> dict[str, Any]:
+    with game.lock:
+        return game.view()
+
+
+async def _json(request: Request) -> Any:
+    raw = await request.body()
+    try:
+        return json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise BadRequest("the request body is not valid JSON") from None
+
+
+__all__ = ["create_app"]
