@@ -14,6 +14,7 @@ rules module is imported only when its rules are built.
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,9 +50,8 @@ class Edition:
         rules: ``f(data, source) -> Rules`` building its rules from a scenario's validated
             TOML data, or ``"module:function"`` naming it.
         aliases: other names accepted for ``id`` (``"seventh"``, ``"7"``).
-        odds: odds table name -> ``f(**options) -> list[Table]`` (or ``"module:function"``);
-            the first is the default of ``psygym odds``.
-        odds_options: option name -> help text, for the options its odds functions take.
+        odds: odds table name -> ``f(**options) -> Table`` (or ``"module:function"``), one
+            table each; the first is the default of ``psygym odds``.
         summary: one line on what its psychic phase is, for listings.
         solvable_scenarios: shipped scenarios small enough to solve exactly in seconds.
         default: whether commands use this edition when none is named (one edition says so).
@@ -66,7 +66,6 @@ class Edition:
     rules: str | Callable[..., Any]
     aliases: tuple[str, ...] = ()
     odds: Mapping[str, str | Callable[..., Any]] = field(default_factory=dict)
-    odds_options: Mapping[str, str] = field(default_factory=dict)
     summary: str = ""
     solvable_scenarios: tuple[str, ...] = ()
     default: bool = False
@@ -89,8 +88,15 @@ class Edition:
         """Validate a scenario's data and build this edition's rules."""
         return resolve(self.rules)(data, source)
 
-    def odds_tables(self, table: str | None = None, **options: Any) -> list[Any]:
-        """The odds tables named ``table`` (default: the first declared)."""
+    def odds_table(self, table: str | None = None, **options: Any) -> Any:
+        """The one odds table named ``table`` (default: the first declared).
+
+        ``options`` (``max_dice=6``, ...) go to the table's function when it takes them; the
+        others are ignored, so one command line serves every edition.
+
+        Raises:
+            ValueError: the edition has no such table; the message lists its tables.
+        """
         if not self.odds:
             raise ValueError(f"edition {self.id} has no odds tables")
         name = table or next(iter(self.odds))
@@ -98,7 +104,9 @@ class Edition:
             raise ValueError(
                 f"edition {self.id} has no odds table {name!r}; tables: {', '.join(self.odds)}"
             )
-        return list(resolve(self.odds[name])(**options))
+        fn = resolve(self.odds[name])
+        accepted = inspect.signature(fn).parameters
+        return fn(**{k: v for k, v in options.items() if k in accepted})
 
 
 class _Registry:

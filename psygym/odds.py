@@ -1,6 +1,7 @@
 """Exact odds tables shared by every edition's ``odds`` module, and their exact rounding.
 
-An edition's ``psygym.editions.<name>.odds.tables(**options)`` returns a list of :class:`Table`;
+An edition declares its tables by name (``Edition.odds``), each a function returning one
+:class:`Table`;
 values are ``Fraction`` probabilities (shown as percentages rounded half-up to two decimals) or
 plain numbers. The ``psygym odds`` command formats them as a table, CSV, JSON or Markdown.
 """

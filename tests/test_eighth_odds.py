@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from psygym.editions.eighth.odds import manifest_vs_deny, smite_damage, tables
+from psygym.edition import get
+from psygym.editions.eighth.odds import manifest_vs_deny, smite_damage
+
+
+def tables(**options):
+    """The casting and Smite-damage tables, as ``psygym odds --table`` prints them one by one."""
+    return [get("8th").odds_table(name, **options) for name in ("casting", "smite-damage")]
 
 
 def test_tables_names_and_columns():
@@ -17,11 +23,8 @@ def test_tables_names_and_columns():
     ]
     assert [row[0] for row in casting.rows] == list(range(2, 13))
     assert smite.name == "smite-damage" and smite.columns == ["mortal_wounds", "probability"]
-    assert [t.name for t in tables(deny=True, max_dice=10, generation=False)] == [
-        "casting",
-        "smite-damage",
-        "deny",
-    ]
+    assert list(get("8th").odds) == ["casting", "smite-damage", "deny"]
+    assert get("8th").odds_table("deny", max_dice=10, generation=False).name == "deny"
 
 
 def test_casting_row_wc5():  # 8E-4.1, 8E-4.3 published numbers

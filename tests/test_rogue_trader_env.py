@@ -13,9 +13,9 @@ from psygym_agents.rogue_trader.heuristics import HEURISTICS
 
 import psygym  # noqa: F401  (registers the env ids)
 from psygym.core import play_game
+from psygym.edition import get
 from psygym.editions import load
 from psygym.editions.rogue_trader.actions import ABILITY_BASE, REST
-from psygym.editions.rogue_trader.odds import tables
 from psygym.editions.rogue_trader.state import Phase
 from psygym.kernel import evolve
 from psygym.policies import resolve_policy
@@ -157,6 +157,12 @@ def test_casting_heuristics():
     # conserve bids only points above 12
     att = rules.apply(evolve(s, units=(evolve(s.units[0], points=14), s.units[1])), bolt)
     assert HEURISTICS["conserve"](rules).choose(rules, att, 0) == rules.number_base + 0
+
+
+def tables(**options):
+    """Rogue Trader's odds tables, each as ``psygym odds --table`` prints it."""
+    rt = get("rt")
+    return [rt.odds_table(name, **options) for name in rt.odds]
 
 
 def test_odds_tables():

@@ -7,14 +7,16 @@ from math import comb
 
 from psygym import load
 from psygym.combat import to_wound_rt
-from psygym.editions.second.odds import flux_cards, hand_chance, tables
+from psygym.edition import get
+from psygym.editions.second.odds import flux_cards, hand_chance
 from psygym.odds import Table
 
 F = Fraction
 
 
 def _by_name() -> dict[str, Table]:
-    return {t.name: t for t in tables(max_dice=10, unknown_option=True)}
+    second = get("2nd")
+    return {name: second.odds_table(name, max_dice=10, unknown_option=True) for name in second.odds}
 
 
 def test_tables_and_their_shapes():

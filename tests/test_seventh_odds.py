@@ -357,9 +357,12 @@ def test_perils_and_leadership_chance_nodes():
     assert exact_outcomes(rules, s) == {1: F(33, 36), 0: F(3, 36)}
 
 
-def test_tables_entry_point_options():
-    """``tables(**options)`` picks the table and ignores unknown options."""
-    assert [t.name for t in odds.tables()] == ["casting"]
-    assert [t.name for t in odds.tables(deny=True)] == ["deny"]
-    assert [t.name for t in odds.tables(generation=True)] == ["generation"]
-    assert len(odds.tables(max_dice=4, colour="red")[0].rows) == 4
+def test_declared_tables_and_options():
+    """The edition declares one function per table; options it does not take are ignored."""
+    from psygym.edition import get
+
+    seventh = get("7th")
+    assert list(seventh.odds) == ["casting", "deny", "generation"]
+    assert [seventh.odds_table(n).name for n in seventh.odds] == list(seventh.odds)
+    assert seventh.odds_table(None).name == "casting"
+    assert len(seventh.odds_table("casting", max_dice=4, colour="red").rows) == 4

@@ -15,7 +15,7 @@ from psygym.core import Information
 from psygym.edition import Edition
 from psygym.policies import Bots
 from toy_edition.bots import HEURISTICS
-from toy_edition.rules import odds_tables, rules_from_data
+from toy_edition.rules import odds_table, rules_from_data
 
 TOY_ID = "toy-dice"
 """The toy's edition id (the ``edition`` field of its scenario files)."""
@@ -29,8 +29,7 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     aliases=("toydice",),
-    odds={"keep": odds_tables},
-    odds_options={},
+    odds={"keep": odds_table},
     summary="roll a D6 or bank; a 1 loses the turn's points",
     solvable_scenarios=("quick",),
 )

@@ -206,20 +206,18 @@ def rules_from_data(data: Mapping[str, Any], source: str) -> ToyRules:
     return ToyRules(validate(ScenarioSpec, data, source), source)
 
 
-def odds_tables(max_rolls: int = 6, **_options: Any) -> list[Table]:
+def odds_table(max_rolls: int = 6) -> Table:
     """One exact table: the chance to keep the pot after n rolls, and the pot expected then."""
     keep = Fraction(FACES - 1, FACES)
     mean_face = Fraction(sum(range(2, FACES + 1)), FACES - 1)
     rows = [[n, keep**n, float(keep**n * n * mean_face)] for n in range(1, max_rolls + 1)]
-    return [
-        Table(
-            name="keep",
-            title="Toy dice: chance to keep the pot",
-            columns=["rolls", "keep %", "expected pot"],
-            rows=rows,
-            note="a 1 loses the pot; each other face adds its pips",
-        )
-    ]
+    return Table(
+        name="keep",
+        title="Toy dice: chance to keep the pot",
+        columns=["rolls", "keep %", "expected pot"],
+        rows=rows,
+        note="a 1 loses the pot; each other face adds its pips",
+    )
 
 
-__all__ = ["D6", "DiceState", "ROLL", "STOP", "ToyRules", "odds_tables", "rules_from_data"]
+__all__ = ["D6", "DiceState", "ROLL", "STOP", "ToyRules", "odds_table", "rules_from_data"]

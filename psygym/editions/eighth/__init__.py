@@ -41,8 +41,11 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     aliases=("eighth", "8"),
-    odds={"tables": "psygym.editions.eighth.odds:tables"},
-    odds_options={"deny": "add the deny table"},
+    odds={
+        "casting": "psygym.editions.eighth.odds:casting_table",
+        "smite-damage": "psygym.editions.eighth.odds:smite_damage_table",
+        "deny": "psygym.editions.eighth.odds:deny_table",
+    },
     summary=(
         "2D6 psychic tests, Smite's warp charge rising with each attempt, one-shot denies "
         'within 24"'

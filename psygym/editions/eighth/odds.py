@@ -83,12 +83,3 @@ def smite_damage_table(warp_charge: int = 5) -> Table:
     )
 
 
-def tables(*, deny: bool = False, **_: Any) -> list[Table]:
-    """The 8th-edition odds tables: ``casting`` and ``smite-damage``; ``deny`` adds the deny table.
-
-    Unknown options (other editions' ``max_dice``, ``generation`` ...) are ignored.
-    """
-    out = [casting_table(), smite_damage_table()]
-    if deny:
-        out.append(deny_table())
-    return out

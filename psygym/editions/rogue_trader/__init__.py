@@ -47,8 +47,11 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     aliases=("1st", "rogue-trader", "rogue_trader", "roguetrader", "1"),
-    odds={"tables": "psygym.editions.rogue_trader.odds:tables"},
-    odds_options={},
+    odds={
+        "works": "psygym.editions.rogue_trader.odds:works_table",
+        "psychic-save": "psygym.editions.rogue_trader.odds:psychic_save_table",
+        "attacks": "psygym.editions.rogue_trader.odds:attacks_table",
+    },
     summary=(
         "each psyker spends its own psi-points over the battle; 2D6 tests below 12 "
         "points; secret simultaneous bids for enhanced attack and augmented save"

@@ -81,9 +81,6 @@ def attacks_table() -> Table:
     )
 
 
-def tables(*, max_points: int = 20, max_bid: int | None = None, **_: object) -> list[Table]:
-    """The edition's exact odds tables (unknown options are ignored)."""
-    return [works_table(max_points), psychic_save_table(max_bid), attacks_table()]
 
 
-__all__ = ["tables", "works_table", "psychic_save_table", "attacks_table"]
+__all__ = ["works_table", "psychic_save_table", "attacks_table"]

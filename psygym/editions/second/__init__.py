@@ -40,8 +40,13 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     aliases=("second", "2"),
-    odds={"tables": "psygym.editions.second.odds:tables"},
-    odds_options={},
+    odds={
+        "flux-cards": "psygym.editions.second.odds:flux_table",
+        "flux-cap": "psygym.editions.second.odds:flux_cap_table",
+        "hand-force": "psygym.editions.second.odds:hand_table",
+        "hand-force-nullify": "psygym.editions.second.odds:hand_nullify_table",
+        "nullify": "psygym.editions.second.odds:nullify_table",
+    },
     summary=(
         "a card game: warp flux deals from a 36-card deck that lasts the battle; Force "
         "cards pay for powers, Nullify and specials answer them; hidden hands"

@@ -53,12 +53,8 @@ def effective_dice(setting: int, psykers: int) -> int:
     return min(setting, psykers)
 
 
-def tables(
-    *, max_flux: int = 4, max_hand: int = 10, max_force: int = 5, max_psykers: int = 6, **_: object
-) -> list[Table]:
-    """The 2nd-edition odds tables, computed exactly (unknown options are ignored)."""
-    out = []
-
+def flux_table(max_flux: int = 4) -> Table:
+    """Warp flux (2E-3): the chance of each number of cards dealt, by warp flux dice."""
     dists = {d: flux_cards(d) for d in range(1, max_flux + 1)}
     flux = Table(
         "flux-cards",
@@ -71,38 +67,55 @@ def tables(
             [n, f"{(n + 1) // 2} / {n // 2}", *[dists[d].get(n, Fraction(0)) for d in dists]]
         )
     flux.rows.append(["mean", "", *[float(mean(dists[d])) for d in dists]])
-    out.append(flux)
+    return flux
 
+
+def flux_cap_table(max_flux: int = 4, max_psykers: int = 6) -> Table:
+    """Warp flux capped by the psykers that can still use powers (2E-3.2)."""
+    settings = range(1, max_flux + 1)
     cap = Table(
         "flux-cap",
         "Warp flux capped by psykers that can still use powers (2E-3.2): dice rolled, mean cards",
-        ["psykers", *[f"{d}D6 setting" for d in dists]],
+        ["psykers", *[f"{d}D6 setting" for d in settings]],
         note="Both sides' living psykers with a power card count; with none the phase is skipped.",
     )
     for n in range(1, max_psykers + 1):
         row: list[object] = [n]
-        for d in dists:
+        for d in settings:
             e = effective_dice(d, n)
             row.append(f"{e}D6 (mean {float(mean(flux_cards(e))):g})")
         cap.rows.append(row)
-    out.append(cap)
+    return cap
 
+
+def hand_table(max_hand: int = 10, max_force: int = 5) -> Table:
+    """A hand of k cards from a fresh deck: at least f Force cards; at least one Nullify."""
     forces = range(0, max_force + 1)
     hand = Table(
         "hand-force",
         "Hand of k cards from a fresh 36-card deck: at least f Force cards; at least one Nullify",
         ["k", *[f">= {f} Force" for f in forces], ">= 1 Nullify"],
     )
+    for k in range(1, max_hand + 1):
+        hand.rows.append([k, *[hand_chance(k, f) for f in forces], hand_chance(k, 0, 1)])
+    return hand
+
+
+def hand_nullify_table(max_hand: int = 10, max_force: int = 5) -> Table:
+    """A hand of k cards from a fresh deck: at least f Force cards and at least one Nullify."""
+    forces = range(0, max_force + 1)
     both = Table(
         "hand-force-nullify",
         "Hand of k cards from a fresh deck: at least f Force cards AND at least one Nullify",
         ["k", *[f">= {f} Force + Nullify" for f in forces]],
     )
     for k in range(1, max_hand + 1):
-        hand.rows.append([k, *[hand_chance(k, f) for f in forces], hand_chance(k, 0, 1)])
         both.rows.append([k, *[hand_chance(k, f, 1) for f in forces]])
-    out += [hand, both]
+    return both
 
+
+def nullify_table() -> Table:
+    """Nullify (2E-5.2): the chance of success by the ML difference, with and without a hood."""
     st = RuleSettings()
     nul = Table(
         "nullify",
@@ -115,5 +128,4 @@ def tables(
         nul.rows.append(
             [f"{diff:+d}", f"{need}+", nullify_chance(need, False), nullify_chance(need, True)]
         )
-    out.append(nul)
-    return out
+    return nul

@@ -44,11 +44,10 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     aliases=("seventh", "7"),
-    odds={"tables": "psygym.editions.seventh.odds:tables"},
-    odds_options={
-        "max_dice": "largest number of dice shown",
-        "deny": "chance to negate k successes with m dice",
-        "generation": "power generation odds by mastery level",
+    odds={
+        "casting": "psygym.editions.seventh.odds:casting_table",
+        "deny": "psygym.editions.seventh.odds:deny_table",
+        "generation": "psygym.editions.seventh.odds:generation_table",
     },
     summary=(
         "a shared pool of warp charge dice, 4+ to harness, Perils on two 6s, Deny the "

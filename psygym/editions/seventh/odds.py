@@ -106,12 +106,3 @@ def generation_table() -> Table:
     )
 
 
-def tables(
-    *, max_dice: int = 10, deny: bool = False, generation: bool = False, **_: object
-) -> list[Table]:
-    """The tables ``psygym odds --edition 7th`` prints (casting by default)."""
-    if deny:
-        return [deny_table(max_dice)]
-    if generation:
-        return [generation_table()]
-    return [casting_table(max_dice)]
