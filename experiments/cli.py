@@ -24,6 +24,7 @@ COMMAND_MODULES = [
     "psygym_experiments.play",
     "psygym_experiments.serve",
     "psygym_experiments.export",
+    "psygym_experiments.cfr",
 ]
 """Modules whose ``register(app)`` adds commands, in the order ``--help`` lists them."""
 

@@ -17,7 +17,7 @@ DUEL = (SCENARIO_DIR / "duel.toml").read_text()
 
 
 def test_shipped_scenarios():
-    assert scenario_names("2nd") == ["duel", "librarian-vs-farseer"]
+    assert scenario_names("2nd") == ["duel", "librarian-vs-farseer", "smite-skirmish"]
     assert load("2nd").scenario.name == "duel"  # DEFAULT_SCENARIO
 
 
@@ -213,3 +213,14 @@ def test_shipped_power_data_matches_disciplines_md():
     blast = powers["Warp Blast"]
     assert [(e.strength, e.damage) for e in blast.effects[1:]] == [(5, "D3"), (6, "D4"), (8, "D6")]
     assert Path(DATA_DIR / "powers.toml").is_file()
+
+
+def test_a_scenario_may_shorten_the_warp_deck(tmp_path):
+    rules = load("2nd", "smite-skirmish")
+    assert rules.deck_counts == (1, 1, 0, 0, 0, 0, 0, 0) and sum(load("2nd").deck_counts) == 36
+    empty = (SCENARIO_DIR / "smite-skirmish.toml").read_text().replace("force = 1", "force = 0")
+    empty = empty.replace("nullify = 1", "nullify = 0")
+    path = tmp_path / "empty-deck.toml"
+    path.write_text(empty)
+    with pytest.raises(ScenarioError, match="field deck: the deck has no cards"):
+        load("2nd", path)

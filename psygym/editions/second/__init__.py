@@ -28,7 +28,8 @@ def rules_from_data(data: Mapping[str, Any], source: str) -> Any:
     from psygym.editions.second.spec import SecondScenario
     from psygym.scenario import validate
 
-    return SecondRules(validate(SecondScenario, data, source))
+    scenario = validate(SecondScenario, data, source)
+    return SecondRules(scenario, deck=scenario.deck_counts())
 
 
 EDITION = Edition(

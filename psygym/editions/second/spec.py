@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.editions.second.data import PowerSpec, load_powers
+from psygym.editions.second.data import CARD_KEYS, DeckCounts, PowerSpec, load_powers
 from psygym.scenario import ScenarioSpec, SideSpec, Spec, UnitSpec, dice_field, field_problem
 
 MAX_POWER_CARDS = 4
@@ -124,11 +124,24 @@ class SecondScenario(ScenarioSpec):
     power_values: dict[str, float] = Field(
         default_factory=dict, description="score of a power's value effects, by power name"
     )
+    deck: DeckCounts | None = Field(
+        None,
+        description="the warp deck's card counts, every kind listed (default: data/deck.toml, "
+        "the 36-card deck of 2E-2.1); a shortened deck makes a game small enough to solve",
+    )
 
     @model_validator(mode="after")
     def _known_powers(self) -> SecondScenario:
         self.check_powers(load_powers())
+        if self.deck is not None and sum(self.deck_counts()) < 1:
+            raise field_problem("deck", "the deck has no cards", "at least one card")
         return self
+
+    def deck_counts(self) -> tuple[int, ...] | None:
+        """The scenario's own deck in card order, or ``None`` for the shipped deck."""
+        if self.deck is None:
+            return None
+        return tuple(getattr(self.deck, key) for key in CARD_KEYS)
 
     def check_powers(self, powers: tuple[PowerSpec, ...]) -> None:
         """Check every power and discipline name against the power data.
