@@ -274,6 +274,14 @@ class RulesBase(ABC):
         """
         return None
 
+    def simultaneous_parent(self, state: Hashable) -> Hashable | None:
+        """At the second of two secret decisions, the state where the pair began, else ``None``.
+
+        That is the state where :meth:`simultaneous_info` announced the pair. A search at the
+        second decision values it from there, so it never reads the first, secret move.
+        """
+        return None
+
     def game_info(self) -> GameInfo:
         """Static facts of this scenario's game (editions may add bounds)."""
         return GameInfo(

@@ -11,13 +11,27 @@ The search uses an explicit stack, so game length is not limited by Python's rec
 - **Simultaneous moves.** Where ``rules.simultaneous_info(state)`` says two decisions are made
   without seeing each other (secret bids), the pair is one matrix game solved by the linear
   program of :mod:`psygym_agents.solvers.matrix`. Rules that keep ``RulesBase``'s default (never
-  simultaneous) are not asked at every node.
+  simultaneous) are not asked at every node. Every row action must lead straight to the column
+  player's decision with the announced column actions, or end the game (then that row of the
+  matrix is the final score whatever the column); anything else (a chance node or another
+  decision in between) breaks the contract of ``simultaneous_info`` and raises ``ValueError``.
+- **The second secret decision.** Asked about the column player's decision (the state holds the
+  row player's secret choice), the solver never reads that choice: it backs up to the
+  simultaneous-move node, solves its matrix game (with the whole depth or ply budget counted
+  from that node) and plays the column player's equilibrium mix; the value of each column
+  action is its expectation against the row player's equilibrium mix. It finds the node with
+  the optional rules hook ``rules.simultaneous_parent(state)`` (the state where the pair began,
+  or ``None``) when the rules have one; without it, from the nodes it has expanded, solving
+  the game from its initial state once if need be. A depth-limited search of rules without the
+  hook cannot find an unexpanded node: it then warns once (``RuntimeWarning``) that it values
+  that decision from the full state.
 - **Depth limit.** With ``max_depth=N`` the search covers N Psychic phases counting the one in
   progress (before the first phase: the first one). A transition that reports an
   ``EventKind.PHASE`` event (the start of a new Psychic phase) beyond that is a leaf worth the
   score so far, and the solver's ``exact`` becomes False. ``max_plies=N`` likewise stops N
-  transitions (decisions and chance outcomes) below the state asked about. A depth-limited value
-  is memoised with the depth left.
+  transitions (decisions and chance outcomes) below the state asked about; the two halves of a
+  simultaneous move count as one ply (the second), so a limit never cuts between them. A
+  depth-limited value is memoised with the depth left.
 - **State limit.** With ``max_states`` the search raises :class:`~psygym_agents.solvers.NotSolvable`
   once it has memoised more states than that.
 
@@ -32,6 +46,7 @@ chance and decision nodes alike.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,6 +73,20 @@ def _simultaneous_hook(rules: Any) -> Callable[[Hashable], Any] | None:
     return hook
 
 
+def _parent_hook(rules: Any) -> Callable[[Hashable], Hashable | None] | None:
+    """The optional ``rules.simultaneous_parent``, or ``None`` where the rules lack it.
+
+    ``simultaneous_parent(state)`` is the state where a simultaneous move began (the row
+    player's node, where ``simultaneous_info`` announced it) when ``state`` is that move's
+    second decision, else ``None``. ``RulesBase``'s default, if it has one, counts as absent.
+    """
+    hook = getattr(rules, "simultaneous_parent", None)
+    default = getattr(RulesBase, "simultaneous_parent", None)
+    if hook is None or (default is not None and getattr(hook, "__func__", None) is default):
+        return None
+    return hook
+
+
 class _Leaf:
     """A terminal or depth-limit child: its value is known without search."""
 
@@ -78,8 +107,9 @@ class Cache:
         strategies: simultaneous-move nodes -> (row actions, row strategy, column actions,
             column strategy), for the ``optimal`` policy.
         parents: state of a column decision (holding the row player's secret choice) -> key of
-            its simultaneous-move node.
+            its simultaneous-move node, as the search expanded it.
         root_solved: whether the game was solved from its initial state to find such parents.
+        warned: whether a depth-limited search has warned that it could not find one.
     """
 
     values: dict[Hashable, float] = field(default_factory=dict)
@@ -89,6 +119,7 @@ class Cache:
     )
     parents: dict[Hashable, Hashable] = field(default_factory=dict)
     root_solved: bool = False
+    warned: bool = False
 
 
 @dataclass(frozen=True)
@@ -162,6 +193,7 @@ class Solver:
         self.cache = cache
         self._memo = cache.values
         self._sim_info = _simultaneous_hook(rules)
+        self._parent_of = _parent_hook(rules) if self._sim_info is not None else None
         self.on_progress = on_progress
 
     # ------------------------------------------------------------------ public API
@@ -252,27 +284,65 @@ class Solver:
         return {self.best_action(state)[0]: 1.0}
 
     def _column_parent(self, state: Hashable, player: int) -> Hashable | None:
-        """The simultaneous-move node whose column decision ``state`` is, if any.
+        """Key of the simultaneous-move node whose column decision ``state`` is, if any.
 
-        Such a state holds the row player's secret choice. Its parent is known once the solver
-        has expanded it; if not yet, the game is solved from its initial state first (once).
+        Such a state holds the row player's secret choice, so the solver values it only through
+        the node's matrix game, solved from that node with the whole depth or ply budget. The
+        node comes from ``rules.simultaneous_parent`` if the rules have it, else from the nodes
+        expanded so far (the game is solved from its initial state once to find it).
+
+        Raises:
+            ValueError: ``rules.simultaneous_parent(state)`` is not a simultaneous-move node
+                of the other player with ``state`` among its row actions' results.
         """
         if self._sim_info is None or player < 0 or player in self.fixed:
             return None
-        parents = self.cache.parents
-        parent = parents.get(state)
-        if parent is None and not self.cache.root_solved:
-            self.cache.root_solved = True
-            self.value(self.rules.initial_state())
-            parent = parents.get(state)
-        if parent is None:
-            return None
+        if self._parent_of is not None:
+            origin = self._parent_of(state)
+            if origin is None:
+                return None
+            parent = self._root_key(origin)
+        else:
+            parents = self.cache.parents
+            found = parents.get(state)
+            if found is None and not self.cache.root_solved:
+                self.cache.root_solved = True
+                self.value(self.rules.initial_state())
+                found = parents.get(state)
+            if found is None:
+                self._warn_unfound(state)
+                return None
+            # The search may have reached the node with less depth left: count from it.
+            parent = self._root_key(self._state_of(found))
         if parent not in self.cache.strategies:
             psim = self._simultaneous(self._state_of(parent), 1 - player)
-            if psim is None:  # pragma: no cover - recorded parents are simultaneous nodes
-                return None
+            if psim is None or psim.row_player == player:
+                if self._parent_of is None:  # pragma: no cover - recorded parents are such nodes
+                    return None
+                raise ValueError(
+                    "rules.simultaneous_parent returned a state that is not a simultaneous "
+                    "move of the other player"
+                )
             self._matrix_values(parent, psim)
+        if self._parent_of is not None and self.cache.parents.get(state) is None:
+            raise ValueError(
+                "rules.simultaneous_parent returned a simultaneous move none of whose row "
+                "actions leads to the state asked about"
+            )
         return parent
+
+    def _warn_unfound(self, state: Hashable) -> None:
+        """Warn once that a limited search may be valuing a second secret decision in full view."""
+        if not self._limited or self.cache.warned or not self.rules.is_response(state):
+            return
+        self.cache.warned = True
+        warnings.warn(
+            "a depth-limited search cannot find the simultaneous move this response answers "
+            "(the rules have no simultaneous_parent hook), so it values the decision from the "
+            "full state, which may hold the other player's secret choice",
+            RuntimeWarning,
+            stacklevel=4,
+        )
 
     # ------------------------------------------------------------------ keys and leaves
     def _root_key(self, state: Hashable) -> Hashable:
@@ -324,6 +394,31 @@ class Solver:
                 self.cache.cut = True
                 return None, player, rules.returns(child)[0]
         return (child, phases, plies), player, 0.0
+
+    def _step_row(self, key: Hashable, action: int) -> tuple[Hashable | None, float]:
+        """:meth:`_step` for the row player's half of a simultaneous move.
+
+        That half is no ply of its own and never a depth-limit leaf: the column player's half
+        after it is the ply, so a limit never cuts between the two secret decisions.
+
+        Returns:
+            ``(child key, 0.0)``, or ``(None, value)`` when the row action ends the game.
+        """
+        if not self._limited:
+            return self._step(key, action)
+        rules = self.rules
+        state, phases, plies = key
+        if self.max_depth is None:
+            child, events = rules.apply(state, action, check=False), ()
+        else:
+            child, events = rules.apply_with_events(state, action, check=False)
+        if rules.current_player(child) == TERMINAL:
+            return None, rules.returns(child)[0]
+        # A secret pair never spans the start of a Psychic phase; were one to start here, it
+        # would count against the phases left (if any) but never make a leaf of this half.
+        if phases > 0 and any(e.kind == EventKind.PHASE for e in events):
+            phases -= 1
+        return (child, phases, plies), 0.0
 
     def _child_value(self, key: Hashable, action: int) -> float:
         child, leaf = self._step(key, action)
@@ -401,14 +496,25 @@ class Solver:
         return _AVG, weights, children
 
     def _matrix_children(self, key: Hashable, sim: Simultaneous) -> list[Any]:
+        """The row-major matrix of children (keys or leaves) of a simultaneous-move node.
+
+        Raises:
+            ValueError: a row action leads to something other than the end of the game or the
+                column player's decision with the announced actions.
+        """
         out = []
         rules = self.rules
         for a in sim.row_actions:
-            mid, leaf = self._step(key, a)
-            if mid is None or rules.current_player(self._state_of(mid)) != 1 - sim.row_player:
+            mid, leaf = self._step_row(key, a)
+            if mid is None:  # the game ends: the column player has no decision, any column
+                out.extend(_Leaf(leaf) for _ in sim.col_actions)
+                continue
+            if rules.current_player(self._state_of(mid)) != 1 - sim.row_player:
                 raise ValueError(
                     "simultaneous_info announced a simultaneous move, but the row action "
-                    f"{a} is not followed by the other player's decision"
+                    f"{a} is followed by neither the end of the game nor the other player's "
+                    "decision (a chance node or another decision may not come between the two "
+                    "halves)"
                 )
             self.cache.parents[self._state_of(mid)] = key
             legal = rules.legal_actions(self._state_of(mid))

@@ -13,9 +13,12 @@ The agent spec is ``optimal`` or ``optimal:<options>`` with comma-separated opti
 ``depth=N`` (Psychic phases searched, counting the current one; the score so far is the leaf
 value beyond them), ``plies=N`` (transitions searched below each decision), ``states=N``
 (exact, giving up beyond N states), for the search ``iterations=N`` and ``seed=N``; a bare
-number is ``depth=N``. Plain ``optimal`` plays exactly while the game needs at most
-:data:`AUTO_MAX_STATES` states and otherwise warns once and plays an :data:`AUTO_PLIES`-ply
-search (not exact).
+number is ``depth=N``. The two halves of a secret simultaneous move (such as secret bids)
+count as one ply, and the second mover never reads the first one's secret: it plays its
+equilibrium mix of the pair's matrix game, solved from the node where the pair began (see
+:mod:`psygym_agents.solvers.expectiminimax`). Plain ``optimal`` plays exactly while the game
+needs at most :data:`AUTO_MAX_STATES` states and otherwise warns once and plays an
+:data:`AUTO_PLIES`-ply search (not exact).
 """
 
 from __future__ import annotations

@@ -96,6 +96,7 @@ Changes
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -137,6 +138,9 @@ from psygym.scenario import distance
 ) = Phase  # fmt: skip
 _RESET = {"used": 0, "ability": -1, "target": -1, "amount": 0, "attack_bid": 0, "save_bid": 0}
 """Fields cleared whenever a psyker starts choosing (no ability under way)."""
+Events = list[Event] | None
+"""Where a transition records its events; ``None`` in event-free search (:meth:`apply`)."""
+_MAX_EVENTS = 50_000  # memoised events kept (each a few hundred bytes)
 
 
 # ----------------------------------------------------------------------------- rules
@@ -236,6 +240,8 @@ class RogueTraderRules(RulesBase):
         self._legal_state: State | None = None
         self._legal_last: tuple[int, ...] = ()
         self._chance = ChanceCache()
+        self._initial: State | None = None
+        self._event_memo: dict[tuple, Event] = {}
         self.views = RTViews(self)
         self._steps = {
             _CHOOSE: self._choose,
@@ -269,7 +275,15 @@ class RogueTraderRules(RulesBase):
 
     # ------------------------------------------------------------------ API: state and players
     def initial_state(self) -> State:
-        """Start of the game: set-up chance nodes if anything is random, else the first turn."""
+        """Start of the game: set-up chance nodes if anything is random, else the first turn.
+
+        The state depends on the scenario only, so it is built once (states are immutable).
+        """
+        if self._initial is None:
+            self._initial = self._build_initial_state()
+        return self._initial
+
+    def _build_initial_state(self) -> State:
         units = []
         for i, u in enumerate(self.specs):
             if not self.psyker[i]:
@@ -487,6 +501,17 @@ class RogueTraderRules(RulesBase):
 
         return SimultaneousMove(state.active, rows, self.owner[state.target], cols, fn)
 
+    def simultaneous_parent(self, state: State) -> State | None:
+        """RT-3.4: at the target's secret bid, the attacker's bid node the pair began at.
+
+        The exact inverse of the attacker's bid (which only sets ``attack_bid`` and moves to
+        the save bid), so a search values the target's bid without reading the attacker's.
+        """
+        if state.phase != _SAVE_BID:
+            return None
+        origin = evolve(state, attack_bid=0, phase=_ATTACK_BID)
+        return origin if self.simultaneous_info(origin) is not None else None
+
     # ------------------------------------------------------------------ legality helpers
     def _usable(self, s: State, u: int, a: int) -> bool:
         """Whether psyker ``u`` may attempt ability ``a`` now (RT-2.2 and a legal target)."""
@@ -626,12 +651,40 @@ class RogueTraderRules(RulesBase):
         return tuple(a for a in self.data.by_level(self.specs[u].mastery) if a not in held)
 
     # ------------------------------------------------------------------ transitions
+    def apply(self, state: State, action: int, *, check: bool = True) -> State:
+        """Pure transition (``RulesBase.apply``), through the same code without recording events.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
+        """
+        if check:
+            self.check_action(state, action)
+        return self._settle(self._step(state, int(action), None), None)
+
     def _apply(self, state: State, action: int) -> tuple[State, tuple[Event, ...]]:
         ev: list[Event] = []
         s = self._step(state, action, ev)
         return self._settle(s, ev), tuple(ev)
 
-    def _settle(self, s: State, ev: list[Event]) -> State:
+    def _note(self, ev: Events, make: Callable[[], Event], key: tuple | None = None) -> None:
+        """Record the event ``make()`` builds, unless ``ev`` is ``None`` (event-free search).
+
+        Events are immutable, so with a ``key`` (everything the event depends on) one is built
+        once and shared by every transition that records it.
+        """
+        if ev is None:
+            return
+        if key is None:
+            ev.append(make())
+            return
+        event = self._event_memo.get(key)
+        if event is None:
+            if len(self._event_memo) >= _MAX_EVENTS:
+                self._event_memo.clear()
+            event = self._event_memo[key] = make()
+        ev.append(event)
+
+    def _settle(self, s: State, ev: Events) -> State:
         """Advance through nodes that offer a single action or outcome."""
         while s.phase != _OVER:
             if s.phase in DECISIONS:
@@ -646,30 +699,30 @@ class RogueTraderRules(RulesBase):
                 s = self._step(s, outcomes[0][0], ev)
         return s
 
-    def _step(self, s: State, a: int, ev: list[Event]) -> State:
+    def _step(self, s: State, a: int, ev: Events) -> State:
         """One transition from ``s`` (no settling); dispatched on the phase."""
         return self._steps[s.phase](s, a, ev)
 
-    def _on_target(self, s: State, a: int, ev: list[Event]) -> State:
+    def _on_target(self, s: State, a: int, ev: Events) -> State:
         return self._after_target(s, s.ability, a - self.target_base, s.amount, ev)
 
-    def _on_amount(self, s: State, a: int, ev: list[Event]) -> State:
+    def _on_amount(self, s: State, a: int, ev: Events) -> State:
         return self._attempt(s, ev, s.ability, s.target, a - self.number_base)
 
-    def _on_attack_bid(self, s: State, a: int, ev: list[Event]) -> State:
+    def _on_attack_bid(self, s: State, a: int, ev: Events) -> State:
         return evolve(s, attack_bid=a - self.number_base, phase=_SAVE_BID)
 
-    def _on_save_bid(self, s: State, a: int, ev: list[Event]) -> State:
+    def _on_save_bid(self, s: State, a: int, ev: Events) -> State:
         return self._bids_in(s, a - self.number_base, ev)
 
-    def _on_test(self, s: State, a: int, ev: list[Event]) -> State:
+    def _on_test(self, s: State, a: int, ev: Events) -> State:
         return self._tested(s, a == 1, ev)
 
-    def _on_recover(self, s: State, a: int, ev: list[Event]) -> State:
+    def _on_recover(self, s: State, a: int, ev: Events) -> State:
         return self._recovered(s, a == 1, ev)
 
     # set-up (RT-1) ------------------------------------------------------------------------
-    def _setup_from(self, s: State, u: int, ev: list[Event], *, count_stage: bool = False) -> State:
+    def _setup_from(self, s: State, u: int, ev: Events, *, count_stage: bool = False) -> State:
         for i in range(u, self.n_units):
             if not count_stage and self._random_level[i]:
                 return evolve(s, phase=_SETUP_LEVEL, actor=i)
@@ -683,67 +736,72 @@ class RogueTraderRules(RulesBase):
                     return evolve(s, phase=_SETUP_DRAW, actor=i, left=k)
         return self._start_game(s, ev)
 
-    def _set_level(self, s: State, level: int, ev: list[Event]) -> State:
+    def _set_level(self, s: State, level: int, ev: Events) -> State:
         u = s.actor
         spec = self.specs[u]
         points = level if spec.psi_points is None else min(spec.psi_points, level)
         units = _put(s.units, u, level=level, points=points)
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.SETUP,
                 f"{self.names[u]}'s psi-level is {level}.",
                 self.owner[u],
                 (("unit", self.names[u]), ("psi_level", level)),
-            )
+            ),
         )
         return self._setup_from(evolve(s, units=units), u, ev, count_stage=True)
 
-    def _set_count(self, s: State, count: int, ev: list[Event]) -> State:
+    def _set_count(self, s: State, count: int, ev: Events) -> State:
         u = s.actor
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.SETUP,
                 f"{self.names[u]} has {count} random abilities.",
                 self.owner[u],
                 (("unit", self.names[u]), ("abilities", count)),
-            )
+            ),
         )
         if count > 0:
             return evolve(s, phase=_SETUP_DRAW, left=count)
         return self._setup_from(s, u + 1, ev)
 
-    def _draw(self, s: State, a: int, ev: list[Event]) -> State:
+    def _draw(self, s: State, a: int, ev: Events) -> State:
         u = s.actor
         held = tuple(sorted((*s.units[u].abilities, a)))
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.SETUP,
                 f"{self.names[u]} knows {self.abilities[a].name}.",
                 self.owner[u],
                 (("unit", self.names[u]), ("ability", self.abilities[a].name)),
-            )
+            ),
         )
         s = evolve(s, units=_put(s.units, u, abilities=held), left=s.left - 1)
         if s.left > 0 and self._draw_pool(s, u):
             return s
         return self._setup_from(evolve(s, left=0), u + 1, ev)
 
-    def _start_game(self, s: State, ev: list[Event]) -> State:
+    def _start_game(self, s: State, ev: Events) -> State:
         units = list(s.units)
         return self._begin_turn(s, units, False, 0, self.game.first_player, ev)
 
     # turns (RT-5, RT-6) -----------------------------------------------------------------------
     def _begin_turn(
-        self, s: State, units: list[UnitState], changed: bool, turn: int, p: int, ev: list[Event]
+        self, s: State, units: list[UnitState], changed: bool, turn: int, p: int, ev: Events
     ) -> State:
         """Start turn ``turn`` of player ``p``: resting psykers regain a point (RT-5)."""
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.PHASE,
                 f"Turn {turn + 1}: {self.side_names[p]}'s turn.",
                 p,
                 (("turn", turn + 1),),
-            )
+            ),
+            ("phase", turn, p),
         )
         for i in self.psykers_of[p]:
             us = units[i]
@@ -752,14 +810,7 @@ class RogueTraderRules(RulesBase):
                 units[i] = evolve(us, points=us.points + gain, resting=False)
                 changed = True
                 if gain:
-                    ev.append(
-                        Event(
-                            EventKind.REGAIN,
-                            f"{self.names[i]} regains 1 psi-point after resting.",
-                            p,
-                            (("unit", self.names[i]), ("points", us.points + gain)),
-                        )
-                    )
+                    self._regained(ev, i, p, us.points + gain)
         units_now = tuple(units) if changed else s.units
         fresh = {"units": units_now, "turn": turn, "active": p, "left": 0, **_RESET}
         # One copy for the new turn and its first node (a recovery roll or the first psyker).
@@ -771,50 +822,52 @@ class RogueTraderRules(RulesBase):
             return evolve(s, phase=_CHOOSE, actor=i, **fresh)
         return self._end_turn(evolve(s, phase=_CHOOSE, actor=-1, **fresh), ev)
 
-    def _recover_from(self, s: State, start: int, ev: list[Event]) -> State:
+    def _recover_from(self, s: State, start: int, ev: Events) -> State:
         for i in self.side_units[s.active]:
             if i >= start and s.units[i].confused and s.units[i].fighting:
                 return evolve(s, phase=_RECOVER, actor=i)
         return self._next_actor(s, -1, ev)
 
-    def _recovered(self, s: State, ok: bool, ev: list[Event]) -> State:
+    def _recovered(self, s: State, ok: bool, ev: Events) -> State:
         u = s.actor
         if ok:
             s = evolve(s, units=_put(s.units, u, confused=False))
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.RECOVERED,
                     f"{self.names[u]} shakes off its confusion.",
                     self.owner[u],
                     (("unit", self.names[u]),),
-                )
+                ),
             )
         else:
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.CONFUSED,
                     f"{self.names[u]} is still confused.",
                     self.owner[u],
                     (("unit", self.names[u]),),
-                )
+                ),
             )
         return self._recover_from(s, u + 1, ev)
 
     def _next_actor(
-        self, s: State, after: int, ev: list[Event], units: tuple[UnitState, ...] | None = None
+        self, s: State, after: int, ev: Events, units: tuple[UnitState, ...] | None = None
     ) -> State:
         """The next psyker of the active player after ``after`` chooses, else the turn ends.
 
         ``units``, when given, replaces ``s.units`` in the same copy.
         """
-        changes = {} if units is None else {"units": units}
-        i = self._first_actor(s.units if units is None else units, s.active, after, ev)
+        units = s.units if units is None else units
+        i = self._first_actor(units, s.active, after, ev)
         if i >= 0:
-            return evolve(s, phase=_CHOOSE, actor=i, **changes, **_RESET)
-        return self._end_turn(evolve(s, **changes) if changes else s, ev)
+            return evolve(s, phase=_CHOOSE, actor=i, units=units, **_RESET)
+        return self._end_turn(s, ev, units)
 
     def _first_actor(
-        self, units: tuple[UnitState, ...], active: int, after: int, ev: list[Event]
+        self, units: tuple[UnitState, ...], active: int, after: int, ev: Events
     ) -> int:
         """The first psyker of ``active`` after ``after`` able to act, or -1 (RT-2.1, RT-4.5)."""
         for i in self.psykers_of[active]:
@@ -824,62 +877,78 @@ class RogueTraderRules(RulesBase):
             if not us.fighting:
                 continue
             if us.stolen or us.confused:
-                why = "its mind is stolen" if us.stolen else "it is confused"
-                ev.append(
-                    Event(
-                        EventKind.IDLE,
-                        f"{self.names[i]} does nothing: {why}.",
-                        active,
-                        (("unit", self.names[i]),),
-                    )
-                )
+                self._idle(ev, i, active, "its mind is stolen" if us.stolen else "it is confused")
                 continue
             return i
         return -1
 
-    def _end_turn(self, s: State, ev: list[Event]) -> State:
-        """End the active player's turn: its stolen minds count one turn (RT-4.5)."""
-        units = list(s.units)
-        changed = False
+    def _regained(self, ev: Events, i: int, p: int, points: int) -> None:
+        """Psyker ``i`` of player ``p`` regains a point after resting, to ``points`` (RT-5)."""
+        self._note(
+            ev,
+            lambda: Event(
+                EventKind.REGAIN,
+                f"{self.names[i]} regains 1 psi-point after resting.",
+                p,
+                (("unit", self.names[i]), ("points", points)),
+            ),
+            ("regain", i, p, points),
+        )
+
+    def _idle(self, ev: Events, i: int, active: int, why: str) -> None:
+        """Psyker ``i`` does nothing this turn, for reason ``why`` (RT-4.5, Cause Confusion)."""
+        self._note(
+            ev,
+            lambda: Event(
+                EventKind.IDLE,
+                f"{self.names[i]} does nothing: {why}.",
+                active,
+                (("unit", self.names[i]),),
+            ),
+            ("idle", i, active, why),
+        )
+
+    def _end_turn(self, s: State, ev: Events, units: tuple[UnitState, ...] | None = None) -> State:
+        """End the active player's turn: its stolen minds count one turn (RT-4.5).
+
+        ``units``, when given, replaces ``s.units`` (saving a copy of the state).
+        """
+        changed = units is not None and units is not s.units
+        units = list(s.units if units is None else units)
         for i in self.side_units[s.active]:
             if units[i].stolen:
                 units[i] = evolve(units[i], stolen=units[i].stolen - 1)
                 changed = True
         turn = s.turn + 1
         if turn >= self.game.turns:
-            s = evolve(s, units=tuple(units) if changed else s.units, turn=turn)
-            return self._game_over(s, ev, "the last turn is over")
+            units_now = tuple(units) if changed else s.units
+            return self._game_over(s, ev, "the last turn is over", units=units_now, turn=turn)
         return self._begin_turn(s, units, changed, turn, 1 - s.active, ev)
 
-    def _game_over(self, s: State, ev: list[Event], why: str) -> State:
-        ev.append(
-            Event(
+    def _game_over(self, s: State, ev: Events, why: str, **changes: Any) -> State:
+        """The terminal state (RT-6.2); ``changes`` go into the same copy."""
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.END,
                 f"The game ends: {why} (score {s.score:+g}).",
                 None,
                 (("score", s.score),),
-            )
+            ),
+            ("end", why, s.score),
         )
-        return evolve(
-            s,
-            phase=_OVER,
-            actor=-1,
-            used=0,
-            ability=-1,
-            target=-1,
-            amount=0,
-            attack_bid=0,
-            save_bid=0,
-        )
+        return evolve(s, phase=_OVER, actor=-1, **_RESET, **changes)
 
     # using an ability (RT-2) ------------------------------------------------------------------
-    def _choose(self, s: State, a: int, ev: list[Event]) -> State:
+    def _choose(self, s: State, a: int, ev: Events) -> State:
         u = s.actor
         if a == REST:
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.REST, f"{self.names[u]} rests.", s.active, (("unit", self.names[u]),)
-                )
+                ),
+                ("rest", u, s.active),
             )
             return self._next_actor(s, u, ev, _put(s.units, u, resting=True))
         if a == END:
@@ -889,59 +958,64 @@ class RogueTraderRules(RulesBase):
             return self._after_target(s, ability, u, 0, ev)
         return evolve(s, ability=ability, target=-1, amount=0, phase=_TARGET)
 
-    def _after_target(
-        self, s: State, ability: int, target: int, amount: int, ev: list[Event]
-    ) -> State:
+    def _after_target(self, s: State, ability: int, target: int, amount: int, ev: Events) -> State:
         """``ability`` is aimed at ``target``: Cure Wounds asks how much, others are attempted."""
         if self.abilities[ability].effect == "cure_wounds":
             return evolve(s, ability=ability, target=target, amount=amount, phase=_AMOUNT)
         return self._attempt(s, ev, ability, target, amount)
 
-    def _attempt(self, s: State, ev: list[Event], ability: int, target: int, amount: int) -> State:
+    def _attempt(self, s: State, ev: Events, ability: int, target: int, amount: int) -> State:
         """Psyker ``s.actor`` uses ``ability`` on ``target`` (RT-2.2); a test below 12 points."""
         u = s.actor
         ab = self.abilities[ability]
         points = s.units[u].points
         cost = ab.cost * amount if ab.effect == "cure_wounds" else ab.cost
         on = "" if target == u else f" on {self.names[target]}"
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.ATTEMPT,
                 f"{self.names[u]} uses {ab.name}{on} ({cost} of {points} points).",
                 s.active,
                 (("power", ab.name), ("unit", self.names[u]), ("points", points)),
-            )
+            ),
+            ("attempt", u, ability, target, cost, points, s.active),
         )
+        s = evolve(s, ability=ability, target=target, amount=amount, phase=_TEST)
         if points >= self.game.no_test_at:
-            return self._tested(evolve(s, ability=ability, target=target, amount=amount), True, ev)
-        return evolve(s, ability=ability, target=target, amount=amount, phase=_TEST)
+            return self._tested(s, True, ev)  # no test: the phase is set again after it
+        return s
 
-    def _tested(self, s: State, works: bool, ev: list[Event]) -> State:
+    def _tested(self, s: State, works: bool, ev: Events) -> State:
         """The test's result (RT-2.3); the cost is deducted either way (RT-2.4)."""
         u = s.actor
         ab = self.abilities[s.ability]
         points = s.units[u].points - self._cost(s)
         units = _put(s.units, u, points=points)
         if not works:
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.FAILED,
                     f"{ab.name} fails ({points} points left).",
                     s.active,
                     (("power", ab.name),),
-                )
+                ),
+                ("failed", s.ability, points, s.active),
             )
             s = evolve(s, units=units)
             if ab.effect == "cure_injury":  # RT-2.5: a failed Cure Injury wounds its target
                 s = self._wound(s, s.target, 1, ev)
             return self._after_ability(s, ev)
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.PASSED,
                 f"{ab.name} works ({points} points left).",
                 s.active,
                 (("power", ab.name),),
-            )
+            ),
+            ("passed", s.ability, points, s.active),
         )
         if ab.psychic_save:
             return evolve(s, units=units, phase=_ATTACK_BID, attack_bid=0, save_bid=0)
@@ -949,41 +1023,44 @@ class RogueTraderRules(RulesBase):
             return evolve(s, units=units, phase=_RESOLVE, attack_bid=0, save_bid=0)
         return self._after_ability(self._take_effect(evolve(s, units=units), 1, ev), ev)
 
-    def _bids_in(self, s: State, j: int, ev: list[Event]) -> State:
+    def _bids_in(self, s: State, j: int, ev: Events) -> State:
         """Both secret bids are known: deduct them whatever happens (RT-3.4)."""
         u, t, k = s.actor, s.target, s.attack_bid
         units = _put(s.units, u, points=s.units[u].points - k)
         if j:
             rest = units[t].resting and not self.game.augment_breaks_rest
             units = _put(units, t, points=units[t].points - j, resting=rest)
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.BIDS,
                 f"Bids revealed: {self.names[u]} enhances the attack by {k}, "
                 f"{self.names[t]} augments its save by {j}.",
                 None,
                 (("enhanced", k), ("augmented", j)),
-            )
+            ),
+            ("bids", u, t, k, j),
         )
         return evolve(s, units=units, save_bid=j, phase=_RESOLVE)
 
-    def _resolve(self, s: State, outcome: int, ev: list[Event]) -> State:
+    def _resolve(self, s: State, outcome: int, ev: Events) -> State:
         ab = self.abilities[s.ability]
         t = s.target
         if outcome == 0:
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.SAVED,
                     f"{self.names[t]} resists {ab.name}.",
                     self.owner[t],
                     (("power", ab.name),),
-                )
+                ),
             )
         else:
             s = self._take_effect(s, outcome, ev)
         return self._after_ability(s, ev)
 
-    def _after_ability(self, s: State, ev: list[Event]) -> State:
+    def _after_ability(self, s: State, ev: Events) -> State:
         for p in (0, 1):
             if not any(s.units[i].fighting for i in self.side_units[p]):
                 return self._game_over(s, ev, f"{self.side_names[p]} has no unit left in the fight")
@@ -1004,7 +1081,7 @@ class RogueTraderRules(RulesBase):
         return self._next_actor(s, u, ev)
 
     # effects (RT-4) ---------------------------------------------------------------------------
-    def _take_effect(self, s: State, outcome: int, ev: list[Event]) -> State:
+    def _take_effect(self, s: State, outcome: int, ev: Events) -> State:
         """Apply the effect of ``s.ability`` on ``s.target`` (``outcome`` from RESOLVE)."""
         a, u, t = s.ability, s.actor, s.target
         ab = self.abilities[a]
@@ -1016,13 +1093,14 @@ class RogueTraderRules(RulesBase):
         if effect in ("mental", "missile"):
             wounds = outcome - 1
             if wounds == 0:
-                ev.append(
-                    Event(
+                self._note(
+                    ev,
+                    lambda: Event(
                         EventKind.NO_DAMAGE,
                         f"{name} fails to wound {tname}.",
                         caster,
                         (("power", name),),
-                    )
+                    ),
                 )
                 return s
             s = self._wound(s, t, wounds, ev)
@@ -1035,13 +1113,14 @@ class RogueTraderRules(RulesBase):
             s = evolve(s, units=_put(s.units, t, out=True))
             if self.game.removal_scores_wounds:
                 s = self._credit(s, caster, hp * self.vpw[t])
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.SLAIN,
                     f"{tname} is out of the fight ({name}).",
                     self.owner[t],
                     (("unit", tname), ("reason", name)),
-                )
+                ),
             )
             text = f"{name} puts {tname} out of the fight."
         elif effect == "confuse":
@@ -1074,31 +1153,36 @@ class RogueTraderRules(RulesBase):
         if self.value[a]:
             s = self._credit(s, caster, self.value[a])
         gained = (s.score - before) * (1 if caster == 0 else -1)
-        ev.append(Event(EventKind.MANIFEST, text, caster, (("power", name), ("value", gained))))
+        self._note(
+            ev,
+            lambda: Event(EventKind.MANIFEST, text, caster, (("power", name), ("value", gained))),
+        )
         return s
 
-    def _wound(self, s: State, t: int, wounds: int, ev: list[Event]) -> State:
+    def _wound(self, s: State, t: int, wounds: int, ev: Events) -> State:
         ts = s.units[t]
         wounds = min(wounds, ts.hp)
         loss = wounds * self.vpw[t]
         score = s.score + (loss if self.owner[t] == 1 else -loss)
         s = evolve(s, units=_put(s.units, t, hp=ts.hp - wounds), score=score)
-        ev.append(
-            Event(
+        self._note(
+            ev,
+            lambda: Event(
                 EventKind.WOUNDS,
                 f"{self.names[t]} loses {wounds} wound(s).",
                 self.owner[t],
                 (("unit", self.names[t]), ("amount", wounds)),
-            )
+            ),
         )
         if ts.hp - wounds == 0:
-            ev.append(
-                Event(
+            self._note(
+                ev,
+                lambda: Event(
                     EventKind.SLAIN,
                     f"{self.names[t]} is slain.",
                     self.owner[t],
                     (("unit", self.names[t]),),
-                )
+                ),
             )
         return s
 
