@@ -189,6 +189,8 @@ from psygym.scenario import distance
 EDITION = "2nd"
 
 _NO_CARDS = (0,) * NUM_CARDS
+_MEMO_SIZE = 200_000
+"""Entries a memo of this module keeps before it is cleared (long runs stay bounded)."""
 
 
 def _plus(counts: tuple[int, ...], card: int, n: int = 1) -> tuple[int, ...]:
@@ -335,6 +337,19 @@ class SecondRules(RulesBase):
             Event(EventKind.DEAL, f"{self.side_names[p]} is dealt a warp card.", p) for p in (0, 1)
         )
         self._deal_event_tuples = tuple((e,) for e in self._deal_events)
+        self._pass_events = tuple(
+            Event(EventKind.PASS, f"{self.side_names[p]} passes.", p) for p in (0, 1)
+        )
+        self._phase_end_events = tuple(
+            Event(EventKind.PHASE_END, "The Psychic phase ends; hands are discarded.", p)
+            for p in (0, 1)
+        )
+        self._usable: dict[tuple, int] = {}
+        """Psykers that can use powers (2E-3.2), by ``(wounds, powers)``."""
+        self._draws: dict[tuple[tuple[int, ...], ...], int] = {}
+        """:meth:`next_draw` by the power cards held."""
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        """:meth:`legal_mask` by the legal actions."""
 
     # -----------------------------------------------------------------------------------------
     # Set-up and geometry
@@ -397,10 +412,18 @@ class SecondRules(RulesBase):
 
     def next_draw(self, state: SecondState) -> int:
         """The psyker that draws a power card next at set-up, or -1 when set-up is done."""
-        for i, pool in enumerate(self.draw_pools):
-            if pool is not None and state.powers[i].count(-1) > self.num_slots - self.ml[i]:
-                return i
-        return -1
+        powers = state.powers
+        found = self._draws.get(powers)
+        if found is None:
+            found = -1
+            for i, pool in enumerate(self.draw_pools):
+                if pool is not None and powers[i].count(-1) > self.num_slots - self.ml[i]:
+                    found = i
+                    break
+            if len(self._draws) >= _MEMO_SIZE:
+                self._draws.clear()
+            self._draws[powers] = found
+        return found
 
     # -----------------------------------------------------------------------------------------
     # Small queries
@@ -421,11 +444,23 @@ class SecondRules(RulesBase):
         """A living psyker with at least one power card left (2E-3.2)."""
         return self.alive(state, psyker) and any(p >= 0 for p in state.powers[psyker])
 
+    def usable_psykers(self, state: SecondState) -> int:
+        """How many psykers can use powers (2E-3.2); memoised by wounds and power cards."""
+        key = (state.wounds, state.powers)
+        n = self._usable.get(key)
+        if n is None:
+            if len(self._usable) >= _MEMO_SIZE:
+                self._usable.clear()
+            n = self._usable[key] = sum(
+                self.can_use_powers(state, i) for i in range(self.num_psykers)
+            )
+        return n
+
     def flux_dice(self, state: SecondState) -> int:
         """Dice of warp flux this phase: ``warp_flux_dice`` capped by usable psykers (2E-3.2)."""
         n = self.settings.warp_flux_dice
         if self.settings.flux_cap == "both-sides":
-            n = min(n, sum(self.can_use_powers(state, i) for i in range(self.num_psykers)))
+            n = min(n, self.usable_psykers(state))
         return n
 
     def card_total(self, state: SecondState) -> int:
@@ -486,6 +521,17 @@ class SecondRules(RulesBase):
         if cached_state is state:
             return list(cached)
         return self._turn_actions(state)
+
+    def legal_mask(self, state: SecondState) -> np.ndarray:
+        """Boolean mask of :meth:`legal_actions` (a fresh copy of one memoised per legal set)."""
+        legal = tuple(self.legal_actions(state))
+        mask = self._masks.get(legal)
+        if mask is None:
+            if len(self._masks) >= _MEMO_SIZE:
+                self._masks.clear()
+            mask = self._masks[legal] = np.zeros(self.num_actions, dtype=bool)
+            mask[list(legal)] = True
+        return mask.copy()
 
     def _response_actions(self, state: SecondState) -> list[int]:
         pending = state.pending
@@ -770,7 +816,6 @@ class SecondRules(RulesBase):
     def _apply_chance(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
         if s.effects:
             eff, rest = s.effects[0], s.effects[1:]
-            s = evolve(s, effects=rest)
             _, victim = self.effect_units(eff)
             power = self.power_data[eff.power].name
             if outcome == 0:
@@ -782,8 +827,8 @@ class SecondRules(RulesBase):
                         (("power", power), ("unit", self.units[victim].name)),
                     )
                 )
-                return s
-            return self._wound(s, victim, outcome, events, power)
+                return evolve(s, effects=rest)
+            return self._wound(s, victim, outcome, events, power, effects=rest)
         stage = s.stage
         if stage == FLUX:
             active = self.active(s)
@@ -827,7 +872,7 @@ class SecondRules(RulesBase):
     def _apply_roll(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
         roll = s.roll
         assert roll is not None
-        s = evolve(s, roll=None, stage=TURN)
+        done = {"roll": None, "stage": TURN}  # every roll ends so; set with the outcome's changes
         if roll.kind == ROLL_NULLIFY:
             pending = s.pending
             assert pending is not None
@@ -841,7 +886,7 @@ class SecondRules(RulesBase):
                         (("power", power), ("card", "Nullify")),
                     )
                 )
-                return self._finish_pending(s, events, reflected=False, stopped=True)
+                return self._finish_pending(s, events, reflected=False, stopped=True, **done)
             events.append(
                 Event(
                     EventKind.NULLIFY_FAILED,
@@ -851,12 +896,15 @@ class SecondRules(RulesBase):
                 )
             )
             return evolve(
-                s, stage=RESPONSE, pending=evolve(pending, responses=pending.responses + 1)
+                s,
+                roll=None,
+                stage=RESPONSE,
+                pending=evolve(pending, responses=pending.responses + 1),
             )
         if roll.kind == ROLL_NULLIFY_IN_PLAY:
             entry = next(ip for ip in s.in_play if (ip.psyker, ip.slot) == (roll.a, roll.b))
             power = self.power_data[entry.power].name
-            s = evolve(s, to_move=1 - roll.player)
+            done["to_move"] = 1 - roll.player
             if outcome:
                 events.append(
                     Event(
@@ -866,7 +914,7 @@ class SecondRules(RulesBase):
                         (("power", power),),
                     )
                 )
-                return evolve(s, in_play=tuple(ip for ip in s.in_play if ip != entry))
+                return evolve(s, in_play=tuple(ip for ip in s.in_play if ip != entry), **done)
             events.append(
                 Event(
                     EventKind.NULLIFY_FAILED,
@@ -875,9 +923,9 @@ class SecondRules(RulesBase):
                     (("power", power),),
                 )
             )
-            return s
+            return evolve(s, **done)
         if roll.kind == ROLL_DAEMONIC:
-            s = evolve(s, to_move=roll.player)
+            done["to_move"] = roll.player
             unit = self.psyker_unit[roll.a]
             if outcome:
                 events.append(
@@ -887,7 +935,7 @@ class SecondRules(RulesBase):
                         self.owner[unit],
                     )
                 )
-                return self._wound(s, unit, s.wounds[unit], events, "Daemonic Attack")
+                return self._wound(s, unit, s.wounds[unit], events, "Daemonic Attack", **done)
             events.append(
                 Event(
                     EventKind.DAEMONIC_ATTACK,
@@ -895,21 +943,23 @@ class SecondRules(RulesBase):
                     self.owner[unit],
                 )
             )
-            return s
+            return evolve(s, **done)
         # Psychic Duel (2E-7)
-        s = evolve(s, to_move=1 - roll.player)
+        done["to_move"] = 1 - roll.player
         if outcome > 0:
-            return self._wound(s, self.psyker_unit[roll.b], outcome, events, "Psychic Duel")
+            return self._wound(s, self.psyker_unit[roll.b], outcome, events, "Psychic Duel", **done)
         if outcome < 0:
-            return self._wound(s, self.psyker_unit[roll.a], -outcome, events, "Psychic Duel")
+            return self._wound(
+                s, self.psyker_unit[roll.a], -outcome, events, "Psychic Duel", **done
+            )
         events.append(Event(EventKind.DUEL_TIE, "The Psychic Duel is a tie.", roll.player))
-        return s
+        return evolve(s, **done)
 
     def _apply_turn(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
         p = s.to_move
         name = self.side_names[p]
         if action == PASS:
-            events.append(Event(EventKind.PASS, f"{name} passes.", p))
+            events.append(self._pass_events[p])
             return self._pass(s, events)
         if action == ENERGY_DRAIN:
             s = self._play_card(s, p, Card.ENERGY_DRAIN)
@@ -978,11 +1028,10 @@ class SecondRules(RulesBase):
         hands = (hand, s.hands[1]) if p == 0 else (s.hands[0], hand)
         used = list(s.used)
         used[i] = True
-        view = self.describe(s, action)
         events.append(
             Event(
                 EventKind.ATTEMPT,
-                f"{view.label}.",
+                f"{self.views.cast_view(action, k, p).label}.",
                 p,
                 (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
             )
@@ -1009,7 +1058,6 @@ class SecondRules(RulesBase):
         if action == PASS:
             return self._finish_pending(s, events, reflected=False, stopped=False)
         card = RESPONSE_CARDS[action]
-        s = self._play_card(s, p, card)
         label = CARD_LABELS[card]
         data = (("power", power), ("card", label))
         events.append(
@@ -1017,9 +1065,9 @@ class SecondRules(RulesBase):
         )
         if action == NULLIFY:
             need, reroll = self.nullify_need(s, p, pending.psyker)
-            return evolve(
-                s, stage=ROLL, roll=Roll(ROLL_NULLIFY, pending.psyker, -1, need, reroll, p)
-            )
+            roll = Roll(ROLL_NULLIFY, pending.psyker, -1, need, reroll, p)
+            return evolve(s, stage=ROLL, roll=roll, **self._played(s, p, card))
+        s = self._play_card(s, p, card)
         events.append(Event(EventKind.DENIED, f"{label} stops {power}.", p, data))
         if action == DESTROY_POWER:
             if self.settings.destroy_power == "lose-card":
@@ -1046,9 +1094,12 @@ class SecondRules(RulesBase):
         return evolve(s, stage=ROLL, roll=Roll(ROLL_DAEMONIC, pending.psyker, player=p))
 
     def _finish_pending(
-        self, s: SecondState, events: list[Event], *, reflected: bool, stopped: bool
+        self, s: SecondState, events: list[Event], *, reflected: bool, stopped: bool, **changes
     ) -> SecondState:
-        """Resolve or cancel the power being cast; paid cards go to the discard pile (2E-5.3)."""
+        """Resolve or cancel the power being cast; paid cards go to the discard pile (2E-5.3).
+
+        ``changes``: other fields the same transition sets (in the same copy of the state).
+        """
         pending = s.pending
         assert pending is not None
         side = self.psyker_side[pending.psyker]
@@ -1090,8 +1141,7 @@ class SecondRules(RulesBase):
             effects = self._effects(
                 s, pending.psyker, pending.power, pending.force, pending.target, True
             )
-        return evolve(
-            s,
+        changes.update(
             pending=None,
             stage=TURN,
             to_move=1 - side,
@@ -1100,6 +1150,7 @@ class SecondRules(RulesBase):
             paid=_NO_CARDS,
             effects=s.effects + effects,
         )
+        return evolve(s, **changes)
 
     def _effects(
         self, s: SecondState, psyker: int, power: int, force: int, target: int, reflected: bool
@@ -1133,18 +1184,29 @@ class SecondRules(RulesBase):
         return evolve(s, **self._played(s, player, card))
 
     def _wound(
-        self, s: SecondState, unit: int, amount: int, events: list[Event], source: str
+        self,
+        s: SecondState,
+        unit: int,
+        amount: int,
+        events: list[Event],
+        source: str,
+        **changes,
     ) -> SecondState:
-        """Take ``amount`` wounds from ``unit``; score them; remove it when slain."""
+        """Take ``amount`` wounds from ``unit``; score them; remove it when slain.
+
+        ``changes``: other fields the same transition sets; they are applied first, in the same
+        copy of the state (a slain psyker's powers end from the ``in_play`` and ``effects``
+        they give).
+        """
         amount = min(amount, s.wounds[unit])
         if amount <= 0:
-            return s
+            return evolve(s, **changes) if changes else s
         spec = self.units[unit]
         owner = self.owner[unit]
         wounds = list(s.wounds)
         wounds[unit] -= amount
         value = amount * spec.value_per_wound
-        s = evolve(s, wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
+        changes.update(wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
         events.append(
             Event(
                 EventKind.WOUNDS,
@@ -1159,7 +1221,9 @@ class SecondRules(RulesBase):
             )
             psyker = self.unit_psyker[unit]
             if psyker >= 0:
-                ended = [ip for ip in s.in_play if ip.psyker == psyker]
+                in_play = changes.get("in_play", s.in_play)
+                effects = changes.get("effects", s.effects)
+                ended = [ip for ip in in_play if ip.psyker == psyker]
                 for ip in ended:
                     events.append(
                         Event(
@@ -1169,11 +1233,8 @@ class SecondRules(RulesBase):
                         )
                     )
                 # Its powers end, and so do their effects still waiting this phase.
-                s = evolve(
-                    s,
-                    in_play=tuple(ip for ip in s.in_play if ip.psyker != psyker),
-                    effects=tuple(e for e in s.effects if e.psyker != psyker),
-                )
+                changes["in_play"] = tuple(ip for ip in in_play if ip.psyker != psyker)
+                changes["effects"] = tuple(e for e in effects if e.psyker != psyker)
             if all(wounds[u] <= 0 for u in self.side_units[owner]):
                 events.append(
                     Event(
@@ -1182,8 +1243,8 @@ class SecondRules(RulesBase):
                         owner,
                     )
                 )
-                s = evolve(s, stage=OVER, pending=None, roll=None)
-        return s
+                changes.update(stage=OVER, pending=None, roll=None)
+        return evolve(s, **changes)
 
     def _pass(self, s: SecondState, events: list[Event]) -> SecondState:
         """A pass; two in a row end the phase (2E-4.3)."""
@@ -1207,11 +1268,7 @@ class SecondRules(RulesBase):
             if not self.settings.public_discards:  # face down: only its owner has seen them
                 face_down[p] = _sum(face_down[p], thrown)
             hands.append(keep)
-        events.append(
-            Event(
-                EventKind.PHASE_END, "The Psychic phase ends; hands are discarded.", self.active(s)
-            )
-        )
+        events.append(self._phase_end_events[self.active(s)])
         phase = s.phase + 1
         stage = FLUX if phase < 2 * self.game.battle_rounds else OVER
         return evolve(
@@ -1261,7 +1318,7 @@ class SecondRules(RulesBase):
                     return s
                 s = evolve(s, stage=FLUX)
             elif stage == FLUX:
-                if not any(self.can_use_powers(s, i) for i in range(self.num_psykers)):
+                if not self.usable_psykers(s):
                     events.append(
                         Event(EventKind.GAME_OVER, "No psyker can use powers: the game ends.")
                     )
@@ -1303,9 +1360,7 @@ class SecondRules(RulesBase):
                     # The caller usually asks for these next: keep them (by identity).
                     self._last_turn = (s, legal)
                     return s
-                events.append(
-                    Event(EventKind.PASS, f"{self.side_names[s.to_move]} passes.", s.to_move)
-                )
+                events.append(self._pass_events[s.to_move])
                 s = self._pass(s, events)
             elif stage == RESPONSE:
                 # 2E-5.2: the response step follows every cast that may still be answered, even

@@ -60,6 +60,15 @@ NUM_DECISIONS = 4
 _BOARD_CACHE_SIZE = 50_000
 
 
+def _remember(cache: dict, key: object, block: np.ndarray) -> np.ndarray:
+    """Store a read-only ``block`` under ``key`` (clearing a full cache first) and return it."""
+    block.flags.writeable = False
+    if len(cache) >= _BOARD_CACHE_SIZE:
+        cache.clear()
+    cache[key] = block
+    return block
+
+
 # ---------------------------------------------------------------------------------------------
 # Action views
 
@@ -180,9 +189,10 @@ class SecondViews:
     Args:
         rules: the rules of the scenario.
 
-    The observation is assembled from a list of the card and phase entries and a board block
-    (units and psykers) memoised per ``(player, wounds, powers, used, in_play)``: the board
-    changes only when a power resolves, while cards are dealt one by one.
+    The observation joins the card and phase entries (built per call: cards are dealt one by
+    one), a board block (units and psykers) memoised per ``(player, wounds, powers, used, powers
+    in play)`` and built from memoised per-unit and per-psyker parts, and a pending-power block
+    memoised per pending power: the board changes only when a power resolves.
     """
 
     def __init__(self, rules: SecondRules):
@@ -195,6 +205,12 @@ class SecondViews:
         self.pending_start = self.board_start + 4 * U + P * per_psyker
         self.observation_size = self.pending_start + 1 + P + M + (U + 1) + 3
         self._board_cache: dict[tuple, np.ndarray] = {}
+        self._unit_blocks: dict[tuple, np.ndarray] = {}
+        self._psyker_blocks: dict[tuple, np.ndarray] = {}
+        self._pending_blocks: dict[Pending | None, np.ndarray] = {}
+        self._headers: dict[tuple, np.ndarray] = {}
+        self._cast_views: dict[tuple[int, int, int], CastView] = {}
+        self._slots: dict[tuple, np.ndarray] = {}
         self._max_wounds = tuple(float(w) for w in rules.max_wounds)
 
     # -----------------------------------------------------------------------------------------
@@ -284,23 +300,9 @@ class SecondViews:
         head.append(state.score if player == 0 else -state.score)
         head += own_down
         head.append(sum(state.face_down[1 - player]))
-        obs = np.zeros(self.observation_size, dtype=np.float32)
-        obs[: self.board_start] = head
-        obs[self.board_start : self.pending_start] = self._board(
-            player, state.wounds, state.powers, state.used, state.in_play
-        )
-        pending = state.pending
-        if pending is not None:
-            o = self.pending_start
-            obs[o] = 1.0
-            obs[o + 1 + pending.psyker] = 1.0
-            base = o + 1 + rules.num_psykers
-            obs[base + pending.slot] = 1.0
-            base += rules.num_slots
-            obs[base + pending.target] = 1.0
-            base += rules.num_units + 1
-            obs[base : base + 3] = (pending.force, pending.ultimate, pending.responses)
-        return obs
+        board = self._board(player, state.wounds, state.powers, state.used, state.in_play)
+        pending = self._pending_block(state.pending)
+        return np.concatenate((np.array(head, dtype=np.float32), board, pending))
 
     def _board(
         self,
@@ -310,40 +312,104 @@ class SecondViews:
         used: tuple[bool, ...],
         in_play: tuple[InPlay, ...],
     ) -> np.ndarray:
-        """The units and psykers block of the observation (memoised; callers only copy it)."""
-        key = (player, wounds, powers, used, in_play)
+        """The units and psykers block of the observation (memoised; callers only copy it).
+
+        Memoised whole by ``(player, wounds, powers, used, in-play slots)``; a miss joins the
+        units block and one block per psyker, each memoised by the few fields it shows (power
+        cards differ from game to game, so whole boards repeat far less often than their parts).
+        """
+        held = tuple((ip.psyker, ip.slot, ip.ultimate) for ip in in_play)
+        key = (player, wounds, powers, used, held)
         block = self._board_cache.get(key)
         if block is not None:
             return block
         rules = self.rules
-        out: list[float] = []
-        owner, max_wounds = rules.owner, self._max_wounds
-        for u in range(rules.num_units):
-            left = wounds[u]
-            out += (owner[u] == player, left > 0, left, left / max_wounds[u])
-        n_powers = self.n_powers
-        held = {(ip.psyker, ip.slot): ip.ultimate for ip in in_play}
+        parts = [self._units_block(player, wounds)]
         for i in range(rules.num_psykers):
-            out += (
-                rules.psyker_side[i] == player,
-                wounds[rules.psyker_unit[i]] > 0,
-                rules.ml[i],
-                used[i],
-                rules.hood[i],
-            )
-            for j, k in enumerate(powers[i]):
-                slot = [0.0] * (3 + n_powers)
-                slot[0] = k >= 0
-                slot[1] = (i, j) in held
-                slot[2] = held.get((i, j), False)
-                if k >= 0:
-                    slot[3 + k] = 1.0
-                out += slot
-        block = np.array(out, dtype=np.float32)
-        block.flags.writeable = False
-        if len(self._board_cache) >= _BOARD_CACHE_SIZE:
-            self._board_cache.clear()
-        self._board_cache[key] = block
+            mine = tuple((slot, ultimate) for psyker, slot, ultimate in held if psyker == i)
+            alive = wounds[rules.psyker_unit[i]] > 0
+            parts.append(self._psyker_block(player, i, alive, used[i], powers[i], mine))
+        block = np.concatenate(parts)
+        return _remember(self._board_cache, key, block)
+
+    def _units_block(self, player: int, wounds: tuple[int, ...]) -> np.ndarray:
+        """Per unit: mine, alive, wounds left, fraction of wounds left (memoised)."""
+        key = (player, wounds)
+        block = self._unit_blocks.get(key)
+        if block is None:
+            owner, max_wounds = self.rules.owner, self._max_wounds
+            out: list[float] = []
+            for u, left in enumerate(wounds):
+                out += (owner[u] == player, left > 0, left, left / max_wounds[u])
+            block = _remember(self._unit_blocks, key, np.array(out, dtype=np.float32))
+        return block
+
+    def _psyker_block(
+        self,
+        player: int,
+        i: int,
+        alive: bool,
+        used: bool,
+        powers: tuple[int, ...],
+        held: tuple[tuple[int, bool], ...],
+    ) -> np.ndarray:
+        """One psyker's block (memoised); ``held``: its slots in play, with Ultimate Force.
+
+        Joined from a memoised header (mine, alive, ML, has cast, hood) and one memoised block
+        per slot (holds a card, in play, Ultimate Force, power one-hot).
+        """
+        key = (player, i, alive, used, powers, held)
+        block = self._psyker_blocks.get(key)
+        if block is None:
+            in_play = dict(held)
+            parts = [self._psyker_header(player, i, alive, used)]
+            parts += [
+                self._slot_block(k, j in in_play, in_play.get(j, False))
+                for j, k in enumerate(powers)
+            ]
+            block = _remember(self._psyker_blocks, key, np.concatenate(parts))
+        return block
+
+    def _psyker_header(self, player: int, i: int, alive: bool, used: bool) -> np.ndarray:
+        """A psyker's first five entries: mine, alive, ML, has cast this phase, psychic hood."""
+        key = (player, i, alive, used)
+        block = self._headers.get(key)
+        if block is None:
+            rules = self.rules
+            out = [rules.psyker_side[i] == player, alive, rules.ml[i], used, rules.hood[i]]
+            block = _remember(self._headers, key, np.array(out, dtype=np.float32))
+        return block
+
+    def _slot_block(self, power: int, in_play: bool, ultimate: bool) -> np.ndarray:
+        """One power slot: holds a card, in play, paid with Ultimate Force, power one-hot."""
+        key = (power, in_play, ultimate)
+        block = self._slots.get(key)
+        if block is None:
+            slot = [0.0] * (3 + self.n_powers)
+            slot[0] = power >= 0
+            slot[1] = in_play
+            slot[2] = ultimate
+            if power >= 0:
+                slot[3 + power] = 1.0
+            block = _remember(self._slots, key, np.array(slot, dtype=np.float32))
+        return block
+
+    def _pending_block(self, pending: Pending | None) -> np.ndarray:
+        """The pending-power block of the observation (memoised by the pending power)."""
+        block = self._pending_blocks.get(pending)
+        if block is None:
+            rules = self.rules
+            block = np.zeros(self.observation_size - self.pending_start, dtype=np.float32)
+            if pending is not None:
+                block[0] = 1.0
+                block[1 + pending.psyker] = 1.0
+                base = 1 + rules.num_psykers
+                block[base + pending.slot] = 1.0
+                base += rules.num_slots
+                block[base + pending.target] = 1.0
+                base += rules.num_units + 1
+                block[base : base + 3] = (pending.force, pending.ultimate, pending.responses)
+            block = _remember(self._pending_blocks, pending, block)
         return block
 
     # -----------------------------------------------------------------------------------------
@@ -393,20 +459,33 @@ class SecondViews:
             )
             return InPlayView(label, p, psyker, power, nullify, i, j)
         if layout.is_cast(action):
-            i, j, t, pay = layout.decode_cast(action)
-            k = state.powers[i][j]
-            if k < 0:
-                return CastView(f"{psyker_name[i]}: empty power slot {j}", p)
-            power = rules.power_data[k]
-            force = power.max_force if pay == PAY_ULTIMATE else pay
-            target = self.target_name(k, t)
-            psyker = psyker_name[i]
-            paying = "Ultimate Force" if pay == PAY_ULTIMATE else f"{pay} Force"
-            label = f"{psyker} casts {power.name} (Force {force}, paying {paying}) at {target}"
-            return CastView(
-                label, p, psyker, power.name, target, force, pay == PAY_ULTIMATE, i, j, t
-            )
+            i, j, _, _ = layout.decode_cast(action)
+            return self.cast_view(action, state.powers[i][j], p)
         return ActionView(f"action {action} (not an action of this scenario)")
+
+    def cast_view(self, action: int, power: int, player: int) -> CastView:
+        """View of the cast ``action`` asked of ``player`` when its slot holds ``power``.
+
+        Memoised: these three are all the view depends on.
+        """
+        key = (action, power, player)
+        view = self._cast_views.get(key)
+        if view is None:
+            view = self._cast_views[key] = self._cast_view(action, power, player)
+        return view
+
+    def _cast_view(self, action: int, k: int, p: int) -> CastView:
+        rules = self.rules
+        i, j, t, pay = rules.actions.decode_cast(action)
+        psyker = rules.psyker_names[i]
+        if k < 0:
+            return CastView(f"{psyker}: empty power slot {j}", p)
+        power = rules.power_data[k]
+        force = power.max_force if pay == PAY_ULTIMATE else pay
+        target = self.target_name(k, t)
+        paying = "Ultimate Force" if pay == PAY_ULTIMATE else f"{pay} Force"
+        label = f"{psyker} casts {power.name} (Force {force}, paying {paying}) at {target}"
+        return CastView(label, p, psyker, power.name, target, force, pay == PAY_ULTIMATE, i, j, t)
 
     def describe_chance(self, state: SecondState, outcome: int) -> OutcomeView:
         """Typed view of a chance outcome (cards dealt, flux, draws, rolls, wounds)."""
