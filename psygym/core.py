@@ -299,7 +299,15 @@ class RulesBase(ABC):
         """
         if check:
             self.check_action(state, action)
-        return self._apply(state, int(action))[0]
+        return self._transition(state, int(action))
+
+    def _transition(self, state: Hashable, action: int) -> Hashable:
+        """The next state alone, for :meth:`apply` (searches never read events).
+
+        Editions may override it to run their transition code without building events; it must
+        reach the same state as :meth:`_apply`.
+        """
+        return self._apply(state, action)[0]
 
     def apply_with_events(
         self, state: Hashable, action: int, *, check: bool = True

@@ -81,6 +81,4 @@ def attacks_table() -> Table:
     )
 
 
-
-
 __all__ = ["works_table", "psychic_save_table", "attacks_table"]

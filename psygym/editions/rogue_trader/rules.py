@@ -651,15 +651,9 @@ class RogueTraderRules(RulesBase):
         return tuple(a for a in self.data.by_level(self.specs[u].mastery) if a not in held)
 
     # ------------------------------------------------------------------ transitions
-    def apply(self, state: State, action: int, *, check: bool = True) -> State:
-        """Pure transition (``RulesBase.apply``), through the same code without recording events.
-
-        Raises:
-            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
-        """
-        if check:
-            self.check_action(state, action)
-        return self._settle(self._step(state, int(action), None), None)
+    def _transition(self, state: State, action: int) -> State:
+        """The next state through the same code as :meth:`_apply`, recording no events."""
+        return self._settle(self._step(state, action, None), None)
 
     def _apply(self, state: State, action: int) -> tuple[State, tuple[Event, ...]]:
         ev: list[Event] = []
