@@ -301,15 +301,15 @@ def advise(
     scenario: str = typer.Option(None, help="Shipped scenario name or TOML path."),
     state_file: str = typer.Option(None, "--state", help=STATE_FILE_HELP),
     situation: str = typer.Option(None, help=SITUATION_HELP),
-    dice: int = typer.Option(None, help="7th: dice left to the casting player."),
-    enemy_dice: int = typer.Option(None, help="7th: dice left to the denying player."),
+    dice: int = typer.Option(None, min=0, help="7th: dice left to the casting player."),
+    enemy_dice: int = typer.Option(None, min=0, help="7th: dice left to the denying player."),
     powers: str = typer.Option(
         None, help='7th: powers still to cast, e.g. "Smite:1,Psychic Maelstrom:2".'
     ),
     power: str = typer.Option(None, help="7th: the one power to advise on (its dice)."),
     wounds: str = typer.Option(None, help='7th: wounds left, e.g. "Librarian:1,Chosen:3".'),
     successes: int = typer.Option(
-        None, help="7th: advise the deny against --power cast with this many successes."
+        None, min=0, help="7th: advise the deny against --power cast with this many successes."
     ),
     heuristics: str = typer.Option(
         "all", help="Heuristics to compare (comma-separated), 'all' or 'none'."
@@ -323,7 +323,7 @@ def advise(
     iterations: int = typer.Option(
         2000, min=1, help="2nd (secret hands): search iterations for the estimates."
     ),
-    seed: int = typer.Option(0, help="2nd: seed of the search."),
+    seed: int = typer.Option(0, min=0, help="2nd: seed of the search."),
     table: bool = typer.Option(False, "--table", help="7th: the optimal-dice table and heatmap."),
     max_pool: int = typer.Option(12, min=1, max=12, help="--table: largest pool."),
     max_enemy_dice: int = typer.Option(6, min=0, max=12, help="--table: largest deny pool."),

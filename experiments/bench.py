@@ -190,7 +190,7 @@ def _solver_subjects(
 def bench(
     steps: int = typer.Option(20000, min=100, help="Steps per env (split over the rounds)."),
     rounds: int = typer.Option(5, min=1, help="Interleaved rounds; the median ratio is shown."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, help="Random seed."),
     fmt: str = typer.Option("table", "--format", help="table or csv."),
     solver: bool = typer.Option(
         False, "--solver", help="Time the exact solver (states/s) instead of the envs."

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import sys
+import traceback
 
 import typer
 
@@ -36,14 +39,75 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+
+@app.callback()
+def _global_options(
+    trust_pickle: bool = typer.Option(
+        False,
+        "--trust-pickle",
+        help="Allow stable-baselines3 .zip models (pickles: they can run code) everywhere; sets "
+        "PSYGYM_TRUST_PICKLE=1. Only for files you trust.",
+    ),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show the full traceback of an error (else one line)."
+    ),
+) -> None:
+    """The Warhammer 40,000 psychic phase as a laboratory: odds, bots, solvers, RL, play."""
+    if trust_pickle:
+        os.environ["PSYGYM_TRUST_PICKLE"] = "1"
+    if debug:
+        os.environ["PSYGYM_DEBUG"] = "1"
+
+
 for _name in COMMAND_MODULES:
     if importlib.util.find_spec(_name) is not None:
         importlib.import_module(_name).register(app)
 
 
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split()) or "no details"
+
+
+def run(argv: list[str] | None = None) -> int:
+    """Run the ``psygym`` command line ``argv`` (default ``sys.argv[1:]``); return its exit code.
+
+    Every error ends in one line on stderr: usage errors (a bad option value: the message names
+    the option and its allowed range) and expected errors exit 2, anything unexpected exits 1
+    naming the exception; ``--debug`` (or ``PSYGYM_DEBUG=1``) shows the full traceback instead.
+    """
+    from typer._click.exceptions import ClickException  # typer vendors click
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args or os.environ.get("PSYGYM_DEBUG") == "1"
+    try:
+        code = app(args, prog_name="psygym", standalone_mode=False)
+        return code if isinstance(code, int) else 0
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except ClickException as exc:
+        where = getattr(getattr(exc, "ctx", None), "command_path", "psygym")
+        hint = f" (psygym {where.split(' ', 1)[1]} --help" if " " in where else " (psygym --help"
+        sys.stderr.write(f"error: {_one_line(exc.format_message())}{hint} lists what is allowed)\n")
+        return int(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.stderr.write("interrupted\n")
+        return 130
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    except Exception as exc:  # noqa: BLE001 - the one place every unexpected error ends
+        if debug:
+            traceback.print_exc()
+        expected = isinstance(exc, (ValueError, OSError, LookupError))
+        kind = "error" if expected else f"internal error ({type(exc).__name__})"
+        sys.stderr.write(
+            f"{kind}: {_one_line(exc)}" + ("" if debug else " (--debug shows the traceback)") + "\n"
+        )
+        return 2 if expected else 1
+
+
 def main() -> None:
     """Entry point of the ``psygym`` console script."""
-    app()
+    sys.exit(run())
 
 
 if __name__ == "__main__":

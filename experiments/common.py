@@ -24,9 +24,13 @@ err_console = Console(stderr=True)
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn expected errors (bad scenario, unknown agent, bad value) into one red line, exit 2."""
+    import os
+
     try:
         yield
-    except (ValueError, FileNotFoundError, KeyError) as exc:
+    except (ValueError, OSError, KeyError) as exc:  # OSError: e.g. --runs-dir names a file
+        if os.environ.get("PSYGYM_DEBUG") == "1":
+            raise
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
         err_console.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None

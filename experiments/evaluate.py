@@ -81,7 +81,7 @@ def evaluate_command(
         "double-wc,all-in,minimum,random", help="Comma-separated agents (names or paths)."
     ),
     episodes: int = typer.Option(1000, min=1, help="Games per pairing and seat."),
-    seed: int = typer.Option(0, help="Base seed: game i of every pairing uses seed + i."),
+    seed: int = typer.Option(0, min=0, help="Base seed: game i of every pairing uses seed + i."),
     workers: int = typer.Option(1, min=1, help="Processes to play in (results do not change)."),
     runs_dir: str = typer.Option("runs", help="Folder for the run folder evaluate-<time>/."),
     fmt: str = typer.Option("table", "--format", help="Output: table, csv or json."),

@@ -80,7 +80,9 @@ def play(
         "tuned .json; 'auto' picks the shipped trained model, else a heuristic.",
     ),
     seat: int = typer.Option(0, min=0, max=1, help="Your player: 0 (first side) or 1."),
-    seed: int | None = typer.Option(None, help="Seed of the dice and the AI (random if unset)."),
+    seed: int | None = typer.Option(
+        None, min=0, help="Seed of the dice and the AI (random if unset)."
+    ),
     hint: bool = typer.Option(False, "--hint", help="Show the solver's value of each option."),
     hint_seconds: float = typer.Option(
         HINT_BUDGET, min=0.1, help="Time the solver may take per hint (h searches further)."

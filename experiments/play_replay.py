@@ -2,7 +2,9 @@
 
 :func:`replay_log` applies the logged actions and chance outcomes of a log written by
 :class:`psygym_experiments.play_session.GameLog`, checks every step against the rules and the
-end line against the state reached (format in :mod:`psygym_experiments.play_session`).
+end line against the state reached (format in :mod:`psygym_experiments.harness.gamelog`). Every
+line's chained hash is checked first: a changed, removed, reordered or cut-off line is refused
+with the number of the first bad line, and so is a log without an end line or without a chain.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from psygym_experiments.harness.gamelog import ChainError, verify_chain
 from psygym_experiments.play_session import Narrator, state_digest, state_text
 from rich.console import Console
 from rich.markup import escape
@@ -59,6 +62,18 @@ def read_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             yield n, obj
 
 
+def read_chained_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """:func:`read_log` with every line's hash checked against the previous line's.
+
+    Raises:
+        ReplayError: a line is not a JSON object, or the hash chain is missing or broken.
+    """
+    try:
+        yield from verify_chain(read_log(path), str(path))  # type: ignore[misc]
+    except ChainError as exc:
+        raise ReplayError(str(exc)) from None
+
+
 def load_logged_rules(header: Mapping[str, Any], where: str) -> Any:
     """Rules of a logged game: the shipped scenario by name, else the scenario file's path."""
     from psygym.editions import load
@@ -90,7 +105,7 @@ def replay_log(
             wrong player or label at line N, or a final state or score other than logged.
     """
     console = console or Console(highlight=False, soft_wrap=True)
-    lines = read_log(path)
+    lines = read_chained_log(path)
     first = next(lines, None)
     if first is None or first[1].get("type") != "header":
         raise ReplayError(
@@ -130,10 +145,11 @@ def replay_log(
         steps += 1
     score = tuple(float(x) for x in rules.returns(state))
     if end is None:
-        if not quiet:
-            console.print("[yellow]The log has no end line (the game was interrupted).[/yellow]")
-    else:
-        _check_end(rules, state, steps, end, str(path))
+        raise ReplayError(
+            f"{path}: line {steps + 2}: no end line after {steps} steps (a complete log ends "
+            'with {"type": "end", ...}; the file was cut off or the game was interrupted)'
+        )
+    _check_end(rules, state, steps, end, str(path))
     if not quiet:
         console.print()
         narrator.text(rules.render(state, None))
@@ -205,4 +221,4 @@ def _check_end(rules: Any, state: Hashable, steps: int, end: Mapping[str, Any], 
         )
 
 
-__all__ = ["ReplayError", "ReplayResult", "read_log", "replay_log"]
+__all__ = ["ReplayError", "ReplayResult", "read_chained_log", "read_log", "replay_log"]

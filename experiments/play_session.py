@@ -16,7 +16,7 @@ everything: they are for after the game.
 
 Game logs are JSON Lines (one JSON object per line):
 
-1. ``{"type": "header", "format": 1, "edition", "scenario", "scenario_path",
+1. ``{"type": "header", "format": 2, "edition", "scenario", "scenario_path",
    "scenario_sha256", "seed", "seat", "opponent", "command", "started"}``;
 2. one ``{"type": "step", "n", "player", "action", "label"}`` per transition, where ``player`` is
    0, 1 or ``"chance"`` and ``action`` the action or chance outcome applied;
@@ -24,16 +24,16 @@ Game logs are JSON Lines (one JSON object per line):
    "state_sha256", "state"}``: the zero-sum score (player 0, player 1), and a canonical text of
    the final state with its SHA-256 (:func:`state_text`, independent of Python's hash seed).
 
+Every line carries ``"hash"``, chained to the previous line's
+(:mod:`psygym_experiments.harness.gamelog`, the one writer, also used by ``psygym serve``).
+
 ``psygym_experiments.play_replay.replay_log`` applies the logged actions and chance outcomes (no
 random numbers), checks every step against the rules and the end line against the state reached.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 import hashlib
-import json
 import math
 import shlex
 import sys
@@ -42,17 +42,16 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
+from psygym_experiments.harness.gamelog import LOG_FORMAT, state_digest, state_text
+from psygym_experiments.harness.gamelog import GameLog as _ChainedLog
 from psygym_experiments.harness.runs import free_name, timestamp
 from rich.console import Console
 from rich.markup import escape
 
 from psygym.core import CHANCE, Event, EventKind, sample_action
-
-LOG_FORMAT = 1
-"""Version of the game-log format written by :class:`GameLog`."""
 
 ODDS_KINDS: tuple[tuple[EventKind, str], ...] = (
     (EventKind.PASSED, "passes"),
@@ -63,39 +62,6 @@ ODDS_KINDS: tuple[tuple[EventKind, str], ...] = (
 
 HINT_BUDGET = 4.0
 """Seconds the ``--hint`` advice may take (the search stops deepening once it is spent)."""
-
-
-# ----------------------------------------------------------------------------- state summary
-def state_text(obj: Any) -> str:
-    """Canonical text of a state: fields in order, sets sorted, enums by name.
-
-    Unlike ``repr`` (whose frozenset order may follow Python's per-process string hashing), two
-    equal states always give the same text, so logs can be checked in another process.
-    """
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        inner = ", ".join(
-            f"{f.name}={state_text(getattr(obj, f.name))}" for f in dataclasses.fields(obj)
-        )
-        return f"{type(obj).__name__}({inner})"
-    if isinstance(obj, enum.Enum):
-        return f"{type(obj).__name__}.{obj.name}"
-    if isinstance(obj, (frozenset, set)):
-        return "{" + ", ".join(sorted(state_text(x) for x in obj)) + "}"
-    if isinstance(obj, (tuple, list)):
-        return "(" + ", ".join(state_text(x) for x in obj) + ("," if len(obj) == 1 else "") + ")"
-    if isinstance(obj, Mapping):
-        items = sorted(f"{state_text(k)}: {state_text(v)}" for k, v in obj.items())
-        return "{" + ", ".join(items) + "}"
-    if isinstance(obj, np.ndarray):
-        return repr(obj.tolist())
-    if isinstance(obj, np.generic):
-        return repr(obj.item())
-    return repr(obj)
-
-
-def state_digest(state: Hashable) -> str:
-    """SHA-256 of :func:`state_text` (hex)."""
-    return hashlib.sha256(state_text(state).encode()).hexdigest()
 
 
 # ----------------------------------------------------------------------------- odds
@@ -304,14 +270,8 @@ class Advisor:
 
 
 # ----------------------------------------------------------------------------- game log
-class GameLog:
-    """Writes one game as JSON Lines (see the module docstring); flushed after every line."""
-
-    def __init__(self, path: Path, header: Mapping[str, Any]):
-        self.path = path
-        self.steps = 0
-        self._file: IO[str] | None = path.open("x", encoding="utf-8")
-        self._write({"type": "header", "format": LOG_FORMAT, **header})
+class GameLog(_ChainedLog):
+    """Writes one game as hash-chained JSON Lines (see the module docstring); flushed per line."""
 
     @classmethod
     def create(cls, runs_dir: str | Path, header: Mapping[str, Any]) -> GameLog:
@@ -324,46 +284,6 @@ class GameLog:
                 return cls(free_name(folder, stem, ".jsonl"), header)
             except FileExistsError:
                 continue
-
-    def _write(self, obj: Mapping[str, Any]) -> None:
-        assert self._file is not None, "the log is closed"
-        self._file.write(json.dumps(obj, default=float) + "\n")
-        self._file.flush()
-
-    def step(self, player: int, action: int, label: str) -> None:
-        """Record one transition (``player`` is CHANCE for a chance outcome)."""
-        self.steps += 1
-        who: int | str = "chance" if player == CHANCE else int(player)
-        self._write(
-            {"type": "step", "n": self.steps, "player": who, "action": int(action), "label": label}
-        )
-
-    def end(self, rules: Any, state: Hashable, result: str) -> None:
-        """Record the end line and close the file."""
-        text = state_text(state)
-        self._write(
-            {
-                "type": "end",
-                "result": result,
-                "steps": self.steps,
-                "score": [float(x) for x in rules.returns(state)],
-                "terminal": bool(rules.is_terminal(state)),
-                "state_sha256": hashlib.sha256(text.encode()).hexdigest(),
-                "state": text,
-            }
-        )
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether the end line was written (or the file closed)."""
-        return self._file is None
-
-    def close(self) -> None:
-        """Close the file (idempotent)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
 
 
 def scenario_info(rules: Any, edition: str, scenario: str) -> dict[str, Any]:
@@ -789,6 +709,7 @@ def _isatty(stream: Any) -> bool:
 
 
 __all__ = [
+    "LOG_FORMAT",
     "Advice",
     "Advisor",
     "GameLog",

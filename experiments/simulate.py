@@ -18,7 +18,7 @@ def simulate(
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     agents: str = typer.Option("double-wc,deny-always", help="Two agents: player 0, player 1."),
     episodes: int = typer.Option(1000, min=1, help="Number of games."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, help="Random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Play N games between two agents; print mean score (95% CI) and perils/manifest/deny rates."""

@@ -34,12 +34,13 @@ def train(
         help="maskable-ppo (action masks), ppo or dqn (illegal actions are "
         "replaced by a legal one, with the config's illegal_penalty).",
     ),
-    steps: int = typer.Option(
-        0,
+    steps: int | None = typer.Option(
+        None,
+        min=1,
         help="Total environment steps of the run (default 100000; with --resume: keep the "
         "run's target unless given).",
     ),
-    seed: int = typer.Option(0, help="Random seed (model, envs, evaluation dice)."),
+    seed: int = typer.Option(0, min=0, help="Random seed (model, envs, evaluation dice)."),
     opponent: str = typer.Option(
         "random",
         help="Opponent during training: an agent name, a model .zip (trusted files "
@@ -65,10 +66,12 @@ def train(
         "its target).",
     ),
     eval_every: int = typer.Option(
-        0, help="Steps between evaluations + checkpoints (default: steps/10, at most 10000)."
+        0, min=0, help="Steps between evaluations + checkpoints (default: steps/10, at most 10000)."
     ),
-    eval_episodes: int = typer.Option(200, help="Games per evaluation (fixed dice each time)."),
-    n_envs: int = typer.Option(0, help="Vectorised envs (default: from the config)."),
+    eval_episodes: int = typer.Option(
+        200, min=1, help="Games per evaluation (fixed dice each time)."
+    ),
+    n_envs: int = typer.Option(0, min=0, help="Vectorised envs (default: from the config)."),
     subproc: bool = typer.Option(False, "--subproc", help="SubprocVecEnv instead of DummyVecEnv."),
     exact_eval: bool = typer.Option(
         False, "--exact-eval", help="Also evaluate exactly with the solver (small scenarios)."
@@ -76,27 +79,27 @@ def train(
     show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar."),
     export: str = typer.Option(
         "",
-        help="Also write the final model in compact form to this .zip (+ .json beside it), "
-        "e.g. agents/pretrained/7th-duel.zip.",
+        help="Also write the final model (safe format) to this stem: <stem>.safetensors + "
+        "<stem>.json, e.g. agents/pretrained/7th-duel.",
     ),
 ) -> None:
     """Train an RL agent (MaskablePPO by default) with periodic evaluation and checkpoints.
 
     Writes runs/<edition>/<scenario>/<algo>_<n>/: config.yml, command.txt, metrics.csv,
-    learning_curve.png, tb/ (TensorBoard), checkpoints/, model.zip + model.json. Ctrl-C or
+    learning_curve.png, tb/ (TensorBoard), checkpoints/, model.safetensors + model.json. Ctrl-C or
     SIGTERM saves a checkpoint and exits (status 130/143); --resume RUN_DIR continues it.
     PPO and DQN have no action masks: an illegal action is replaced by the lowest (PPO) or a
     random (DQN) legal action and a small penalty (illegal_penalty in the config) is subtracted.
     --opponent self: the opponent is a frozen copy of the learner (sampling its policy),
     refreshed every self_play_refresh steps (config); the learner alternates seats.
-    Model files are stable-baselines3 archives (pickles): load only models from trusted sources.
+    Models and checkpoints are written in the safe format (safetensors + JSON, no pickles).
     """
     with user_errors():
         try:
             if resume:
                 run_dir = Path(resume)
                 cmd = command_text() if invoked_as_cli() else None
-                resume_run(run_dir, steps or None, show_progress=show_progress, command=cmd)
+                resume_run(run_dir, steps, show_progress=show_progress, command=cmd)
             else:
                 run_dir = _start(_config(locals()), runs_dir, show_progress)
         except TrainingInterrupted as exc:
@@ -109,7 +112,8 @@ def train(
 def _config(o: dict[str, Any]) -> TrainConfig:
     """The configuration of a new run from the command's options (empty means default)."""
     return make_config(
-        o["edition"], o["scenario"], o["algo"], o["steps"] or 100_000, o["seed"], o["opponent"],
+        o["edition"], o["scenario"], o["algo"],
+        100_000 if o["steps"] is None else o["steps"], o["seed"], o["opponent"],
         eval_opponent=o["eval_opponent"] or None, seat=o["seat"] or None,
         eval_every=o["eval_every"] or None, eval_episodes=o["eval_episodes"],
         exact_eval=o["exact_eval"], n_envs=o["n_envs"] or None, subproc=o["subproc"],
@@ -135,7 +139,7 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
     last = rows[-1] if rows else {}
     console.print(
         f"done: {last.get('step', '?')} steps, mean eval score {last.get('mean_score', '?')} "
-        f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.zip'}",
+        f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.safetensors'}",
         highlight=False,
     )
     if exported is not None:

@@ -28,7 +28,7 @@ def tune(
     study: str = typer.Option("", help="Study name (default <edition>-<scenario>-<target>)."),
     jobs: int = typer.Option(1, min=1, help="Parallel trials in this process."),
     seed: int = typer.Option(
-        0, help="Sampler seed (give each distributed worker its own) and simulation seed."
+        0, min=0, help="Sampler seed (give each distributed worker its own) and simulation seed."
     ),
     runs_dir: str = typer.Option("runs", help="Folder for outputs and the default storage."),
     opponent: str = typer.Option(
@@ -41,15 +41,18 @@ def tune(
     trial_steps: int = typer.Option(50_000, min=1, help="maskable-ppo: training steps per trial."),
     eval_every: int = typer.Option(
         0,
+        min=0,
         help="maskable-ppo: steps between evaluations (reported "
         "to the pruner; default trial-steps/5).",
     ),
     eval_episodes: int = typer.Option(200, min=1, help="maskable-ppo: games per evaluation."),
-    n_envs: int = typer.Option(0, help="maskable-ppo: vectorised envs (default: config)."),
+    n_envs: int = typer.Option(0, min=0, help="maskable-ppo: vectorised envs (default: config)."),
     exact_eval: bool = typer.Option(
         False, "--exact-eval", help="maskable-ppo: score trials exactly with the solver."
     ),
-    timeout: float = typer.Option(0.0, help="Stop starting new trials after this many seconds."),
+    timeout: float = typer.Option(
+        0.0, min=0.0, help="Stop starting new trials after this many seconds."
+    ),
     show_progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar."),
 ) -> None:
     """Optuna search over a parametric policy family or MaskablePPO hyperparameters.

@@ -15,7 +15,7 @@ from pathlib import Path
 import gymnasium as gym
 import numpy as np
 import pytest
-from psygym_agents.sb3 import SB3Policy, load_model, make_sb3, pretrained_path, read_metadata
+from psygym_agents.sb3 import SB3Policy, load_policy, make_sb3, pretrained_path, read_metadata
 from psygym_experiments.cli import app
 from psygym_experiments.harness.training import (
     make_config,
@@ -75,11 +75,10 @@ def test_train_writes_the_run_folder(tiny_run):
         "command.txt",
         "metrics.csv",
         "learning_curve.png",
-        "model.zip",
+        "model.safetensors",
         "model.json",
-        "best_model.zip",
+        "best_model.safetensors",
         "seed.txt",
-        "checkpoints/last.zip",
         "checkpoints/last.json",
     ):
         assert (tiny_run / name).is_file(), name
@@ -95,7 +94,7 @@ def test_train_writes_the_run_folder(tiny_run):
 
 
 def test_trained_model_loads_as_an_agent_by_path_and_plays_legal_moves(tiny_run, rules):
-    path = str(tiny_run / "model.zip")
+    path = str(tiny_run / "model.safetensors")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # our files load without SB3's pickle fallback
         policy = resolve_policy(path, rules)
@@ -111,11 +110,12 @@ def test_trained_model_loads_as_an_agent_by_path_and_plays_legal_moves(tiny_run,
 def test_model_for_another_scenario_is_refused(tiny_run):
     duel = load("7th", "duel")
     with pytest.raises(ValueError, match="observations of size"):
-        make_sb3(duel, str(tiny_run / "model.zip"))
+        make_sb3(duel, str(tiny_run / "model.safetensors"))
 
 
 def test_sampled_probabilities_cover_only_legal_actions(tiny_run, rules):
-    policy = SB3Policy(load_model(tiny_run / "model.zip", rules), rules, deterministic=False)
+    net = load_policy(tiny_run / "model.safetensors", rules)
+    policy = SB3Policy(net, rules, deterministic=False)
     rng = np.random.default_rng(1)
     s = rules.initial_state()
     while rules.current_player(s) == CHANCE:
@@ -129,9 +129,9 @@ def test_sampled_probabilities_cover_only_legal_actions(tiny_run, rules):
 def test_unmasked_algorithms_train_and_play_legally(tmp_path, rules, algo):
     run = train_agent("7th", "single-phase", algo=algo, steps=300, seed=1, opponent="random",
                       runs_dir=tmp_path, **TINY)  # fmt: skip
-    meta = read_metadata(run / "model.zip")
+    meta = read_metadata(run / "model.safetensors")
     assert meta["algo"] == algo
-    assert_legal_play(rules, resolve_policy(str(run / "model.zip"), rules), games=10)
+    assert_legal_play(rules, resolve_policy(str(run / "model.safetensors"), rules), games=10)
 
 
 def test_self_play_trains_against_frozen_copies(tmp_path):
@@ -286,7 +286,7 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
     assert "Resume with" in out
     stopped = json.loads((run / "checkpoints" / "last.json").read_text())["steps"]
     assert stopped >= 256
-    assert not (run / "model.zip").exists()
+    assert not (run / "model.safetensors").exists()
     target = stopped + 512
     result = subprocess.run(
         [sys.executable, "-m", "psygym_experiments.cli", "train", "--resume", str(run), "--steps",
@@ -299,12 +299,12 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
     assert after and after[0] <= stopped + 256 and steps[-1] >= target
     meta = json.loads((run / "model.json").read_text())
     assert meta["steps"] >= target and meta["steps"] - stopped < 1024
-    assert load_model(run / "model.zip", load("7th", "single-phase")).num_timesteps == meta["steps"]
+    assert json.loads((run / "checkpoints" / "last.json").read_text())["steps"] == meta["steps"]
     assert "--resume" in (run / "command.txt").read_text().splitlines()[-1]
 
 
 def test_pretrained_models_are_small_documented_and_playable():
-    shipped = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("*.zip"))
+    shipped = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("*.safetensors"))
     if not shipped:
         pytest.skip("no pretrained models shipped yet")
     for path in shipped:

@@ -507,10 +507,20 @@ def _game(tmp_path: Path) -> Path:
 
 
 def _rewrite(log: Path, change) -> Path:
+    """A copy of ``log`` changed by ``change`` and hash-chained again, so the rules must catch it.
+
+    (Without re-chaining the hash chain would refuse the file first: tests/test_security.py.)
+    """
+    from psygym_experiments.harness.gamelog import GENESIS, chained_line
+
     lines = [json.loads(x) for x in log.read_text().splitlines()]
     change(lines)
     bad = log.with_name("bad.jsonl")
-    bad.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    previous, out = GENESIS, []
+    for obj in lines:
+        text, previous = chained_line(previous, obj)
+        out.append(text)
+    bad.write_text("".join(out))
     return bad
 
 
@@ -560,7 +570,7 @@ def test_replay_rejects_a_wrong_chance_outcome_label_player_or_score(tmp_path):
 def test_replay_of_a_log_without_end_line_and_of_bad_files(tmp_path):
     log = _game(tmp_path)
     res = runner.invoke(app, ["replay", str(_rewrite(log, lambda lines: lines.pop()))])
-    assert res.exit_code == 0 and "no end line" in res.output
+    assert res.exit_code == 2 and "no end line" in res.output
     junk = tmp_path / "junk.jsonl"
     junk.write_text("not json\n")
     res = runner.invoke(app, ["replay", str(junk)])

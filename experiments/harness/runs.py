@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 import shlex
 import sys
 from collections.abc import Mapping
@@ -17,6 +18,36 @@ from pathlib import Path
 from typing import Any
 
 from psygym_experiments.harness.output import write_json
+
+MAX_COMPONENT = 80
+"""Longest folder name made from a user-given name (scenario, study, agent)."""
+
+
+def safe_component(name: str, fallback: str = "unnamed") -> str:
+    """``name`` as one safe path component: it can never leave the folder it is joined to.
+
+    Letters, digits, ``.``, ``_`` and ``-`` are kept, every other run of characters (slashes,
+    backslashes, NUL, spaces, ...) becomes ``-``; leading dots and dashes go (no ``..``, no hidden
+    file); the result is at most :data:`MAX_COMPONENT` characters. A name that had to change gets
+    a short hash of the original, so two different names never share a folder.
+    """
+    import hashlib
+
+    text = str(name)
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", text).lstrip(".-").rstrip("-") or fallback
+    if slug == text and len(slug) <= MAX_COMPONENT:
+        return slug
+    digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{slug[: MAX_COMPONENT - 9].rstrip('.-')}-{digest}"
+
+
+def inside(base: str | Path, *parts: str) -> Path:
+    """``base/part/...`` with every part made a :func:`safe_component` (checked to stay inside)."""
+    root = Path(base)
+    path = root.joinpath(*(safe_component(p) for p in parts))
+    if not path.resolve().is_relative_to(root.resolve()):  # pragma: no cover - a symlink
+        raise ValueError(f"{path} is outside the output folder {root}")
+    return path
 
 
 def timestamp() -> str:

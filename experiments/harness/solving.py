@@ -9,6 +9,7 @@ editions are never solvable here.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -57,7 +58,11 @@ def solve_value(rules: Any, max_states: int | None = MAX_STATES) -> Solved:
     return Solved(value, "", int(getattr(solver, "states", 0)))
 
 
-def _solve_child(conn: Any, rules: Any, max_states: int | None, cpu_seconds: float) -> None:
+def _solve_child(conn: Any, rules: Any, max_states: int | None, cpu_seconds: float,
+                 parent: int | None = None) -> None:  # fmt: skip
+    from psygym_experiments.harness.lifecycle import die_with_parent
+
+    die_with_parent(parent)  # a killed parent takes its solver child with it
     try:  # the kernel stops this process after cpu_seconds of CPU time (POSIX only)
         import math
         import resource
@@ -89,7 +94,7 @@ def exact_game_value(
 
     parent, child = multiprocessing.Pipe(duplex=False)
     proc = multiprocessing.Process(
-        target=_solve_child, args=(child, rules, max_states, timeout), daemon=True
+        target=_solve_child, args=(child, rules, max_states, timeout, os.getpid()), daemon=True
     )
     proc.start()
     child.close()

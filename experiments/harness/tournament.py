@@ -280,7 +280,12 @@ def worker_pool(workers: int) -> Any:
     """
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(max_workers=workers, initializer=_init_worker)
+    from psygym_experiments.harness.lifecycle import pool_initializer
+
+    # Workers die with this process (SIGTERM, SIGKILL, crash): no orphan blocked on a pipe.
+    return ProcessPoolExecutor(
+        max_workers=workers, initializer=pool_initializer, initargs=(os.getpid(), _init_worker)
+    )
 
 
 def _run_remote(token: str, rules: Any, specs: Sequence[str], task: tuple) -> tuple[tuple, Any]:

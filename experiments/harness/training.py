@@ -7,16 +7,20 @@ A run lives in ``<runs-dir>/<edition>/<scenario>/<algo>_<n>/``:
 - ``metrics.csv``: one row per evaluation (step, mean eval score, its 95% half-width, episodes,
   exact score when asked, best score so far, wall time); ``learning_curve.png``;
 - ``tb/``: TensorBoard logs (``tensorboard --logdir runs``);
-- ``checkpoints/last.zip`` + ``last.json`` (step count and bookkeeping, no RNG state), rewritten
+- ``checkpoints/step_<n>/`` (policy ``model.safetensors`` + ``model.json``, optimizer state
+  ``optimizer.safetensors``, DQN replay buffer ``replay_buffer.npz``: no pickles) named by
+  ``checkpoints/last.json`` (their SHA-256, step count and bookkeeping, no RNG state), rewritten
   at every evaluation and when the run is interrupted (Ctrl-C or SIGTERM: the signal sets a
   flag that the training callback checks; the run then saves a checkpoint and exits with status
   128 + signal number);
-- ``model.zip`` + ``model.json`` (edition, scenario, algo, seat, steps, opponent, mean eval
-  score) at the end, and ``best_model.zip`` + ``best_model.json`` (best evaluation so far).
+- ``model.safetensors`` + ``model.json`` (safe format; edition, scenario, algo, seat, steps,
+  opponent, mean eval score) at the end, and ``best_model.safetensors`` + ``best_model.json``.
 
 ``--resume RUN_DIR`` reloads ``config.yml`` and the last checkpoint and continues from its step
 count (the step counter, learning-rate schedule and TensorBoard curve continue; the env RNG is
-re-seeded). Model files are SB3 archives (pickles): load only files you trust; metadata is JSON.
+re-seeded; the hashes in ``last.json`` are checked first). A run killed before its first
+checkpoint starts again from step 0; ``metrics.csv`` rows after the checkpoint are dropped, so
+the metrics stay continuous. An older run's ``last.zip`` (pickles) resumes only with trust.
 
 Illegal actions: MaskablePPO samples only legal actions (``env.action_masks()``). Plain PPO and
 DQN have no masks: ``LegalActionWrapper`` replaces an illegal action by the lowest legal one
@@ -36,7 +40,9 @@ import copy
 import json
 import math
 import os
+import re
 import shlex
+import shutil
 import signal
 import time
 from dataclasses import asdict, dataclass, field
@@ -50,6 +56,7 @@ from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import (
     append_metrics,
     atomic_write,
+    inside,
     numbered_run_dir,
 )
 from psygym_experiments.harness.runs import read_metrics as _read_csv
@@ -64,8 +71,10 @@ METRIC_FIELDS = (
     "step", "mean_score", "ci95", "episodes", "exact_score", "best_score", "wall_time",
 )  # fmt: skip
 TRUSTED_NOTE = (
-    "Model files are stable-baselines3 archives (pickles): only load models from trusted sources."
+    "Models and checkpoints are written in psygym's safe format (safetensors + JSON, no "
+    "pickles); an SB3 .zip loads only with --trust-pickle."
 )
+SAFE_NOTE = "psygym safe model (safetensors + JSON): loads without unpickling anything"
 
 
 class TrainingInterrupted(RuntimeError):
@@ -299,6 +308,11 @@ def _env_factory(cfg: TrainConfig, index: int, in_subprocess: bool) -> Any:
         from psygym.envs.wrappers import AlternateSeats, LegalActionWrapper, OpponentControl
 
         if in_subprocess:
+            from psygym_experiments.harness.lifecycle import die_with_parent
+
+            # SubprocVecEnv starts workers from a forkserver, which exits with this process:
+            # the worker dies with its direct parent.
+            die_with_parent()
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
         opponent = "random" if cfg.opponent == "self" else cfg.opponent
         seat = index % 2 if cfg.seat == "both" else int(cfg.seat)
@@ -399,51 +413,167 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     return out
 
 
-def save_model(model: Any, path: Path, meta: dict[str, Any]) -> None:
-    """Save an SB3 model (atomically) with its JSON metadata beside it (``<stem>.json``)."""
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(tmp)
+def save_model(model: Any, path: Path, meta: dict[str, Any]) -> Path:
+    """Save an SB3 model's policy in the safe format: ``<stem>.safetensors`` + ``<stem>.json``.
+
+    ``path`` is the stem (a ``.zip``/``.safetensors``/``.json`` suffix is dropped); ``meta`` goes
+    into the JSON (:func:`psygym_agents.safe_model.save_safe`). Nothing written is a pickle.
+    """
+    from gymnasium import spaces
+    from psygym_agents.safe_model import save_safe
+
+    p = Path(path)
+    stem = p.with_suffix("") if p.suffix in (".zip", ".safetensors", ".json") else p
+    net = getattr(model, "policy", model)
+    space = net.action_space
+    # The envs' action space is a Discrete subclass (legal-action masks); the format records a
+    # plain Discrete of the same size (safe_model accepts only exactly Discrete).
+    if isinstance(space, spaces.Discrete) and type(space) is not spaces.Discrete:
+        net.action_space = spaces.Discrete(int(space.n), start=int(space.start))
+    try:
+        return save_safe(model, stem, meta)
+    finally:
+        net.action_space = space
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def save_optimizer(optimizer: Any, path: Path) -> str:
+    """Write a torch optimizer's state as safetensors (tensors) + JSON (groups); return its SHA-256.
+
+    No pickle: the tensors are ``state.<param index>.<name>``, the parameter groups and any
+    non-tensor state are JSON in the file's metadata.
+    """
+    import torch
+    from safetensors.torch import save_file
+
+    sd = optimizer.state_dict()
+    tensors, scalars = {}, {}
+    for idx, state in sd["state"].items():
+        for key, value in state.items():
+            if torch.is_tensor(value):
+                tensors[f"state.{idx}.{key}"] = value.detach().to("cpu").contiguous().clone()
+            else:
+                scalars[f"{idx}.{key}"] = value
+    doc = json.dumps({"param_groups": sd["param_groups"], "scalars": scalars})
+    tmp = path.with_name(path.name + ".tmp")
+    save_file(tensors, str(tmp), metadata={"optimizer": doc})
     os.replace(tmp, path)
-    write_json(path.with_suffix(".json"), meta)
+    return _sha256(path)
 
 
-_RUNTIME_STATE = (
-    "_last_obs", "_last_episode_starts", "_last_original_obs", "ep_info_buffer",
-    "ep_success_buffer", "tensorboard_log",
-)  # fmt: skip
+def load_optimizer(optimizer: Any, path: Path, sha256: str) -> None:
+    """Load :func:`save_optimizer`'s file into ``optimizer`` after checking its SHA-256.
+
+    Raises:
+        ValueError: the file is not the one the run recorded (SHA-256 differs) or is unreadable.
+    """
+    from safetensors import safe_open
+
+    if not path.is_file() or _sha256(path) != sha256:
+        raise ValueError(
+            f"{path} is not the optimizer state this run recorded (missing, or its SHA-256 "
+            "differs from checkpoints/last.json): the checkpoint was changed"
+        )
+    try:
+        with safe_open(str(path), "pt") as f:
+            doc = json.loads(f.metadata()["optimizer"])
+            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - not a dict
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"{path} is not an optimizer state file: {exc}") from None
+    state: dict[int, dict[str, Any]] = {}
+    for key, value in tensors.items():
+        _, idx, name = key.split(".", 2)
+        state.setdefault(int(idx), {})[name] = value
+    for key, value in doc["scalars"].items():
+        idx, name = key.split(".", 1)
+        state.setdefault(int(idx), {})[name] = value
+    groups = doc["param_groups"]
+    for g in groups:
+        if isinstance(g.get("betas"), list):
+            g["betas"] = tuple(g["betas"])
+    optimizer.load_state_dict({"state": state, "param_groups": groups})
+
+
+_BUFFER_ARRAYS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts")
+
+
+def save_buffer(buffer: Any, path: Path) -> str:
+    """Write a replay buffer's arrays as ``.npz`` (no object arrays); return its SHA-256."""
+    import numpy as np
+
+    arrays = {k: getattr(buffer, k) for k in _BUFFER_ARRAYS if getattr(buffer, k, None) is not None}
+    arrays["position"] = np.array([buffer.pos, int(buffer.full)], dtype=np.int64)
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as f:
+        np.savez(f, **arrays)
+    os.replace(tmp, path)
+    return _sha256(path)
+
+
+def load_buffer(buffer: Any, path: Path, sha256: str) -> None:
+    """Load :func:`save_buffer`'s file into ``buffer`` (``allow_pickle=False``) after its SHA-256.
+
+    Raises:
+        ValueError: a changed file, or arrays of other shapes than the buffer's.
+    """
+    import numpy as np
+
+    if not path.is_file() or _sha256(path) != sha256:
+        raise ValueError(f"{path} is not the replay buffer this run recorded (SHA-256 differs)")
+    with np.load(path, allow_pickle=False) as data:
+        for key in _BUFFER_ARRAYS:
+            if key in data.files:
+                if data[key].shape != getattr(buffer, key).shape:
+                    raise ValueError(f"{path}: {key} has shape {data[key].shape}, not the buffer's")
+                setattr(buffer, key, data[key].copy())
+        buffer.pos, buffer.full = int(data["position"][0]), bool(data["position"][1])
+
+
+def final_model(run_dir: str | Path) -> Path | None:
+    """The safe-format final model of a run folder (``model.safetensors``), or ``None``.
+
+    Only what ``psygym train`` writes: a stray ``model.zip`` (pickles) in the folder is ignored.
+    """
+    from psygym_agents.safe_model import is_safe_model, safe_paths
+
+    weights = safe_paths(Path(run_dir) / "model")[0]
+    return weights if is_safe_model(weights) else None
+
+
+def trained_models(folder: str | Path) -> list[Path]:
+    """Safe-format final models of the runs under ``folder``, oldest first (``compare`` picks one).
+
+    Only ``model.safetensors`` files with their JSON are listed, never SB3 ``.zip`` archives, so
+    a ``runs/`` folder received from someone else cannot make ``compare`` unpickle anything.
+    """
+    from psygym_agents.safe_model import is_safe_model
+
+    found = [p for p in Path(folder).glob("**/model.safetensors") if is_safe_model(p)]
+    return sorted(found, key=lambda p: p.stat().st_mtime)
 
 
 def export_model(run_dir: str | Path, dest: str | Path) -> Path:
-    """Copy a run's final model to ``dest`` in compact form, with ``<dest stem>.json`` beside it.
+    """Copy a run's final model to ``dest`` (safe format), with its final evaluation in the JSON.
 
-    The copy keeps the network weights and drops what only training needs (the optimizer's
-    moment estimates, the last observations, episode buffers) and is zip-deflated, so small
-    models stay well under a megabyte. It still resumes training (with a fresh optimizer state).
+    The copy holds the policy weights only (``<dest stem>.safetensors`` + ``.json``); a
+    ``.zip``/``.safetensors``/``.json`` suffix of ``dest`` is dropped.
 
     Raises:
-        FileNotFoundError: the run has no ``model.zip`` yet.
+        FileNotFoundError: the run has no ``model.safetensors`` yet.
     """
-    import zipfile
+    from psygym_agents.safe_model import load_safe, read_safe_metadata
 
-    from psygym_agents.sb3 import algo_class, read_metadata
-
-    src = Path(run_dir) / "model.zip"
-    if not src.is_file():
-        raise FileNotFoundError(f"{run_dir} has no model.zip to export")
-    meta = read_metadata(src)
-    model = algo_class(meta["algo"]).load(src, device="cpu")  # our own run: trusted
-    model.policy.optimizer.state.clear()
-    out = Path(dest)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.stem + ".stored.zip")
-    model.save(tmp, exclude=list(_RUNTIME_STATE))
-    packed = out.with_name(out.stem + ".tmp.zip")
-    with zipfile.ZipFile(tmp) as zin, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as zout:
-        for item in zin.infolist():
-            zout.writestr(item.filename, zin.read(item.filename))
-    tmp.unlink()
-    os.replace(packed, out)
-    rows = read_metrics(run_dir)
+    src = final_model(run_dir)
+    if src is None:
+        raise FileNotFoundError(f"{run_dir} has no model.safetensors to export")
+    meta = read_safe_metadata(src)
+    net = load_safe(src)  # checks the weights' SHA-256 against the JSON
+    rows = read_metrics(Path(run_dir))
     last = rows[-1] if rows else {}
     if last:  # the final evaluation, as metrics.csv recorded it
         meta.update(
@@ -454,8 +584,7 @@ def export_model(run_dir: str | Path, dest: str | Path) -> Path:
     command = Path(run_dir) / "command.txt"
     if command.is_file():
         meta["trained_with"] = command.read_text().splitlines()[0]
-    write_json(out.with_suffix(".json"), meta)
-    return out
+    return save_model(net, Path(dest), meta)
 
 
 def _model_meta(
@@ -472,7 +601,7 @@ def _model_meta(
         "exact_eval_score": evals[1],
         "policy_kwargs": cfg.hyperparams.get("policy_kwargs", {}),
         "psygym_version": __version__,
-        "note": "stable-baselines3 archive (contains pickles): load only from trusted sources",
+        "note": SAFE_NOTE,
     }  # fmt: skip
     rules_meta.update(extra)
     return rules_meta
@@ -656,7 +785,7 @@ class _Trainer:
             "best_score": f"{self.best:.6f}", "wall_time": f"{self.wall():.1f}",
         })  # fmt: skip
         if self.best == score:
-            save_model(model, self.run_dir / "best_model.zip",
+            save_model(model, self.run_dir / "best_model",
                        _model_meta(cfg, steps, self.last_evals))  # fmt: skip
         model.logger.record("eval/mean_score", mean)
         if exact is not None:
@@ -668,20 +797,117 @@ class _Trainer:
         return score
 
     def checkpoint(self, model: Any) -> None:
-        """Save ``checkpoints/last.zip`` and its step count (and DQN's buffer if small)."""
+        """Save a safe-format checkpoint: ``checkpoints/step_<n>/`` then ``last.json`` naming it.
+
+        ``step_<n>/`` holds the policy (``model.safetensors`` + ``model.json``), the optimizer
+        state (``optimizer.safetensors``) and DQN's replay buffer if small (``replay_buffer.npz``);
+        ``last.json`` (written last, atomically) records their SHA-256 and the run's
+        bookkeeping, so a kill at any moment leaves the previous checkpoint intact.
+        """
         steps = model.num_timesteps
-        save_model(model, self.ckpt_dir / "last.zip", _model_meta(
-            self.cfg, steps, self.last_evals, wall_time=self.wall(), best_score=self.best,
-            last_score=self.last_score, last_eval_step=self.last_eval_step,
-        ))  # fmt: skip
+        folder = self.ckpt_dir / f"step_{steps}"
+        folder.mkdir(exist_ok=True)
+        meta = _model_meta(self.cfg, steps, self.last_evals)
+        weights = save_model(model, folder / "model", meta)
+        record: dict[str, Any] = {
+            "format": CHECKPOINT_FORMAT, "dir": folder.name, "steps": steps,
+            "weights_sha256": _sha256(weights),
+            "optimizer_sha256": save_optimizer(model.policy.optimizer,
+                                               folder / "optimizer.safetensors"),
+            "n_updates": int(getattr(model, "_n_updates", 0)),
+            "n_calls": int(getattr(model, "_n_calls", 0)),
+            "wall_time": self.wall(), "best_score": self.best, "last_score": self.last_score,
+            "last_eval_step": self.last_eval_step, "mean_eval_score": self.last_evals[0],
+            "exact_eval_score": self.last_evals[1],
+        }  # fmt: skip
         buffer = getattr(model, "replay_buffer", None)
         if buffer is not None:
             limit = float(self.cfg.hyperparams.get("checkpoint_buffer_mb", 100)) * 2**20
-            size = sum(getattr(buffer, k).nbytes for k in ("observations", "next_observations",
-                                                           "actions", "rewards", "dones")
+            size = sum(getattr(buffer, k).nbytes for k in _BUFFER_ARRAYS
                        if getattr(buffer, k, None) is not None)  # fmt: skip
             if size <= limit:
-                model.save_replay_buffer(self.ckpt_dir / "replay_buffer.pkl")
+                record["buffer_sha256"] = save_buffer(buffer, folder / "replay_buffer.npz")
+        write_json(self.ckpt_dir / "last.json", record)
+        for old in self.ckpt_dir.glob("step_*"):  # earlier checkpoints are no longer named
+            if old.is_dir() and old.name != folder.name:
+                shutil.rmtree(old, ignore_errors=True)
+
+
+CHECKPOINT_FORMAT = "psygym-checkpoint/1"
+"""The ``format`` of ``checkpoints/last.json`` (safe-format checkpoints, no pickles)."""
+
+
+def checkpoint_record(run_dir: Path) -> dict[str, Any] | None:
+    """The run's ``checkpoints/last.json`` if it names a safe checkpoint, else ``None``.
+
+    Raises:
+        ValueError: ``last.json`` is unreadable, or names a folder other than ``step_<n>``.
+    """
+    path = Path(run_dir) / "checkpoints" / "last.json"
+    if not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(
+            f"{path} is not readable JSON ({exc}); the checkpoint is damaged"
+        ) from None
+    if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
+        return None
+    if not re.fullmatch(r"step_\d+", str(doc.get("dir", ""))):
+        raise ValueError(
+            f"{path} names the checkpoint folder {doc.get('dir')!r}; allowed: step_<n>"
+        )
+    return doc
+
+
+def _load_checkpoint(model: Any, run_dir: Path, record: dict[str, Any]) -> None:
+    """Load a safe checkpoint (weights, optimizer, buffer) into a fresh ``model``, hashes checked.
+
+    Raises:
+        ValueError: a file of the checkpoint is missing or not the one ``last.json`` recorded.
+    """
+    from psygym_agents.safe_model import load_safe, safe_paths
+
+    folder = Path(run_dir) / "checkpoints" / record["dir"]
+    weights = safe_paths(folder / "model")[0]
+    if not weights.is_file() or _sha256(weights) != record.get("weights_sha256"):
+        raise ValueError(
+            f"{weights} is not the checkpoint this run recorded (missing, or its SHA-256 differs "
+            "from checkpoints/last.json)"
+        )
+    net = load_safe(folder / "model")
+    model.policy.load_state_dict(net.state_dict(), strict=True)
+    load_optimizer(model.policy.optimizer, folder / "optimizer.safetensors",
+                   str(record.get("optimizer_sha256")))  # fmt: skip
+    if record.get("buffer_sha256") and getattr(model, "replay_buffer", None) is not None:
+        load_buffer(model.replay_buffer, folder / "replay_buffer.npz", record["buffer_sha256"])
+    model.num_timesteps = int(record["steps"])
+    if hasattr(model, "_n_updates"):
+        model._n_updates = int(record.get("n_updates", 0))
+    if hasattr(model, "_n_calls"):
+        model._n_calls = int(record.get("n_calls", 0))
+
+
+def trim_metrics(run_dir: Path, record: dict[str, Any] | None) -> None:
+    """Drop ``metrics.csv`` rows the checkpoint does not cover (a kill after the evaluation).
+
+    After a resume the evaluations continue from the checkpoint's step, so the kept rows are
+    those up to its ``last_eval_step`` (all rows go when there is no checkpoint): no step is
+    repeated and wall time never runs backwards.
+    """
+    path = Path(run_dir) / "metrics.csv"
+    rows = read_metrics(run_dir)
+    if not rows:
+        return
+    last = -1 if record is None else int(record.get("last_eval_step", -1))
+    wall = -1.0 if record is None else float(record.get("wall_time", 0.0))
+    keep = [r for r in rows if int(r["step"]) <= last and float(r["wall_time"] or 0) <= wall + 0.5]
+    if len(keep) == len(rows):
+        return
+    path.unlink()
+    for row in keep:
+        append_metrics(path, row, METRIC_FIELDS)
 
 
 def run_training(
@@ -719,16 +945,14 @@ def run_training(
         kw = algo_kwargs(cfg.hyperparams)
         policy = kw.pop("policy", cfg.hyperparams.get("policy", "MlpPolicy"))
         kw.setdefault("device", "cpu")
-        ckpt = run_dir / "checkpoints" / "last.zip"
-        if resume and ckpt.is_file():
-            model = cls.load(ckpt, env=vec_env, device=kw["device"],
-                             tensorboard_log=str(run_dir / "tb"))  # fmt: skip
-            buffer = run_dir / "checkpoints" / "replay_buffer.pkl"
-            if buffer.is_file() and hasattr(model, "load_replay_buffer"):
-                model.load_replay_buffer(buffer)
-        else:
-            model = cls(policy, vec_env, seed=cfg.seed, tensorboard_log=str(run_dir / "tb"),
-                        verbose=0, **kw)  # fmt: skip
+        model = cls(policy, vec_env, seed=cfg.seed, tensorboard_log=str(run_dir / "tb"),
+                    verbose=0, **kw)  # fmt: skip
+        record = checkpoint_record(run_dir) if resume else None
+        if record is not None:
+            _load_checkpoint(model, run_dir, record)
+        elif resume and (run_dir / "checkpoints" / "last.zip").is_file():
+            model = _load_legacy_checkpoint(cls, run_dir, vec_env, kw["device"])
+        resume = resume and int(model.num_timesteps) > 0
         done = int(model.num_timesteps)
         remaining = cfg.steps - done
         if remaining > 0 and not stop.signum:
@@ -746,7 +970,7 @@ def run_training(
             trainer.evaluate(model)
         trainer.checkpoint(model)
         if not trainer.pruned:
-            save_model(model, run_dir / "model.zip",
+            save_model(model, run_dir / "model",
                        _model_meta(cfg, steps, trainer.last_evals))  # fmt: skip
         plot_learning_curve(run_dir, _title(cfg))
         return {"steps": steps, "final_score": trainer.last_score, "best_score": trainer.best,
@@ -758,6 +982,20 @@ def run_training(
             vec_env.close()
         except (EOFError, BrokenPipeError, ConnectionResetError):  # pragma: no cover
             pass
+
+
+def _load_legacy_checkpoint(cls: Any, run_dir: Path, vec_env: Any, device: str) -> Any:
+    """An older run's ``checkpoints/last.zip`` (an SB3 archive: pickles), only when trusted.
+
+    Raises:
+        psygym_agents.sb3.UntrustedModelError: pickles are not trusted (``--trust-pickle``).
+    """
+    from psygym_agents.sb3 import refuse_zip, trust_pickle_from_env
+
+    ckpt = run_dir / "checkpoints" / "last.zip"
+    if not trust_pickle_from_env():
+        raise refuse_zip(ckpt)
+    return cls.load(ckpt, env=vec_env, device=device, tensorboard_log=str(run_dir / "tb"))
 
 
 def _title(cfg: TrainConfig) -> str:
@@ -811,7 +1049,7 @@ def command_line(cfg: TrainConfig, runs_dir: str | Path) -> str:
 def start_run(cfg: TrainConfig, runs_dir: str | Path) -> Path:
     """Create the run folder ``<runs-dir>/<edition>/<scenario>/<algo>_<n>`` with its config."""
     rules = _load_rules(cfg.edition, cfg.scenario)
-    run_dir = numbered_run_dir(Path(runs_dir) / cfg.edition / rules.scenario.name, cfg.algo)
+    run_dir = numbered_run_dir(inside(runs_dir, cfg.edition, rules.scenario.name), cfg.algo)
     write_config(run_dir, cfg)
     (run_dir / "seed.txt").write_text(f"{cfg.seed}\n")
     return run_dir
@@ -830,7 +1068,7 @@ def train_agent(
     show_progress: bool = False,
     **options: Any,
 ) -> Path:
-    """Train an agent and return its run folder (the model is ``<run>/model.zip``).
+    """Train an agent and return its run folder (the model is ``<run>/model.safetensors``).
 
     ``options`` are the other :func:`make_config` keywords (``eval_every``, ``eval_episodes``,
     ``seat``, ``eval_opponent``, ``n_envs``, ``subproc``, ``exact_eval``, ``overrides``).
@@ -855,8 +1093,13 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
     """
     run = Path(run_dir)
     cfg = config_from_file(run)
-    if not (run / "checkpoints" / "last.zip").is_file():
-        raise FileNotFoundError(f"{run} has no checkpoint to resume from (checkpoints/last.zip)")
+    record = checkpoint_record(run)
+    if record is None and not (run / "checkpoints" / "last.zip").is_file():
+        err_console.print(
+            f"[yellow]{run} has no checkpoint yet (killed before the first one): training "
+            "starts again from step 0[/yellow]", highlight=False,
+        )  # fmt: skip
+    trim_metrics(run, record)
     if steps is not None:
         cfg.steps = steps
         write_config(run, cfg)
@@ -867,8 +1110,8 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 
 
 __all__ = [
-    "TrainConfig", "TrainingInterrupted", "command_line", "config_from_file", "evaluate",
-    "exact_score", "export_model", "load_hyperparams", "make_config", "make_vec_env",
-    "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run", "run_training",
-    "start_run", "train_agent", "write_config",
+    "TrainConfig", "TrainingInterrupted", "checkpoint_record", "command_line", "config_from_file",
+    "evaluate", "exact_score", "export_model", "final_model", "load_hyperparams", "make_config",
+    "make_vec_env", "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run",
+    "run_training", "start_run", "train_agent", "trained_models", "trim_metrics", "write_config",
 ]  # fmt: skip

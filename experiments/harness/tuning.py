@@ -24,19 +24,22 @@ value), loadable as the agent ``tuned:<path>``.
 from __future__ import annotations
 
 import csv
-import re
 import shlex
 from pathlib import Path
 from typing import Any
 
 from psygym_experiments.harness.progress import ProgressBar
-from psygym_experiments.harness.runs import write_command
+from psygym_experiments.harness.runs import inside, safe_component, write_command
 
 TARGETS = ("parametric", "maskable-ppo")
 NET_SIZES: dict[str, list[int]] = {"small": [64, 64], "medium": [128, 128], "large": [256, 256]}
 
 
 # --------------------------------------------------------------------------------- storage
+STORAGE_SCHEMES = ("sqlite", "postgresql", "postgres", "mysql")
+"""URL schemes ``--storage`` accepts (with an optional ``+driver``), checked before connecting."""
+
+
 def default_storage(runs_dir: str | Path) -> str:
     """``sqlite:///<runs-dir>/optuna.db`` (absolute path)."""
     path = Path(runs_dir).resolve() / "optuna.db"
@@ -62,6 +65,12 @@ def open_storage(spec: str | None, runs_dir: str | Path) -> Any:
         raise ValueError(
             f"--storage {spec!r} is not a storage URL; use e.g. sqlite:///runs/optuna.db, "
             "postgresql://user:password@host:5432/db or journal:/shared/path/journal.log"
+        )
+    scheme = spec.split("://", 1)[0].lower()
+    if scheme.split("+", 1)[0] not in STORAGE_SCHEMES:
+        raise ValueError(
+            f"--storage {spec!r}: unknown storage scheme {scheme!r}; allowed: "
+            f"{', '.join(s + '://' for s in STORAGE_SCHEMES)} (SQLAlchemy URLs) or journal:PATH"
         )
     return _postgres_driver(spec)
 
@@ -91,7 +100,7 @@ def study_name(edition: str, scenario: str, target: str, name: str | None = None
 
 
 def _folder(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name)
+    return safe_component(name)
 
 
 def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
@@ -120,12 +129,52 @@ def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
             if attempt == 7:
                 raise
             time.sleep(0.2 + random.random() * (attempt + 1))
+    fail_orphaned_trials(study)
     # A re-run continues the study with fresh samples: the sampler's seed also depends on how
     # many trials the study already has (workers started together still need distinct seeds).
     done = len(study.trials)
     if done:
         study.sampler = optuna.samplers.TPESampler(seed=seed + 1_000_003 * done)
     return study
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - someone else's process
+        return True
+    return True
+
+
+def fail_orphaned_trials(study: Any) -> list[int]:
+    """Mark FAIL the RUNNING trials whose worker process is gone; return their numbers.
+
+    A tuner killed mid-trial (SIGKILL, power loss) leaves its trial RUNNING forever. Each trial
+    records its worker as ``host:pid`` (``user_attrs["worker"]``); a RUNNING trial of this host
+    whose process no longer exists is marked FAIL (``orphaned: worker gone``), so it is neither
+    counted as done nor waited for. Trials of other hosts, or of live processes, are left alone.
+    """
+    import socket
+
+    import optuna
+
+    host, failed = socket.gethostname(), []
+    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
+        who = str(t.user_attrs.get("worker", ""))
+        whose, _, pid = who.rpartition(":")
+        if whose != host or not pid.isdigit() or _alive(int(pid)):
+            continue
+        try:
+            study._storage.set_trial_user_attr(t._trial_id, "orphaned", f"worker {who} gone")
+            study._storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
+        except (RuntimeError, optuna.exceptions.UpdateFinishedTrialError):  # finished meanwhile
+            continue
+        failed.append(t.number)
+    return failed
 
 
 # --------------------------------------------------------------------------------- scoring
@@ -206,7 +255,7 @@ def hyperparams_from_params(params: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------------- runs
 def _tune_dir(runs_dir: str | Path, rules: Any, name: str) -> Path:
-    out = Path(runs_dir) / rules.edition / rules.scenario.name / f"tune_{_folder(name)}"
+    out = inside(runs_dir, rules.edition, rules.scenario.name, f"tune_{name}")
     out.mkdir(parents=True, exist_ok=True)
     return out
 
@@ -459,7 +508,7 @@ def _save_rl_best(
     """Write ``best.json`` of a MaskablePPO study, naming the best trial's model."""
     from psygym_agents.parametric import save_best
 
-    model = Path(best.user_attrs.get("run_dir", "")) / "model.zip"
+    model = Path(best.user_attrs.get("run_dir", "")) / "model.safetensors"
     try:
         model_ref = str(model.relative_to(out.resolve()))
     except ValueError:
@@ -469,7 +518,7 @@ def _save_rl_best(
         family="maskable-ppo", params=dict(best.params), value=float(best.value),
         model=model_ref, opponent=opp_name, study=name, trial=best.number,
         trials=trials, trial_steps=trial_steps,
-        note="the model is a stable-baselines3 archive (pickles): load only if trusted",
+        note="the model is in psygym's safe format (safetensors + JSON, no pickles)",
     )  # fmt: skip
 
 

@@ -37,18 +37,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import numpy as np
+from psygym_experiments.harness.gamelog import LOG_FORMAT, GameLog  # noqa: F401 - LOG_FORMAT re-exported
 
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Event, EventKind, IllegalActionError
 from psygym.editions import load
 from psygym.policies import agent_names, describe_agent, resolve_policy
 from psygym.scenario import ScenarioError, read_edition
-
-LOG_FORMAT = 1
-"""Version of the game-log format (the one ``psygym replay`` reads)."""
 
 LENGTH_KEYS = ("battle_rounds", "turns")
 """``[game]`` settings that count a game's length; the "rounds" override sets the one declared."""
@@ -218,54 +216,8 @@ def toml_text(data: Mapping[str, Any]) -> str:
 
 
 # ----------------------------------------------------------------------------- game log
-class LogWriter:
-    """Writes one game as JSON Lines in ``psygym replay``'s format; flushed after every line."""
-
-    def __init__(self, path: Path, header: Mapping[str, Any]):
-        self.path = path
-        self.steps = 0
-        self._file: IO[str] | None = path.open("x", encoding="utf-8")
-        self._write({"type": "header", "format": LOG_FORMAT, **header})
-
-    def _write(self, obj: Mapping[str, Any]) -> None:
-        assert self._file is not None, "the log is closed"
-        self._file.write(json.dumps(obj, default=float) + "\n")
-        self._file.flush()
-
-    def step(self, player: int, action: int, label: str) -> None:
-        """Record one transition (``player`` is CHANCE for a chance outcome)."""
-        self.steps += 1
-        who: int | str = "chance" if player == CHANCE else int(player)
-        self._write(
-            {"type": "step", "n": self.steps, "player": who, "action": int(action), "label": label}
-        )
-
-    def end(self, rules: Any, state: Hashable, result: str) -> None:
-        """Record the end line (``result``: ``"finished"`` or ``"quit"``) and close the file."""
-        text = state_text(state)
-        self._write(
-            {
-                "type": "end",
-                "result": result,
-                "steps": self.steps,
-                "score": [float(x) for x in rules.returns(state)],
-                "terminal": bool(rules.is_terminal(state)),
-                "state_sha256": hashlib.sha256(text.encode()).hexdigest(),
-                "state": text,
-            }
-        )
-        self.close()
-
-    @property
-    def closed(self) -> bool:
-        """Whether the end line was written (or the file closed)."""
-        return self._file is None
-
-    def close(self) -> None:
-        """Close the file (idempotent)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+LogWriter = GameLog
+"""The one game-log writer (hash-chained JSON Lines, :mod:`psygym_experiments.harness.gamelog`)."""
 
 
 # ----------------------------------------------------------------------------- one game

@@ -1,0 +1,185 @@
+"""The one game-log writer (terminal ``psygym play`` and the browser server) and its hash chain.
+
+A game log is JSON Lines, one JSON object per line (format :data:`LOG_FORMAT`):
+
+1. ``{"type": "header", "format": 2, ...}`` (edition, scenario, seed, seat, opponent, ...);
+2. one ``{"type": "step", "n", "player", "action", "label"}`` per transition (``player`` is 0, 1
+   or ``"chance"``);
+3. ``{"type": "end", "result", "steps", "score", "terminal", "state_sha256", "state"}``.
+
+Every line also carries ``"hash"``: the SHA-256 (hex) of the previous line's hash, a newline,
+and the line's canonical JSON without its ``hash`` key (:func:`canonical_json`: keys sorted, no
+spaces, ASCII only). The header's previous hash is :data:`GENESIS` (64 zeros). Changing,
+removing, reordering or cutting off any line breaks the chain at the first line concerned
+(:func:`verify_chain`), so a log is tamper-evident (not tamper-proof: there is no secret key).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import json
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from psygym.core import CHANCE
+
+LOG_FORMAT = 2
+"""Version of the game-log format (2: every line carries a chained ``hash``)."""
+
+GENESIS = "0" * 64
+"""The "previous hash" of a log's first line."""
+
+HASH_KEY = "hash"
+"""The key of a line's chained hash."""
+
+
+def state_text(obj: Any) -> str:
+    """Canonical text of a state: fields in order, sets sorted, enums by name.
+
+    Unlike ``repr`` (whose frozenset order may follow Python's per-process string hashing), two
+    equal states always give the same text, so logs can be checked in another process.
+    """
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        inner = ", ".join(
+            f"{f.name}={state_text(getattr(obj, f.name))}" for f in dataclasses.fields(obj)
+        )
+        return f"{type(obj).__name__}({inner})"
+    if isinstance(obj, enum.Enum):
+        return f"{type(obj).__name__}.{obj.name}"
+    if isinstance(obj, (frozenset, set)):
+        return "{" + ", ".join(sorted(state_text(x) for x in obj)) + "}"
+    if isinstance(obj, (tuple, list)):
+        return "(" + ", ".join(state_text(x) for x in obj) + ("," if len(obj) == 1 else "") + ")"
+    if isinstance(obj, Mapping):
+        items = sorted(f"{state_text(k)}: {state_text(v)}" for k, v in obj.items())
+        return "{" + ", ".join(items) + "}"
+    if isinstance(obj, np.ndarray):
+        return repr(obj.tolist())
+    if isinstance(obj, np.generic):
+        return repr(obj.item())
+    return repr(obj)
+
+
+def state_digest(state: Hashable) -> str:
+    """SHA-256 of :func:`state_text` (hex)."""
+    return hashlib.sha256(state_text(state).encode()).hexdigest()
+
+
+def canonical_json(obj: Mapping[str, Any]) -> str:
+    """The text a line's hash covers: ``obj`` without ``hash``, keys sorted, compact, ASCII."""
+    body = {k: v for k, v in obj.items() if k != HASH_KEY}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=float)
+
+
+def chain_hash(previous: str, obj: Mapping[str, Any]) -> str:
+    """The hash of a line: SHA-256 of the previous hash, a newline and the canonical JSON (hex)."""
+    return hashlib.sha256(f"{previous}\n{canonical_json(obj)}".encode("ascii")).hexdigest()
+
+
+def chained_line(previous: str, obj: Mapping[str, Any]) -> tuple[str, str]:
+    """``(line text with its newline, its hash)`` of ``obj`` following the hash ``previous``."""
+    body = json.loads(canonical_json(obj))  # what a reader will see, so both sides hash alike
+    digest = chain_hash(previous, body)
+    return json.dumps({**body, HASH_KEY: digest}, default=float) + "\n", digest
+
+
+class ChainError(ValueError):
+    """A game log whose hash chain is broken or missing (the message names the first bad line)."""
+
+
+def verify_chain(lines: Iterable[tuple[int, Mapping[str, Any]]], where: str) -> Iterator[
+    tuple[int, Mapping[str, Any]]
+]:  # fmt: skip
+    """Yield ``(line number, object)`` of ``lines`` after checking each link of the chain.
+
+    Raises:
+        ChainError: a line without ``hash`` (an old unchained log when it is the header), or a
+            hash that does not follow from the previous line (a changed, removed or reordered
+            line); the message names the first bad line.
+    """
+    previous = GENESIS
+    for n, obj in lines:
+        got = obj.get(HASH_KEY)
+        if not isinstance(got, str):
+            if n == 1 or previous == GENESIS:
+                raise ChainError(
+                    f"{where}: line {n}: the log has no hash chain (written by an older psygym, "
+                    f"format {obj.get('format', 1)}); only format {LOG_FORMAT} logs, whose every "
+                    "line carries a chained 'hash', can be replayed"
+                )
+            raise ChainError(f"{where}: line {n}: no 'hash' (every line must carry one)")
+        if got != chain_hash(previous, obj):
+            raise ChainError(
+                f"{where}: line {n}: hash does not follow from the previous line (the line was "
+                "changed, or a line before it was removed or moved)"
+            )
+        previous = got
+        yield n, obj
+
+
+class GameLog:
+    """Writes one game as a hash-chained JSON Lines log; flushed after every line.
+
+    Args:
+        path: the file to create (it must not exist).
+        header: the header's fields (``type`` and ``format`` are added).
+    """
+
+    def __init__(self, path: Path, header: Mapping[str, Any]):
+        self.path = Path(path)
+        self.steps = 0
+        self._previous = GENESIS
+        self._file: IO[str] | None = self.path.open("x", encoding="utf-8")
+        self._write({"type": "header", "format": LOG_FORMAT, **header})
+
+    def _write(self, obj: Mapping[str, Any]) -> None:
+        assert self._file is not None, "the log is closed"
+        text, self._previous = chained_line(self._previous, obj)
+        self._file.write(text)
+        self._file.flush()
+
+    def step(self, player: int, action: int, label: str) -> None:
+        """Record one transition (``player`` is CHANCE for a chance outcome)."""
+        self.steps += 1
+        who: int | str = "chance" if player == CHANCE else int(player)
+        self._write(
+            {"type": "step", "n": self.steps, "player": who, "action": int(action), "label": label}
+        )
+
+    def end(self, rules: Any, state: Hashable, result: str) -> None:
+        """Record the end line (``result``: ``"finished"`` or ``"quit"``) and close the file."""
+        text = state_text(state)
+        self._write(
+            {
+                "type": "end",
+                "result": result,
+                "steps": self.steps,
+                "score": [float(x) for x in rules.returns(state)],
+                "terminal": bool(rules.is_terminal(state)),
+                "state_sha256": hashlib.sha256(text.encode()).hexdigest(),
+                "state": text,
+            }
+        )
+        self.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the end line was written (or the file closed)."""
+        return self._file is None
+
+    def close(self) -> None:
+        """Close the file (idempotent)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+__all__ = [
+    "GENESIS", "HASH_KEY", "LOG_FORMAT", "ChainError", "GameLog", "canonical_json", "chain_hash",
+    "chained_line", "state_digest", "state_text", "verify_chain",
+]  # fmt: skip

@@ -1,0 +1,61 @@
+"""Worker processes that never outlive their parent (``evaluate --workers``, ``compare``, solving).
+
+:func:`die_with_parent` runs first in every child process the harness starts: on Linux it asks
+the kernel (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) to kill the child when its parent dies, for
+any reason (SIGTERM, SIGKILL, a crash); elsewhere a daemon thread polls the parent's pid. A
+parent that died before the call is noticed at once (``os.getppid()`` changed).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _prctl_pdeathsig() -> bool:
+    """Ask the Linux kernel for SIGKILL on parent death; False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):  # pragma: no cover - no libc/prctl
+        return False
+
+
+def _watch(parent: int, every: float) -> None:  # pragma: no cover - non-Linux fallback
+    while os.getppid() == parent:
+        time.sleep(every)
+    os._exit(1)
+
+
+def die_with_parent(parent: int | None = None, *, poll_seconds: float = 1.0) -> None:
+    """Make this (child) process exit when its parent ``parent`` (default: current one) dies.
+
+    Args:
+        parent: the parent's pid as the parent saw it (pass ``os.getpid()`` from the parent, so a
+            parent that died before the child got here is detected).
+        poll_seconds: polling interval of the fallback watchdog thread (non-Linux).
+    """
+    expected = os.getppid() if parent is None else parent
+    if not _prctl_pdeathsig():
+        threading.Thread(target=_watch, args=(expected, poll_seconds), daemon=True).start()
+    if os.getppid() != expected:  # the parent died before the kernel could be told
+        os._exit(1)
+
+
+def pool_initializer(parent: int, then: object = None) -> None:
+    """A ``ProcessPoolExecutor`` initializer: :func:`die_with_parent`, then ``then()`` if given."""
+    die_with_parent(parent)
+    if callable(then):
+        then()
+
+
+__all__ = ["die_with_parent", "pool_initializer"]
