@@ -142,7 +142,7 @@ def _space_to_json(space: Any, what: str) -> dict[str, Any]:
         return {"type": "Box", "shape": [int(d) for d in space.shape],
                 "dtype": str(space.dtype), "low": _bound(space.low),
                 "high": _bound(space.high)}  # fmt: skip
-    if what == "action_space" and type(space) is spaces.Discrete:
+    if what == "action_space" and isinstance(space, spaces.Discrete):
         return {"type": "Discrete", "n": int(space.n), "start": int(space.start)}
     kind = "Box" if what == "observation_space" else "Discrete"
     raise SafeModelError(f"the safe format holds a {kind} {what}, not {space!r}")

@@ -419,21 +419,11 @@ def save_model(model: Any, path: Path, meta: dict[str, Any]) -> Path:
     ``path`` is the stem (a ``.zip``/``.safetensors``/``.json`` suffix is dropped); ``meta`` goes
     into the JSON (:func:`psygym_agents.safe_model.save_safe`). Nothing written is a pickle.
     """
-    from gymnasium import spaces
     from psygym_agents.safe_model import save_safe
 
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".zip", ".safetensors", ".json") else p
-    net = getattr(model, "policy", model)
-    space = net.action_space
-    # The envs' action space is a Discrete subclass (legal-action masks); the format records a
-    # plain Discrete of the same size (safe_model accepts only exactly Discrete).
-    if isinstance(space, spaces.Discrete) and type(space) is not spaces.Discrete:
-        net.action_space = spaces.Discrete(int(space.n), start=int(space.start))
-    try:
-        return save_safe(model, stem, meta)
-    finally:
-        net.action_space = space
+    return save_safe(model, stem, meta)
 
 
 def _sha256(path: Path) -> str:
