@@ -59,8 +59,10 @@ knows, in data-file order. Chance outcomes: the test total (2..12), the number o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -117,6 +119,23 @@ class PowerDef:
 def _data(**kw: Any) -> tuple[tuple[str, Any], ...]:
     """Event data as given: call sites name the keys in sorted order (``Event.data`` is sorted)."""
     return tuple(kw.items())
+
+
+@cache
+def _deniable(total: int) -> bool:
+    """Whether some Deny the Witch roll beats the test ``total`` (8E-5.2), as a plain bool."""
+    return deny_chance(total) > 0
+
+
+def _update(s: State, **changes: Any) -> None:
+    """Set fields of ``s`` in place: only ever a transition's own new copy, before it returns.
+
+    Each transition copies its input once with :func:`~psygym.kernel.evolve` and builds the next
+    state in that copy, so it costs one copy however many steps it chains (a test, its Perils,
+    the deny, the effect, the decisions skipped, the next phase). Nothing else has seen the copy
+    yet (it is neither hashed nor shared), so every state a caller receives stays immutable.
+    """
+    s.__dict__.update(changes)
 
 
 class EighthRules(RulesBase):
@@ -222,7 +241,11 @@ class EighthRules(RulesBase):
         self._mean_cache: dict[tuple[int, ...], float] = {}
         self._options_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
         self._legal_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
-        self._both_sides_alive: dict[tuple[int, ...], bool] = {}
+        self._alive_cache: dict[tuple[int, ...], int] = {}
+        self._side_masks = tuple(sum(1 << i for i in units) for units in self.side_units)
+        self._event_cache: dict[tuple[Any, ...], Event] = {}
+        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
+        self._blast_causes = tuple(f"the blast of {name}'s Perils" for name in self.names)
         # Who moves at each stage, by active player (8E-2.1, 8E-5.1).
         self._mover = tuple(
             (
@@ -310,7 +333,8 @@ class EighthRules(RulesBase):
             attempts=self._no_attempts,
             active=first,
         )
-        return self._advance(s, [])
+        self._advance(s, None)  # the first phase is not reported (module docstring)
+        return s
 
     def current_player(self, state: State) -> int:
         """The active player at SELECT/POWER, the opponent at DENY, else CHANCE or TERMINAL."""
@@ -326,19 +350,17 @@ class EighthRules(RulesBase):
 
     def _legal(self, state: State) -> tuple[int, ...]:
         stage = state.stage
-        # Memoised by the fields legality reads (8E-2.1, 8E-3, 8E-5.1).
+        # Memoised by the fields legality reads (8E-2.1, 8E-3, 8E-5.1); of the wounds, only which
+        # units are alive matters.
         if stage == Stage.SELECT:
-            key: tuple[Any, ...] = (
-                stage,
-                state.active,
-                state.selected,
-                state.attempts,
-                state.wounds,
-            )
+            alive = self._alive(state.wounds)
+            key: tuple[Any, ...] = (stage, state.active, state.selected, state.attempts, alive)
         elif stage == Stage.POWER:
-            key = (stage, state.caster, state.unit_powers, state.attempts, state.wounds)
+            alive = self._alive(state.wounds)
+            key = (stage, state.caster, state.unit_powers, state.attempts, alive)
         elif stage == Stage.DENY:
-            key = (stage, state.caster, state.total, state.wounds, state.deny_left)
+            alive = self._alive(state.wounds)
+            key = (stage, state.caster, state.total, alive, state.deny_left)
         else:
             return ()
         cached = self._legal_cache.get(key)
@@ -355,12 +377,21 @@ class EighthRules(RulesBase):
             out.append(self.END_PHASE)
             return out
         if stage == Stage.POWER:
-            out = self._cast_options(state, state.caster, state.unit_powers)
-            out.append(self.STOP)
-            return out
+            return [*self._cast_options(state, state.caster, state.unit_powers), self.STOP]
         out = [self.actions.deny(d) for d in self.deniers(state)]
         out.append(self.NO_DENY)
         return out
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """Boolean mask over ``range(num_actions)`` of :meth:`legal_actions` (a new array)."""
+        legal = self._legal(state)
+        mask = self._mask_cache.get(legal)
+        if mask is None:
+            if len(self._mask_cache) >= _CACHE_LIMIT:
+                self._mask_cache.clear()
+            mask = self._mask_cache[legal] = np.zeros(self.num_actions, dtype=bool)
+            mask[list(legal)] = True
+        return mask.copy()
 
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """Exact aggregated outcomes of the pending roll (see the module docstring)."""
@@ -378,11 +409,19 @@ class EighthRules(RulesBase):
 
     # ------------------------------------------------------------------ legality helpers
 
+    def _alive(self, wounds: tuple[int, ...]) -> int:
+        """Bit ``i`` set: unit ``i`` has wounds left (8E-1.3); memoised by the wounds."""
+        alive = self._alive_cache.get(wounds)
+        if alive is None:
+            if len(self._alive_cache) >= _CACHE_LIMIT:
+                self._alive_cache.clear()
+            alive = self._alive_cache[wounds] = sum(1 << i for i, w in enumerate(wounds) if w > 0)
+        return alive
+
     def _selectable(self, s: State, i: int) -> bool:
         if (s.selected >> i) & 1 or not s.wounds[i]:
             return False
-        cached = self._options_cache.get((i, 0, s.attempts, s.wounds))
-        return bool(cached) if cached is not None else bool(self._cast_options(s, i, 0))
+        return bool(self._cast_options(s, i, 0))
 
     def cast_options(self, state: State, unit: int) -> list[int]:
         """Sorted cast actions ``unit`` may attempt now (8E-3), whether or not it is selected.
@@ -391,17 +430,17 @@ class EighthRules(RulesBase):
         phase locked out, 8E-3.3); for another unit, what it could attempt once selected.
         """
         unit_powers = state.unit_powers if state.caster == unit else 0
-        return self._cast_options(state, unit, unit_powers)
+        return list(self._cast_options(state, unit, unit_powers))
 
-    def _cast_options(self, s: State, c: int, unit_powers: int) -> list[int]:
+    def _cast_options(self, s: State, c: int, unit_powers: int) -> tuple[int, ...]:
         """Cast actions of unit ``c`` (8E-3): known, not locked out, with a living target."""
-        key = (c, unit_powers, s.attempts, s.wounds)
+        key = (c, unit_powers, s.attempts, self._alive(s.wounds))  # aliveness only, as _legal
         cached = self._options_cache.get(key)
         if cached is None:
             if len(self._options_cache) > _CACHE_LIMIT:
                 self._options_cache.clear()
             cached = self._options_cache[key] = tuple(self._find_cast_options(s, c, unit_powers))
-        return list(cached)
+        return cached
 
     def _find_cast_options(self, s: State, c: int, unit_powers: int) -> list[int]:
         out: list[int] = []
@@ -426,7 +465,7 @@ class EighthRules(RulesBase):
 
     def deniers(self, state: State) -> list[int]:
         """Units that may deny the pending power (8E-5.1): PSYKERs within range with denies left."""
-        if state.caster < 0 or deny_chance(state.total) == 0:
+        if state.caster < 0 or not _deniable(state.total):
             return []
         return [
             d
@@ -546,29 +585,36 @@ class EighthRules(RulesBase):
 
     def _apply(self, state: State, action: int) -> tuple[State, tuple[Event, ...]]:
         events: list[Event] = []
-        stage = state.stage
-        if stage == Stage.SELECT:
-            s = self._select(state, action, events)
-        elif stage == Stage.POWER:
-            s = self._power(state, action, events)
-        elif stage == Stage.DENY:
-            s = self._deny(state, action, events)
-        else:
-            s = self._chance_result(state, action, events)
-        return s, tuple(events)
+        return self._step(state, action, events), tuple(events)
 
-    def _select(self, s: State, a: int, events: list[Event]) -> State:
+    def _transition(self, state: State, action: int) -> State:
+        """The next state through the same code as :meth:`_apply`, building no events (search)."""
+        return self._step(state, action, None)
+
+    def _step(self, state: State, action: int, events: list[Event] | None) -> State:
+        """The state after ``action``; what happened goes to ``events`` unless it is ``None``.
+
+        The one copy of the transition is made here; the steps below build the next state in
+        it (see :func:`_update`).
+        """
+        s = evolve(state)
+        stage = s.stage
+        if stage == Stage.SELECT:
+            self._select(s, action, events)
+        elif stage == Stage.POWER:
+            self._power(s, action, events)
+        elif stage == Stage.DENY:
+            self._deny(s, action, events)
+        else:
+            self._chance_result(s, action, events)
+        return s
+
+    def _select(self, s: State, a: int, events: list[Event] | None) -> None:
         if a == self.END_PHASE:  # 8E-2.1
-            return self._advance(self._next_phase(s, events), events)
-        events.append(
-            Event(
-                EventKind.SELECT,
-                f"{self.names[a]} is selected to manifest powers.",
-                s.active,
-                _data(unit=self.names[a]),
-            )
-        )
-        return evolve(
+            self._next_phase(s, events)
+            return self._advance(s, events)
+        self._emit(events, self._select_event, a, s.active)
+        _update(
             s,
             stage=Stage.POWER,
             caster=a,
@@ -577,31 +623,16 @@ class EighthRules(RulesBase):
             selected=s.selected | (1 << a),
         )
 
-    def _power(self, s: State, a: int, events: list[Event]) -> State:
+    def _power(self, s: State, a: int, events: list[Event] | None) -> None:
         if a == self.STOP:  # 8E-2.2
-            return self._advance(
-                evolve(s, stage=Stage.SELECT, caster=-1, manifests_left=0, unit_powers=0), events
-            )
+            _update(s, stage=Stage.SELECT, caster=-1, manifests_left=0, unit_powers=0)
+            return self._advance(s, events)
         p, t = self.decode_cast(a)
-        power = self.powers[p]
         wc = self.warp_charge(s, p)  # 8E-4.2
         attempts = list(s.attempts)
         attempts[p] += 1
-        target = "" if power.target in ("self", "none") else f" at {self.names[t]}"
-        events.append(
-            Event(
-                EventKind.ATTEMPT,
-                f"{self.names[s.caster]} attempts {power.name} (WC {wc}){target}.",
-                s.active,
-                _data(
-                    caster=self.names[s.caster],
-                    power=power.name,
-                    target=self.names[t],
-                    warp_charge=wc,
-                ),
-            )
-        )
-        return evolve(
+        self._emit(events, self._attempt_event, s.caster, p, t, wc, s.active)
+        _update(
             s,
             stage=Stage.TEST,
             attempts=tuple(attempts),
@@ -613,208 +644,129 @@ class EighthRules(RulesBase):
             total=0,
         )
 
-    def _deny(self, s: State, a: int, events: list[Event]) -> State:
+    def _deny(self, s: State, a: int, events: list[Event] | None) -> None:
         if a == self.NO_DENY:
             return self._to_effect(s, events)
         d = self.actions.decode(a).unit  # type: ignore[union-attr]
         deny_left = list(s.deny_left)
         deny_left[d] -= 1
-        events.append(
-            Event(
-                EventKind.DENY_ATTEMPT,
-                f"{self.names[d]} attempts to deny {self.powers[s.power].name} (test {s.total}).",
-                1 - s.active,
-                _data(power=self.powers[s.power].name, unit=self.names[d]),
-            )
-        )
-        return evolve(s, stage=Stage.DENY_ROLL, denier=d, deny_left=tuple(deny_left))
+        self._emit(events, self._deny_attempt_event, d, s.power, s.total, 1 - s.active)
+        _update(s, stage=Stage.DENY_ROLL, denier=d, deny_left=tuple(deny_left))
 
-    def _chance_result(self, s: State, a: int, events: list[Event]) -> State:
+    def _chance_result(self, s: State, a: int, events: list[Event] | None) -> None:
         stage = s.stage
-        power = self.powers[s.power]
-        caster = self.names[s.caster]
         if stage == Stage.TEST:  # 8E-4.1, 8E-4.3
-            s = evolve(s, total=a)
-            passed = s.passed
-            events.append(
-                Event(
-                    EventKind.PASSED if passed else EventKind.FAILED,
-                    f"{caster} rolls {a} for {power.name} (WC {s.warp_charge}): "
-                    f"{'passed' if passed else 'failed'}.",
-                    s.active,
-                    _data(power=power.name, total=a),
-                )
-            )
+            _update(s, total=a)
+            self._emit(events, self._test_event, s.caster, s.power, s.warp_charge, a, s.active)
             if is_perils(a):
-                events.append(
-                    Event(
-                        EventKind.PERILS,
-                        f"{caster} suffers Perils of the Warp (double {1 if a == 2 else 6}).",
-                        s.active,
-                        _data(unit=caster),
-                    )
-                )
-                return self._enter_chance(evolve(s, stage=Stage.PERILS), events)
-            if passed:
+                self._emit(events, self._perils_event, s.caster, a, s.active)
+                _update(s, stage=Stage.PERILS)
+                return self._enter_chance(s, events)
+            if s.passed:
                 return self._to_deny(s, events)
             return self._after_attempt(s, events)
         if stage == Stage.PERILS:  # 8E-6.1
-            s = self._hurt(s, s.caster, a, events, "Perils of the Warp")
+            self._hurt(s, s.caster, a, events, "Perils of the Warp")
             if s.wounds[s.caster] == 0:  # 8E-6.2: the power fails, then the blast
-                events.append(
-                    Event(
-                        EventKind.FAILED,
-                        f"{power.name} fails: {caster} is destroyed by Perils of the Warp.",
-                        s.active,
-                        _data(power=power.name),
-                    )
-                )
+                self._emit(events, self._perils_slain_event, s.power, s.caster, s.active)
                 blast = tuple(j for j in self.blast_candidates[s.caster] if s.wounds[j] > 0)
                 if blast:
-                    return self._enter_chance(evolve(s, stage=Stage.BLAST, blast=blast), events)
+                    _update(s, stage=Stage.BLAST, blast=blast)
+                    return self._enter_chance(s, events)
                 return self._after_attempt(s, events)
             if s.passed:
                 return self._to_deny(s, events)
             return self._after_attempt(s, events)
         if stage == Stage.BLAST:  # 8E-6.2
-            s = self._hurt(s, s.blast[0], a, events, f"the blast of {caster}'s Perils")
-            rest = s.blast[1:]
-            if rest:
-                return self._enter_chance(evolve(s, blast=rest), events)
-            return self._after_attempt(evolve(s, blast=()), events)
+            self._hurt(s, s.blast[0], a, events, self._blast_causes[s.caster])
+            _update(s, blast=s.blast[1:])
+            if s.blast:
+                return self._enter_chance(s, events)
+            return self._after_attempt(s, events)
         if stage == Stage.DENY_ROLL:  # 8E-5.2
+            self._emit(events, self._deny_roll_event, bool(a), s.denier, s.power, 1 - s.active)
             if a:
-                events.append(
-                    Event(
-                        EventKind.DENIED,
-                        f"{self.names[s.denier]} denies {power.name}.",
-                        1 - s.active,
-                        _data(power=power.name, unit=self.names[s.denier]),
-                    )
-                )
                 return self._after_attempt(s, events)
-            events.append(
-                Event(
-                    EventKind.DENY_FAILED,
-                    f"{self.names[s.denier]} fails to deny {power.name}.",
-                    1 - s.active,
-                    _data(power=power.name, unit=self.names[s.denier]),
-                )
-            )
             return self._to_effect(s, events)
         # Stage.EFFECT (8E-7)
-        value = a * self.units[s.target].value_per_wound
-        events.append(
-            Event(
-                EventKind.MANIFEST,
-                f"{power.name} is manifested: {self.names[s.target]} loses {plural(a, 'wound')}.",
-                s.active,
-                _data(power=power.name, value=value, wounds=a),
-            )
-        )
-        s = self._hurt(s, s.target, a, events, power.name)
-        return self._after_attempt(s, events)
+        self._emit(events, self._manifest_event, s.power, s.target, a, s.active)
+        self._hurt(s, s.target, a, events, self.powers[s.power].name)
+        self._after_attempt(s, events)
 
-    def _to_deny(self, s: State, events: list[Event]) -> State:
+    def _to_deny(self, s: State, events: list[Event] | None) -> None:
         if self.deniers(s):  # 8E-5.1
-            return evolve(s, stage=Stage.DENY)
-        return self._to_effect(s, events)
+            return _update(s, stage=Stage.DENY)
+        self._to_effect(s, events)
 
-    def _to_effect(self, s: State, events: list[Event]) -> State:
+    def _to_effect(self, s: State, events: list[Event] | None) -> None:
         power = self.powers[s.power]
         if power.value is not None:  # value effects score for the caster (8E-7.3, 8E-8.2)
             sign = 1.0 if s.active == 0 else -1.0
-            events.append(
-                Event(
-                    EventKind.MANIFEST,
-                    f"{power.name} is manifested (worth {power.value:g}).",
-                    s.active,
-                    _data(power=power.name, value=power.value),
-                )
-            )
-            return self._after_attempt(evolve(s, score=s.score + sign * power.value), events)
-        return self._enter_chance(evolve(s, stage=Stage.EFFECT), events)
+            self._emit(events, self._value_event, s.power, s.active)
+            _update(s, score=s.score + sign * power.value)
+            return self._after_attempt(s, events)
+        _update(s, stage=Stage.EFFECT)
+        self._enter_chance(s, events)
 
-    def _enter_chance(self, s: State, events: list[Event]) -> State:
+    def _enter_chance(self, s: State, events: list[Event] | None) -> None:
         """Resolve a chance node at once when it has a single outcome."""
         outcomes = self._chance(s).outcomes
         if len(outcomes) == 1:
-            return self._chance_result(s, outcomes[0][0], events)
-        return s
+            self._chance_result(s, outcomes[0][0], events)
 
-    def _hurt(self, s: State, unit: int, amount: int, events: list[Event], cause: str) -> State:
+    def _hurt(
+        self, s: State, unit: int, amount: int, events: list[Event] | None, cause: str
+    ) -> None:
         """Remove ``amount`` wounds from ``unit`` (spilling over models, 8E-7.2) and score them."""
         if amount <= 0:
-            return s
+            return
         wounds = list(s.wounds)
         wounds[unit] -= amount
         owner = self.side_of[unit]
         delta = amount * self.units[unit].value_per_wound
-        name = self.names[unit]
-        events.append(
-            Event(
-                EventKind.WOUNDS,
-                f"{name} loses {plural(amount, 'wound')} to {cause}.",
-                owner,
-                _data(amount=amount, unit=name),
-            )
-        )
+        self._emit(events, self._wounds_event, unit, amount, cause)
         if wounds[unit] == 0:  # 8E-1.3
-            events.append(Event(EventKind.SLAIN, f"{name} is destroyed.", owner, _data(unit=name)))
-        return evolve(s, wounds=tuple(wounds), score=s.score + (delta if owner else -delta))
+            self._emit(events, self._slain_event, unit)
+        _update(s, wounds=tuple(wounds), score=s.score + (delta if owner else -delta))
 
-    def _after_attempt(self, s: State, events: list[Event]) -> State:
-        s = evolve(
+    def _after_attempt(self, s: State, events: list[Event] | None) -> None:
+        _update(
             s, stage=Stage.POWER, power=-1, target=-1, warp_charge=0, total=0, denier=-1, blast=()
         )
-        return self._advance(s, events)
+        self._advance(s, events)
 
-    def _advance(self, s: State, events: list[Event]) -> State:
+    def _advance(self, s: State, events: list[Event] | None) -> None:
         """Skip decisions the rules leave no choice in; end the game when it is over."""
+        if s.stage == Stage.OVER:
+            return
+        alive = self._alive(s.wounds)  # the wounds do not change below
+        if not (alive & self._side_masks[0] and alive & self._side_masks[1]):  # 8E-8.1
+            return _update(s, stage=Stage.OVER)
         while True:
-            if s.stage == Stage.OVER:
-                return s
-            both = self._both_sides_alive.get(s.wounds)
-            if both is None:
-                if len(self._both_sides_alive) >= _CACHE_LIMIT:
-                    self._both_sides_alive.clear()
-                both = self._both_sides_alive[s.wounds] = all(
-                    any(s.wounds[i] for i in units) for units in self.side_units
-                )
-            if not both:  # 8E-8.1
-                return evolve(s, stage=Stage.OVER)
             # A decision with more than one legal action is asked (the last one is stop/end).
             if s.stage == Stage.POWER:
                 if s.wounds[s.caster] > 0 and s.manifests_left > 0 and len(self._legal(s)) > 1:
-                    return s
-                s = evolve(s, stage=Stage.SELECT, caster=-1, manifests_left=0, unit_powers=0)
-                continue
-            if s.stage == Stage.SELECT:
+                    return
+                _update(s, stage=Stage.SELECT, caster=-1, manifests_left=0, unit_powers=0)
+            elif s.stage == Stage.SELECT:
                 if len(self._legal(s)) > 1:
-                    return s
-                s = self._next_phase(s, events)
-                continue
-            return s
+                    return
+                self._next_phase(s, events)
+            else:
+                return
 
-    def _next_phase(self, s: State, events: list[Event]) -> State:
+    def _next_phase(self, s: State, events: list[Event] | None) -> None:
         """The next Psychic phase (8E-8.1), or the end of the game."""
         played = s.phases_played + 1
         limit = self.game.phase_limit
         phase, rnd = (1, s.round) if s.phase == 0 else (0, s.round + 1)
         if (limit is not None and played >= limit) or rnd > self.game.battle_rounds:
-            return evolve(s, stage=Stage.OVER, caster=-1)
+            return _update(s, stage=Stage.OVER, caster=-1)
         first = self.game.first_player
         active = first if phase == 0 else 1 - first
-        events.append(
-            Event(
-                EventKind.PHASE,
-                f"Battle round {rnd}: {self.side_names[active]}'s Psychic phase.",
-                active,
-                _data(round=rnd),
-            )
-        )
+        self._emit(events, self._phase_event, rnd, active)
         # Wounds and score carry over; everything else starts afresh (8E-1.2, 8E-2).
-        return evolve(
+        _update(
             s,
             **_PHASE_START,
             deny_left=self._full_deny,
@@ -824,6 +776,96 @@ class EighthRules(RulesBase):
             phases_played=played,
             active=active,
         )
+
+    # ------------------------------------------------------------------ events
+
+    def _emit(self, events: list[Event] | None, make: Callable[..., Event], *args: Any) -> None:
+        """Append the event ``make(*args)`` to ``events``; nothing when ``events`` is ``None``.
+
+        An event is an immutable value fixed by its builder's arguments, so each one is built
+        (text formatted) once per scenario and shared afterwards.
+        """
+        if events is None:
+            return
+        key = (make.__func__, args)  # type: ignore[attr-defined]
+        event = self._event_cache.get(key)
+        if event is None:
+            if len(self._event_cache) >= _CACHE_LIMIT:
+                self._event_cache.clear()
+            event = self._event_cache[key] = make(*args)
+        events.append(event)
+
+    def _select_event(self, unit: int, player: int) -> Event:
+        name = self.names[unit]
+        text = f"{name} is selected to manifest powers."
+        return Event(EventKind.SELECT, text, player, _data(unit=name))
+
+    def _attempt_event(self, caster: int, p: int, t: int, wc: int, player: int) -> Event:
+        power = self.powers[p]
+        at = "" if power.target in ("self", "none") else f" at {self.names[t]}"
+        text = f"{self.names[caster]} attempts {power.name} (WC {wc}){at}."
+        data = _data(
+            caster=self.names[caster], power=power.name, target=self.names[t], warp_charge=wc
+        )
+        return Event(EventKind.ATTEMPT, text, player, data)
+
+    def _deny_attempt_event(self, unit: int, p: int, total: int, player: int) -> Event:
+        name, power = self.names[unit], self.powers[p].name
+        text = f"{name} attempts to deny {power} (test {total})."
+        return Event(EventKind.DENY_ATTEMPT, text, player, _data(power=power, unit=name))
+
+    def _test_event(self, caster: int, p: int, wc: int, total: int, player: int) -> Event:
+        power = self.powers[p].name
+        passed = total >= wc > 0  # State.passed (8E-4.1)
+        text = (
+            f"{self.names[caster]} rolls {total} for {power} (WC {wc}): "
+            f"{'passed' if passed else 'failed'}."
+        )
+        kind = EventKind.PASSED if passed else EventKind.FAILED
+        return Event(kind, text, player, _data(power=power, total=total))
+
+    def _perils_event(self, caster: int, total: int, player: int) -> Event:
+        name = self.names[caster]
+        text = f"{name} suffers Perils of the Warp (double {1 if total == 2 else 6})."
+        return Event(EventKind.PERILS, text, player, _data(unit=name))
+
+    def _perils_slain_event(self, p: int, caster: int, player: int) -> Event:
+        power = self.powers[p].name
+        text = f"{power} fails: {self.names[caster]} is destroyed by Perils of the Warp."
+        return Event(EventKind.FAILED, text, player, _data(power=power))
+
+    def _deny_roll_event(self, denied: bool, denier: int, p: int, player: int) -> Event:
+        name, power = self.names[denier], self.powers[p].name
+        data = _data(power=power, unit=name)
+        if denied:
+            return Event(EventKind.DENIED, f"{name} denies {power}.", player, data)
+        return Event(EventKind.DENY_FAILED, f"{name} fails to deny {power}.", player, data)
+
+    def _manifest_event(self, p: int, target: int, wounds: int, player: int) -> Event:
+        power = self.powers[p].name
+        value = wounds * self.units[target].value_per_wound
+        text = f"{power} is manifested: {self.names[target]} loses {plural(wounds, 'wound')}."
+        return Event(
+            EventKind.MANIFEST, text, player, _data(power=power, value=value, wounds=wounds)
+        )
+
+    def _value_event(self, p: int, player: int) -> Event:
+        power = self.powers[p]
+        text = f"{power.name} is manifested (worth {power.value:g})."
+        return Event(EventKind.MANIFEST, text, player, _data(power=power.name, value=power.value))
+
+    def _wounds_event(self, unit: int, amount: int, cause: str) -> Event:
+        name = self.names[unit]
+        text = f"{name} loses {plural(amount, 'wound')} to {cause}."
+        return Event(EventKind.WOUNDS, text, self.side_of[unit], _data(amount=amount, unit=name))
+
+    def _slain_event(self, unit: int) -> Event:
+        name = self.names[unit]
+        return Event(EventKind.SLAIN, f"{name} is destroyed.", self.side_of[unit], _data(unit=name))
+
+    def _phase_event(self, rnd: int, active: int) -> Event:
+        text = f"Battle round {rnd}: {self.side_names[active]}'s Psychic phase."
+        return Event(EventKind.PHASE, text, active, _data(round=rnd))
 
     # ------------------------------------------------------------------ views (views.py)
 
