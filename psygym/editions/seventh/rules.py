@@ -62,6 +62,12 @@ Sacrifice, Incursion, Possession as value() entries, and Dark Flame as a templat
 S4 AP5), their warp charges and values, and the 8" range of the template powers Flame Breath and
 Dark Flame (rules/disciplines.md gives templates no range; 8" is the flamer template's length).
 
+Speed (same games): a transition copies the state once, into a :class:`~.state.Draft` that the
+stage's handler (``_on_stage``) edits and that is frozen at the end; ``apply`` (what search calls)
+runs the same handlers with ``ev=None``, which only skips building the events. Geometry, the
+choose-cast actions per (caster, power) and the ``Cast`` each choice starts are tables made once
+per scenario; the casting choices of the last state asked about are kept (``_legal_casts``).
+
 Change note (rules-fidelity audit): Instant Death added (``instant_death``, default on); attack
 damage no longer spills into the next model; units may ``advance`` (the shipped duel advances
 2" a battle round, so every power its psykers can generate comes into range); fixed powers of a
@@ -89,7 +95,7 @@ from psygym.dice import Dist, at_least, binomial, distribution, parse, pool, poo
 from psygym.editions.seventh import views
 from psygym.editions.seventh.actions import ActionLayout
 from psygym.editions.seventh.spec import AREA_HITS, PerilsFile, Power, PowerFile, Scenario
-from psygym.editions.seventh.state import Cast, Stage, State, UnitState
+from psygym.editions.seventh.state import Cast, Draft, Stage, State, UnitState
 from psygym.editions.seventh.views import dice_text
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
@@ -109,6 +115,22 @@ _ROLE = tuple(_ROLE_OF.get(st, _CHANCE_NODE) for st in Stage)  # Stage values ar
 """Who moves at each stage (indexed by ``Stage``): one tuple lookup in ``current_player``."""
 _CACHE_SIZE = 200_000
 """Entries a per-key memo holds before it is cleared (keeps long runs bounded in memory)."""
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+def _event(
+    kind: EventKind, text: str, player: int | None = None, data: tuple[tuple[str, object], ...] = ()
+) -> Event:
+    """``Event(kind, text, player, data)``, built without the frozen ``__init__`` (faster).
+
+    Events have no ``__post_init__`` to skip; the instance is the same as the constructor's.
+    """
+    e = _new(Event)
+    _set(e, "__dict__", {"kind": kind, "text": text, "player": player, "data": data})
+    return e
 
 
 # ----------------------------------------------------------------------------- exact tables
@@ -218,6 +240,10 @@ class SeventhRules(RulesBase):
             [u.position for u in self.specs], [u.advance for u in self.specs], self.owner, rounds
         )
         """Unit positions (x, y) per battle round (index 0: the first battle round)."""
+        self._distances = tuple(
+            tuple(tuple(distance(a, b) for b in pos) for a in pos) for pos in self.positions
+        )
+        """Centre-to-centre distance between each two units, per battle round."""
         self.candidates_by_round = tuple(
             {
                 (c, p): self._candidates(c, power, r)
@@ -229,10 +255,23 @@ class SeventhRules(RulesBase):
         """Candidate targets per (caster, power) in each battle round (7E-4.1, disciplines.md)."""
         self.candidates = self.candidates_by_round[0]
         """Candidate targets per (caster, power) in the first battle round."""
+        self._cast_options = tuple(
+            {
+                key: tuple((t, self.actions.cast(*key, t)) for t in targets)
+                for key, targets in by_key.items()
+            }
+            for by_key in self.candidates_by_round
+        )
+        """Per battle round, (target, choose-cast action) pairs per (caster, power)."""
+        self._new_casts = tuple(
+            Cast(*self.actions.decode_cast(a)) for a in range(self.CAST, self.DICE)
+        )
+        """The ``Cast`` each choose-cast action starts (frozen, so shared), by action - CAST."""
         self.instant_death = game.instant_death
         self._chance_cache = ChanceCache()
         self._effect_cache: dict[tuple, Dist] = {}
-        self._casts_cache: dict[tuple, tuple[int, ...]] = {}
+        self._last_casts: tuple = (None,) * 6
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self.observation_size = (
             11
             + n_units * (6 + 3 * n_powers)
@@ -244,6 +283,26 @@ class SeventhRules(RulesBase):
             + n_powers
         )
         self._observer = views.Observer(self)
+        handlers = {
+            Stage.DISCIPLINE: self._on_discipline,
+            Stage.GEN_ROLL: self._on_gen_roll,
+            Stage.SWAP: self._on_swap,
+            Stage.PHASE_ROLL: self._on_phase_roll,
+            Stage.SELECT: self._on_select,
+            Stage.DICE: self._on_dice,
+            Stage.CAST_ROLL: self._on_cast_roll,
+            Stage.PERILS: self._on_perils,
+            Stage.LD_TEST: self._on_ld_test,
+            Stage.PERILS_HITS: self._on_perils_hits,
+            Stage.PURGE: self._on_purge,
+            Stage.DRAIN: self._on_drain,
+            Stage.DENY: self._on_deny,
+            Stage.DENY_ROLL: self._on_deny_roll,
+            Stage.EFFECT: self._on_effect,
+            Stage.OVER: self._on_over,
+        }
+        self._on_stage = tuple(handlers[st] for st in Stage)
+        """The transition handler of each stage, indexed by ``Stage`` (0, 1, 2, ...)."""
 
     # ------------------------------------------------------------------ static helpers
     def round_of(self, s: State) -> int:
@@ -252,8 +311,7 @@ class SeventhRules(RulesBase):
 
     def _in_range(self, a: int, b: int, rng: float, rnd: int = 0) -> bool:
         """Centre to centre, inclusive, no line of sight (module docstring, "Ranges")."""
-        pos = self.positions[rnd]
-        return distance(pos[a], pos[b]) <= rng
+        return self._distances[rnd][a][b] <= rng
 
     def _candidates(self, c: int, power: Power, rnd: int = 0) -> tuple[int, ...]:
         side = self.owner[c]
@@ -282,12 +340,11 @@ class SeventhRules(RulesBase):
         )
 
     def _living_ml(self, s: State, side: int) -> int:
-        units = s.units
-        return sum(
-            self.mastery[i]
-            for i in self.side_units[side]
-            if units[i].psyker and units[i].wounds > 0
-        )
+        units, mastery, total = s.units, self.mastery, 0
+        for i in self.side_units[side]:
+            if units[i].psyker and units[i].wounds > 0:
+                total += mastery[i]
+        return total
 
     def _can_cast(self, s: State, side: int) -> bool:
         units = s.units
@@ -296,9 +353,16 @@ class SeventhRules(RulesBase):
             for i in self.side_units[side]
         )
 
-    def _side_alive(self, s: State, side: int) -> bool:
+    def _both_sides_alive(self, s: State) -> bool:
+        """Whether each side still has a unit with wounds (else the game ends, 7E-8.1)."""
         units = s.units
-        return any(units[i].wounds > 0 for i in self.side_units[side])
+        for side in self.side_units:
+            for i in side:
+                if units[i].wounds > 0:
+                    break
+            else:
+                return False
+        return True
 
     def models_left(self, s: State, unit: int) -> int:
         """Models still in a unit (wounds left over wounds per model, rounded up)."""
@@ -342,10 +406,12 @@ class SeventhRules(RulesBase):
             units.append(
                 UnitState(wounds=u.models * u.wounds, psyker=True, powers=tuple(sorted(known)))
             )
-        s = State(stage=Stage.PHASE_ROLL, units=tuple(units))
+        d = Draft(State(stage=Stage.PHASE_ROLL, units=tuple(units)))
         if self.scenario.game.generate_powers:
-            return self._next_generation(s, -1)
-        return self._start_phase(s, 0)
+            self._next_generation(d, -1)
+        else:
+            self._start_phase(d, 0)
+        return d.freeze()
 
     def current_player(self, s: State) -> int:
         """Owner at generation decisions, the active player when casting, the other at denies."""
@@ -402,36 +468,66 @@ class SeventhRules(RulesBase):
             return [self.SWAP, self.SWAP + 1]
         return []
 
+    def legal_mask(self, s: State) -> np.ndarray:
+        """Boolean mask over ``range(num_actions)`` of :meth:`legal_actions` (a fresh array).
+
+        Masks are memoised per legal set (there are few: the pool sizes and the casting
+        choices); each call returns its own copy.
+        """
+        legal = tuple(self.legal_actions(s))
+        mask = self._masks.get(legal)
+        if mask is None:
+            if len(self._masks) >= _CACHE_SIZE:
+                self._masks.clear()
+            mask = self._masks[legal] = np.zeros(self.num_actions, dtype=bool)
+            mask[list(legal)] = True
+        return mask.copy()
+
     def _legal_casts(self, s: State) -> tuple[int, ...]:
-        """Sorted choose-cast actions of the active player, memoised per what they depend on."""
-        key = (s.active, s.units, s.attempted, s.effects, self.round_of(s))
-        hit = self._casts_cache.get(key)
-        if hit is None:
-            if len(self._casts_cache) >= _CACHE_SIZE:
-                self._casts_cache.clear()
-            hit = self._casts_cache[key] = self._compute_legal_casts(s)
+        """Sorted choose-cast actions of the active player.
+
+        The last answer is kept by the identity of the fields it read: the casting decision is
+        asked about several times in a row (when the phase is settled, then by the mask and the
+        policies), always with the same tuples, so no key needs hashing. (A dictionary keyed by
+        those fields cost more to hash than the table lookups cost to redo.)
+        """
+        units, attempted, effects = s.units, s.attempted, s.effects
+        rnd = self.round_of(s)
+        last = self._last_casts
+        if (
+            last[0] is units
+            and last[1] is attempted
+            and last[2] is effects
+            and last[3] == s.active
+            and last[4] == rnd
+        ):
+            return last[5]
+        hit = self._compute_legal_casts(s, rnd)
+        self._last_casts = (units, attempted, effects, s.active, rnd, hit)
         return hit
 
-    def _compute_legal_casts(self, s: State) -> tuple[int, ...]:
+    def _compute_legal_casts(self, s: State, rnd: int) -> tuple[int, ...]:
         out = []
-        in_range = self.candidates_by_round[self.round_of(s)]
-        for c, u in enumerate(s.units):
-            if self.owner[c] != s.active or not u.psyker or not u.alive():
+        options = self._cast_options[rnd]
+        units, attempted = s.units, s.attempted
+        in_force = {(p, t) for p, t, _ in s.effects} if s.effects else ()
+        for c in self.side_units[s.active]:
+            u = units[c]
+            if not u.psyker or u.wounds <= 0:
                 continue
             for p in u.powers:
-                if (c, p) in s.attempted:
+                if (c, p) in attempted:
                     continue
                 power = self.powers[p]
                 if power.target == "enemies" and not self.nova_targets(s, c, power):
                     continue
-                for t in in_range[(c, p)]:
-                    if not s.units[t].alive():
+                blessing = power.effect.value is not None
+                for t, action in options[(c, p)]:
+                    if units[t].wounds <= 0:
                         continue
-                    if power.effect.value is not None and any(
-                        e[0] == p and e[1] == t for e in s.effects
-                    ):
+                    if blessing and (p, t) in in_force:
                         continue  # 7E-7.2: copies do not stack
-                    out.append(self.actions.cast(c, p, t))
+                    out.append(action)
         return tuple(sorted(out))
 
     def _open_disciplines(self, s: State, unit: int) -> list[int]:
@@ -622,434 +718,502 @@ class SeventhRules(RulesBase):
         return out
 
     # ------------------------------------------------------------------ API: transitions
+    # One transition edits one Draft (a mutable copy of the state) and freezes it once at the
+    # end. ``ev`` collects the events, or is None when nobody reads them (``apply``, which the
+    # exact search calls): the same code runs either way, and ``if ev is not None`` only skips
+    # building the event objects and their text.
     def _apply(self, s: State, a: int) -> tuple[State, tuple[Event, ...]]:
         ev: list[Event] = []
-        st = s.stage
-        if st == Stage.SELECT:
-            if a == 0:
+        return self._step(s, a, ev), tuple(ev)
+
+    def _transition(self, s: State, a: int) -> State:
+        """The next state through the same code as :meth:`_apply`, building no events (search)."""
+        return self._step(s, a, None)
+
+    def _step(self, s: State, a: int, ev: list[Event] | None) -> State:
+        """One transition: a draft of ``s``, the stage's handler, frozen; events go to ``ev``."""
+        d = Draft(s)
+        self._on_stage[s.stage](d, a, ev)
+        return d.freeze()
+
+    # One handler per stage (``_on_stage``, indexed by Stage): a decision or a chance outcome.
+    def _on_select(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        if a == 0:  # 7E-4.1: end the phase
+            if ev is not None:
                 ev.append(
-                    Event(
+                    _event(
                         EventKind.END_PHASE,
-                        f"{self._side(s.active)} ends the Psychic phase",
-                        s.active,
+                        f"{self._side(d.active)} ends the Psychic phase",
+                        d.active,
                     )
                 )
-                s = self._start_phase(s, s.phase + 1, ev)
-            else:
-                c, p, t = self.actions.decode_cast(a)
-                s = evolve(s, stage=Stage.DICE, cast=Cast(c, p, t))
-        elif st == Stage.DICE:
-            assert s.cast is not None
-            s = evolve(s, stage=Stage.CAST_ROLL, cast=evolve(s.cast, dice=a - self.DICE + 1))
-        elif st == Stage.DENY:
-            s = self._deny(s, a - self.DENY, ev)
-        elif st == Stage.DISCIPLINE:
-            s = evolve(s, stage=Stage.GEN_ROLL, gen_disc=a - self.DISC)
-        elif st == Stage.SWAP:
-            s = self._finish_pick(s, swap=a == self.SWAP + 1, ev=ev)
-        else:
-            s = self._chance_result(s, a, ev)
-        return s, tuple(ev)
+            return self._start_phase(d, d.phase + 1, ev)
+        d.stage, d.cast = Stage.DICE, self._new_casts[a - self.CAST]
+        return None
 
-    def _chance_result(self, s: State, a: int, ev: list[Event]) -> State:
-        st = s.stage
-        if st == Stage.PHASE_ROLL:
-            pools = [0, 0]
-            for side in (0, 1):
-                bonus = self.scenario.sides[side].pool_bonus if side == s.active else 0
-                pools[side] = a + self._living_ml(s, side) + bonus  # 7E-3.1
+    def _on_dice(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        assert d.cast is not None
+        d.stage, d.cast = Stage.CAST_ROLL, evolve(d.cast, dice=a - self.DICE + 1)
+
+    def _on_deny(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        self._deny(d, a - self.DENY, ev)
+
+    def _on_discipline(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        d.stage, d.gen_disc = Stage.GEN_ROLL, a - self.DISC
+
+    def _on_swap(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        self._finish_pick(d, swap=a == self.SWAP + 1, ev=ev)
+
+    def _on_phase_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        pools = [0, 0]
+        for side in (0, 1):
+            bonus = self.scenario.sides[side].pool_bonus if side == d.active else 0
+            pools[side] = a + self._living_ml(d, side) + bonus  # 7E-3.1
+        if ev is not None:
             ev.append(
-                Event(
+                _event(
                     EventKind.POOLS,
-                    f"Warp charge roll {a}: {self._side(s.active)} has "
-                    f"{pools[s.active]} dice, {self._side(1 - s.active)} "
-                    f"{pools[1 - s.active]} to deny",
-                    s.active,
+                    f"Warp charge roll {a}: {self._side(d.active)} has "
+                    f"{pools[d.active]} dice, {self._side(1 - d.active)} "
+                    f"{pools[1 - d.active]} to deny",
+                    d.active,
                     (("roll", a),),
                 )
             )
-            return self._settle_select(evolve(s, stage=Stage.SELECT, pools=tuple(pools)), ev)
-        if st == Stage.GEN_ROLL:
-            s = evolve(s, gen_power=a)
-            d = self.disciplines[s.gen_disc]
-            prim = self.primaris[d]
+        d.stage, d.pools = Stage.SELECT, tuple(pools)
+        self._settle_select(d, ev)
+
+    def _on_gen_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        d.gen_power = a
+        disc = self.disciplines[d.gen_disc]
+        prim = self.primaris[disc]
+        if ev is not None:
             ev.append(
-                Event(
+                _event(
                     EventKind.GENERATE,
-                    f"{self.names[s.gen_unit]} rolls {self.powers[a].name} ({d})",
-                    self.owner[s.gen_unit],
+                    f"{self.names[d.gen_unit]} rolls {self.powers[a].name} ({disc})",
+                    self.owner[d.gen_unit],
                 )
             )
-            if prim < 0 or prim in s.units[s.gen_unit].powers:
-                return self._finish_pick(s, swap=False, ev=ev)
-            return evolve(s, stage=Stage.SWAP)
-        assert s.cast is not None
-        cast = s.cast
-        if st == Stage.CAST_ROLL:
-            return self._cast_rolled(s, a // 2, bool(a % 2), ev)
-        if st == Stage.PERILS:
-            return self._perils(s, a, ev)
-        if st == Stage.LD_TEST:
-            row = self.perils_table[s.perils_roll]
-            passed = bool(a)
+        if prim < 0 or prim in d.units[d.gen_unit].powers:
+            return self._finish_pick(d, swap=False, ev=ev)
+        d.stage = Stage.SWAP  # 7E-2.2
+        return None
+
+    def _on_cast_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        self._cast_rolled(d, a // 2, bool(a % 2), ev)
+
+    def _on_perils(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        self._perils(d, a, ev)
+
+    def _on_ld_test(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        cast = d.cast
+        assert cast is not None
+        row = self.perils_table[d.perils_roll]
+        passed = bool(a)
+        if ev is not None:
             ev.append(
-                Event(
+                _event(
                     EventKind.LD_TEST,
                     f"{self.names[cast.caster]} "
                     f"{'passes' if passed else 'fails'} its Leadership test",
                     self.owner[cast.caster],
                 )
             )
-            return self._perils_outcome(s, row.on_pass if passed else row.on_fail, ev)
-        if st == Stage.PERILS_HITS:
-            s = self._wound(s, cast.caster, a, ev, "Dragged into the Warp hits")
-            return self._after_perils(s, ev)
-        if st == Stage.PURGE:
-            unit = s.units[cast.caster]
-            s = s.with_unit(cast.caster, powers=tuple(p for p in unit.powers if p != a))
+        self._perils_outcome(d, row.on_pass if passed else row.on_fail, ev)
+
+    def _on_perils_hits(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        assert d.cast is not None
+        self._wound(d, d.cast.caster, a, ev, "Dragged into the Warp hits")
+        self._after_perils(d, ev)
+
+    def _on_purge(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        cast = d.cast
+        assert cast is not None
+        unit = d.units[cast.caster]
+        d.set_unit(cast.caster, powers=tuple(p for p in unit.powers if p != a))  # 7E-6.2
+        if ev is not None:
             ev.append(
-                Event(
+                _event(
                     EventKind.PURGE,
                     f"{self.names[cast.caster]} forgets {self.powers[a].name}",
                     self.owner[cast.caster],
                 )
             )
-            return self._after_perils(s, ev)
-        if st == Stage.DRAIN:
-            pools = tuple(max(0, x - a) for x in s.pools)  # 7E-6.3
-            ev.append(Event(EventKind.DRAIN, f"Power Drain: both pools lose {a} dice", None))
-            return self._after_perils(evolve(s, pools=pools), ev)
-        if st == Stage.DENY_ROLL:
-            if a:
+        self._after_perils(d, ev)
+
+    def _on_drain(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        if ev is not None:
+            ev.append(_event(EventKind.DRAIN, f"Power Drain: both pools lose {a} dice", None))
+        d.pools = tuple(max(0, x - a) for x in d.pools)  # 7E-6.3
+        self._after_perils(d, ev)
+
+    def _on_deny_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        cast = d.cast
+        assert cast is not None
+        if a:
+            if ev is not None:
                 ev.append(
-                    Event(
+                    _event(
                         EventKind.DENIED,
-                        f"{self._side(1 - s.active)} denies {self.powers[cast.power].name}",
-                        1 - s.active,
+                        f"{self._side(1 - d.active)} denies {self.powers[cast.power].name}",
+                        1 - d.active,
                     )
                 )
-                return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None), ev)
-            ev.append(Event(EventKind.DENY_FAILED, "the deny fails", 1 - s.active))
-            return self._manifest(s, ev)
-        if st == Stage.EFFECT:
-            target = s.targets[0]
-            s = self._wound(s, target, a, ev, self.powers[cast.power].name)
-            if (
-                a > 0
-                and self.powers[cast.power].effect.attack is not None
-                and self.powers[cast.power].effect.attack.heal_caster
-            ):
-                s = self._heal(s, cast.caster, ev)
-            return self._next_target(evolve(s, targets=s.targets[1:]), ev)
-        raise ValueError(f"stage {st.name} takes no chance outcome")
+            d.stage, d.cast = Stage.SELECT, None
+            return self._settle_select(d, ev)
+        if ev is not None:
+            ev.append(_event(EventKind.DENY_FAILED, "the deny fails", 1 - d.active))
+        return self._manifest(d, ev)
+
+    def _on_effect(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        cast = d.cast
+        assert cast is not None
+        self._wound(d, d.targets[0], a, ev, self.powers[cast.power].name)
+        attack = self.powers[cast.power].effect.attack
+        if a > 0 and attack is not None and attack.heal_caster:
+            self._heal(d, cast.caster, ev)
+        d.targets = d.targets[1:]
+        self._next_target(d, ev)
+
+    def _on_over(self, d: Draft, a: int, ev: list[Event] | None) -> None:
+        raise ValueError("the game is over: no action or chance outcome applies")
 
     # ------------------------------------------------------------------ generation (7E-2)
-    def _next_generation(self, s: State, after: int) -> State:
+    def _next_generation(self, d: Draft, after: int) -> None:
         for u in range(after + 1, len(self.specs)):
             psy = self.specs[u].psyker
             if psy is not None and psy.disciplines:
-                return self._begin_pick(evolve(s, gen_unit=u, gen_pick=0))
-        return self._start_phase(evolve(s, gen_unit=-1, gen_pick=0, gen_disc=-1, gen_power=-1), 0)
+                d.gen_unit, d.gen_pick = u, 0
+                return self._begin_pick(d)
+        d.gen_unit, d.gen_pick, d.gen_disc, d.gen_power = -1, 0, -1, -1
+        return self._start_phase(d, 0)
 
-    def _begin_pick(self, s: State) -> State:
-        psy = self.specs[s.gen_unit].psyker
+    def _begin_pick(self, d: Draft) -> None:
+        psy = self.specs[d.gen_unit].psyker
         assert psy is not None
-        if s.gen_pick >= psy.mastery:
-            return self._focus(s)
-        options = self._open_disciplines(s, s.gen_unit)
+        if d.gen_pick >= psy.mastery:
+            return self._focus(d)
+        options = self._open_disciplines(d, d.gen_unit)
         if not options:
-            return self._focus(s)
+            return self._focus(d)
         if len(options) == 1:
-            return evolve(s, stage=Stage.GEN_ROLL, gen_disc=options[0])
-        return evolve(s, stage=Stage.DISCIPLINE, gen_disc=-1, gen_power=-1)
+            d.stage, d.gen_disc = Stage.GEN_ROLL, options[0]
+        else:
+            d.stage, d.gen_disc, d.gen_power = Stage.DISCIPLINE, -1, -1
+        return None
 
-    def _finish_pick(self, s: State, swap: bool, ev: list[Event]) -> State:
-        d = self.disciplines[s.gen_disc]
-        power = self.primaris[d] if swap else s.gen_power
-        if swap:
+    def _finish_pick(self, d: Draft, swap: bool, ev: list[Event] | None) -> None:
+        disc = self.disciplines[d.gen_disc]
+        power = self.primaris[disc] if swap else d.gen_power
+        if swap and ev is not None:
             ev.append(
-                Event(
+                _event(
                     EventKind.GENERATE,
-                    f"{self.names[s.gen_unit]} takes the Primaris power "
+                    f"{self.names[d.gen_unit]} takes the Primaris power "
                     f"{self.powers[power].name} instead",
-                    self.owner[s.gen_unit],
+                    self.owner[d.gen_unit],
                 )
             )
-        unit = s.units[s.gen_unit]
-        s = s.with_unit(
-            s.gen_unit,
+        unit = d.units[d.gen_unit]
+        d.set_unit(
+            d.gen_unit,
             powers=tuple(sorted({*unit.powers, power})),
-            generated=(*unit.generated, s.gen_disc),
+            generated=(*unit.generated, d.gen_disc),
         )
-        return self._begin_pick(evolve(s, gen_pick=s.gen_pick + 1, gen_disc=-1, gen_power=-1))
+        d.gen_pick, d.gen_disc, d.gen_power = d.gen_pick + 1, -1, -1
+        return self._begin_pick(d)
 
-    def _focus(self, s: State) -> State:
-        unit = s.units[s.gen_unit]
+    def _focus(self, d: Draft) -> None:
+        unit = d.units[d.gen_unit]
         if unit.generated and len(set(unit.generated)) == 1:  # 7E-2.3 Psychic Focus
             prim = self.primaris[self.disciplines[unit.generated[0]]]
             if prim >= 0:
-                s = s.with_unit(s.gen_unit, powers=tuple(sorted({*unit.powers, prim})))
-        return self._next_generation(s, s.gen_unit)
+                d.set_unit(d.gen_unit, powers=tuple(sorted({*unit.powers, prim})))
+        return self._next_generation(d, d.gen_unit)
 
     # ------------------------------------------------------------------ phases (7E-3, 7E-8)
-    def _start_phase(self, s: State, phase: int, ev: list[Event] | None = None) -> State:
-        ev = [] if ev is None else ev
+    def _start_phase(self, d: Draft, phase: int, ev: list[Event] | None = None) -> None:
         first = self.scenario.game.first_player
         while True:
-            if phase >= self.total_phases or not all(self._side_alive(s, x) for x in (0, 1)):
-                return evolve(s, stage=Stage.OVER, phase=phase, cast=None, targets=())
+            if phase >= self.total_phases or not self._both_sides_alive(d):
+                d.stage, d.phase, d.cast, d.targets = Stage.OVER, phase, None, ()
+                return
             active = first if phase % 2 == 0 else 1 - first
             # Blessings, maledictions and Warp Surge end at their owner's next phase (7E-6.6).
-            units = tuple(
-                evolve(u, surge=False) if self.owner[i] == active and u.surge else u
-                for i, u in enumerate(s.units)
-            )
-            s = evolve(
-                s,
-                units=units,
-                phase=phase,
-                active=active,
-                pools=(0, 0),
-                cast=None,
-                targets=(),
-                attempted=frozenset(),
-                effects=frozenset(e for e in s.effects if e[2] != active),
-            )
-            if self._can_cast(s, active):
-                ev.append(
-                    Event(
-                        EventKind.PHASE,
-                        f"Battle round {phase // 2 + 1}: {self._side(active)}'s Psychic phase",
-                        active,
-                    )
+            # (Units with no Warp Surge to end keep their tuple: memos compare it by identity.)
+            if any(d.units[i].surge for i in self.side_units[active]):
+                d.units = tuple(
+                    evolve(u, surge=False) if self.owner[i] == active and u.surge else u
+                    for i, u in enumerate(d.units)
                 )
-                return evolve(s, stage=Stage.PHASE_ROLL)
+            d.phase, d.active, d.pools, d.cast, d.targets = phase, active, (0, 0), None, ()
+            d.attempted = frozenset()
+            d.effects = frozenset(e for e in d.effects if e[2] != active)
+            if self._can_cast(d, active):
+                if ev is not None:
+                    ev.append(
+                        _event(
+                            EventKind.PHASE,
+                            f"Battle round {phase // 2 + 1}: {self._side(active)}'s Psychic phase",
+                            active,
+                        )
+                    )
+                d.stage = Stage.PHASE_ROLL
+                return
             phase += 1
 
-    def _settle_select(self, s: State, ev: list[Event]) -> State:
+    def _settle_select(self, d: Draft, ev: list[Event] | None) -> None:
         """Stay in the casting decision while there is a cast to make, else end the phase.
 
         A side with no units left ends the game at once (7E-8.1).
         """
-        sides_alive = self._side_alive(s, 0) and self._side_alive(s, 1)
-        if s.pools[s.active] > 0 and sides_alive and self._legal_casts(s):
-            return s
-        return self._start_phase(evolve(s, stage=Stage.SELECT), s.phase + 1, ev)
+        if d.pools[d.active] > 0 and self._both_sides_alive(d) and self._legal_casts(d):
+            return
+        d.stage = Stage.SELECT
+        self._start_phase(d, d.phase + 1, ev)
 
     # ------------------------------------------------------------------ casting (7E-4, 7E-5)
-    def _cast_rolled(self, s: State, successes: int, perils: bool, ev: list[Event]) -> State:
-        cast = evolve(s.cast, successes=successes, perils=perils)
+    def _cast_rolled(self, d: Draft, successes: int, perils: bool, ev: list[Event] | None) -> None:
+        cast = d.cast
+        assert cast is not None
         power = self.powers[cast.power]
-        pools = list(s.pools)
-        pools[s.active] -= cast.dice
-        s = evolve(
-            s, cast=cast, pools=tuple(pools), attempted=s.attempted | {(cast.caster, cast.power)}
-        )
+        pools = list(d.pools)
+        pools[d.active] -= cast.dice
+        d.pools = tuple(pools)
+        d.attempted = d.attempted | {(cast.caster, cast.power)}
         passed = successes >= power.warp_charge
-        ev.append(
-            Event(
-                EventKind.ATTEMPT,
-                f"{self.names[cast.caster]} casts {power.name} with "
-                f"{dice_text(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
-                f"{' and Perils of the Warp' if perils else ''}",
-                s.active,
-                (("power", power.name), ("dice", cast.dice), ("successes", successes)),
-            )
-        )
-        if passed:
-            ev.append(Event(EventKind.PASSED, f"{power.name} is cast", s.active))
-        if perils or (power.perils_on_fail and not passed):  # 7E-4.4, Vortex of Doom
+        perils_now = perils or (power.perils_on_fail and not passed)  # 7E-4.4, Vortex of Doom
+        if ev is not None:
             ev.append(
-                Event(
-                    EventKind.PERILS,
-                    f"{self.names[cast.caster]} suffers Perils of the Warp",
-                    s.active,
+                _event(
+                    EventKind.ATTEMPT,
+                    f"{self.names[cast.caster]} casts {power.name} with "
+                    f"{dice_text(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
+                    f"{' and Perils of the Warp' if perils else ''}",
+                    d.active,
+                    (("power", power.name), ("dice", cast.dice), ("successes", successes)),
                 )
             )
-            return evolve(s, stage=Stage.PERILS)
-        return self._after_perils(s, ev)
+            if passed:
+                ev.append(_event(EventKind.PASSED, f"{power.name} is cast", d.active))
+            if perils_now:
+                ev.append(
+                    _event(
+                        EventKind.PERILS,
+                        f"{self.names[cast.caster]} suffers Perils of the Warp",
+                        d.active,
+                    )
+                )
+        if perils_now:
+            d.stage, d.cast = Stage.PERILS, evolve(cast, successes=successes, perils=perils)
+            return
+        # No Perils: the dice are forgotten at once, as _after_perils would (one copy, not two).
+        d.cast = evolve(cast, successes=successes, dice=0)
+        self._after_perils(d, ev)
 
-    def _perils(self, s: State, roll: int, ev: list[Event]) -> State:
+    def _perils(self, d: Draft, roll: int, ev: list[Event] | None) -> None:
         row = self.perils_table[roll]
-        ev.append(
-            Event(
-                EventKind.PERILS_ROLL,
-                f"Perils roll {roll}: {row.name}",
-                s.active,
-                (("roll", roll),),
+        if ev is not None:
+            ev.append(
+                _event(
+                    EventKind.PERILS_ROLL,
+                    f"Perils roll {roll}: {row.name}",
+                    d.active,
+                    (("roll", roll),),
+                )
             )
-        )
-        s = evolve(s, perils_roll=roll)
+        d.perils_roll = roll
         if row.ld_test:
-            return evolve(s, stage=Stage.LD_TEST)
-        return self._perils_outcome(s, row.on_pass, ev)
+            d.stage = Stage.LD_TEST
+            return
+        self._perils_outcome(d, row.on_pass, ev)
 
-    def _perils_outcome(self, s: State, outcome: str, ev: list[Event]) -> State:
-        cast = s.cast
+    def _perils_outcome(self, d: Draft, outcome: str, ev: list[Event] | None) -> None:
+        cast = d.cast
         assert cast is not None
         caster = cast.caster
-        row = self.perils_table[s.perils_roll]
+        row = self.perils_table[d.perils_roll]
         if outcome == "wound":
-            s = self._wound(s, caster, 1, ev, row.name)
+            self._wound(d, caster, 1, ev, row.name)
         elif outcome == "surge":
-            s = s.with_unit(caster, surge=True)
-            s = self._score(s, self.owner[caster], self.scenario.game.warp_surge_value)
-            ev.append(
-                Event(
-                    EventKind.SURGE,
-                    f"{self.names[caster]} is filled with a Warp Surge",
-                    self.owner[caster],
+            d.set_unit(caster, surge=True)
+            self._score(d, self.owner[caster], self.scenario.game.warp_surge_value)
+            if ev is not None:
+                ev.append(
+                    _event(
+                        EventKind.SURGE,
+                        f"{self.names[caster]} is filled with a Warp Surge",
+                        self.owner[caster],
+                    )
                 )
-            )
         elif outcome == "removed":
-            lost = s.units[caster].wounds % self.specs[caster].wounds or self.specs[caster].wounds
-            s = self._wound(s, caster, lost, ev, "Dragged into the Warp")
-            s = s.with_unit(caster, psyker=False)
-            ev.append(
-                Event(
-                    EventKind.SLAIN,
-                    f"{self.names[caster]}'s psyker is dragged into the warp",
-                    self.owner[caster],
-                    (("unit", self.names[caster]),),
+            lost = d.units[caster].wounds % self.specs[caster].wounds or self.specs[caster].wounds
+            self._wound(d, caster, lost, ev, "Dragged into the Warp")
+            d.set_unit(caster, psyker=False)
+            if ev is not None:
+                ev.append(
+                    _event(
+                        EventKind.SLAIN,
+                        f"{self.names[caster]}'s psyker is dragged into the warp",
+                        self.owner[caster],
+                        (("unit", self.names[caster]),),
+                    )
                 )
-            )
-            if s.units[caster].alive():
-                return evolve(s, stage=Stage.PERILS_HITS)
-        if row.extra == "purge" and s.units[caster].alive() and s.units[caster].powers:
-            return evolve(s, stage=Stage.PURGE)
-        if row.extra == "drain":
-            return evolve(s, stage=Stage.DRAIN)
-        return self._after_perils(s, ev)
+            if d.units[caster].alive():
+                d.stage = Stage.PERILS_HITS
+                return
+        if row.extra == "purge" and d.units[caster].alive() and d.units[caster].powers:
+            d.stage = Stage.PURGE
+        elif row.extra == "drain":
+            d.stage = Stage.DRAIN
+        else:
+            self._after_perils(d, ev)
 
-    def _after_perils(self, s: State, ev: list[Event]) -> State:
+    def _after_perils(self, d: Draft, ev: list[Event] | None) -> None:
         # Once the roll and any Perils are resolved, only the successes matter to what follows
         # (7E-5.3): forgetting the dice, the perils flag and the perils roll lets solvers merge
         # states that differ only in how they got here.
-        cast = s.cast
+        cast = d.cast
         assert cast is not None
         power = self.powers[cast.power]
+        d.perils_roll = 0
         # 7E-6 note: a power still takes effect when its caster dies to Perils; a power aimed at a
         # unit needs that unit still on the table (conjurations and novas aim at none).
         if cast.successes < power.warp_charge or (
-            power.target in ("enemy", "friendly", "self") and not s.units[cast.target].alive()
+            power.target in ("enemy", "friendly", "self") and not d.units[cast.target].alive()
         ):
-            return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None, perils_roll=0), ev)
-        cast = evolve(cast, dice=0, perils=False)
-        if s.pools[1 - s.active] > 0:
-            return evolve(s, stage=Stage.DENY, cast=cast, perils_roll=0)
-        return self._manifest(evolve(s, cast=cast, perils_roll=0), ev)
+            d.stage, d.cast = Stage.SELECT, None
+            return self._settle_select(d, ev)
+        if cast.dice or cast.perils:
+            d.cast = evolve(cast, dice=0, perils=False)
+        if d.pools[1 - d.active] > 0:
+            d.stage = Stage.DENY
+            return None
+        return self._manifest(d, ev)
 
-    def _deny(self, s: State, dice: int, ev: list[Event]) -> State:
+    def _deny(self, d: Draft, dice: int, ev: list[Event] | None) -> None:
         if dice == 0:
-            return self._manifest(s, ev)
-        pools = list(s.pools)
-        pools[1 - s.active] -= dice
-        unit, threshold = self.deny_unit_and_threshold(s, s.cast)
-        who = self.names[unit] if unit is not None else self._side(1 - s.active)
-        ev.append(
-            Event(
-                EventKind.DENY_ATTEMPT,
-                f"{who} tries to deny with {dice_text(dice)} ({threshold}+)",
-                1 - s.active,
-                (("dice", dice),),
+            return self._manifest(d, ev)
+        assert d.cast is not None
+        if ev is not None:
+            unit, threshold = self.deny_unit_and_threshold(d, d.cast)
+            who = self.names[unit] if unit is not None else self._side(1 - d.active)
+            ev.append(
+                _event(
+                    EventKind.DENY_ATTEMPT,
+                    f"{who} tries to deny with {dice_text(dice)} ({threshold}+)",
+                    1 - d.active,
+                    (("dice", dice),),
+                )
             )
-        )
-        return evolve(
-            s, stage=Stage.DENY_ROLL, pools=tuple(pools), cast=evolve(s.cast, deny_dice=dice)
-        )
+        pools = list(d.pools)
+        pools[1 - d.active] -= dice
+        d.stage, d.pools, d.cast = Stage.DENY_ROLL, tuple(pools), evolve(d.cast, deny_dice=dice)
+        return None
 
-    def _manifest(self, s: State, ev: list[Event]) -> State:
-        cast = s.cast
+    def _manifest(self, d: Draft, ev: list[Event] | None) -> None:
+        cast = d.cast
         assert cast is not None
         power = self.powers[cast.power]
         side = self.owner[cast.caster]
         value = power.effect.value
-        ev.append(
-            Event(
-                EventKind.MANIFEST,
-                f"{power.name} takes effect",
-                side,
-                (("power", power.name), ("value", value or 0.0)),
+        if ev is not None:
+            ev.append(
+                _event(
+                    EventKind.MANIFEST,
+                    f"{power.name} takes effect",
+                    side,
+                    (("power", power.name), ("value", value or 0.0)),
+                )
             )
-        )
         if value is not None:
-            s = self._score(s, side, value)
-            s = evolve(s, effects=s.effects | {(cast.power, cast.target, side)})
-            return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None), ev)
+            self._score(d, side, value)
+            d.effects = d.effects | {(cast.power, cast.target, side)}
+            d.stage, d.cast = Stage.SELECT, None
+            return self._settle_select(d, ev)
         if power.target == "enemies":
-            targets = self.nova_targets(s, cast.caster, power)
+            d.targets = self.nova_targets(d, cast.caster, power)
         else:
-            targets = (cast.target,)
-        return self._next_target(evolve(s, targets=targets), ev)
+            d.targets = (cast.target,)
+        return self._next_target(d, ev)
 
-    def _next_target(self, s: State, ev: list[Event]) -> State:
+    def _next_target(self, d: Draft, ev: list[Event] | None) -> None:
         """Resolve the manifested power's targets; deterministic results need no chance node."""
-        cast = s.cast
+        cast = d.cast
         assert cast is not None
         power = self.powers[cast.power]
-        while s.targets:
-            target = s.targets[0]
-            if not s.units[target].alive():
-                s = evolve(s, targets=s.targets[1:])
+        while d.targets:
+            target = d.targets[0]
+            if not d.units[target].alive():
+                d.targets = d.targets[1:]
                 continue
-            dist = self.effect_distribution(s, target)
+            dist = self.effect_distribution(d, target)
             if len(dist) > 1:
-                return evolve(s, stage=Stage.EFFECT)
+                d.stage = Stage.EFFECT
+                return
             wounds = next(iter(dist))
-            s = self._wound(s, target, wounds, ev, power.name)
+            self._wound(d, target, wounds, ev, power.name)
             if wounds and power.effect.attack is not None and power.effect.attack.heal_caster:
-                s = self._heal(s, cast.caster, ev)
-            s = evolve(s, targets=s.targets[1:])
-        return self._settle_select(evolve(s, stage=Stage.SELECT, cast=None), ev)
+                self._heal(d, cast.caster, ev)
+            d.targets = d.targets[1:]
+        d.stage, d.cast = Stage.SELECT, None
+        self._settle_select(d, ev)
 
     # ------------------------------------------------------------------ wounds and score
-    def _score(self, s: State, side: int, value: float) -> State:
-        return evolve(s, score=s.score + (value if side == 0 else -value))
+    def _score(self, d: Draft, side: int, value: float) -> None:
+        d.score = d.score + (value if side == 0 else -value)
 
-    def _wound(self, s: State, unit: int, amount: int, ev: list[Event], cause: str) -> State:
-        u = s.units[unit]
+    def _wound(self, d: Draft, unit: int, amount: int, ev: list[Event] | None, cause: str) -> None:
+        u = d.units[unit]
         amount = min(amount, u.wounds)
         if amount <= 0:
-            ev.append(
-                Event(
-                    EventKind.WOUNDS,
-                    f"{cause}: {self.names[unit]} takes no wounds",
-                    self.owner[unit],
-                    (("unit", self.names[unit]), ("amount", 0)),
+            if ev is not None:
+                ev.append(
+                    _event(
+                        EventKind.WOUNDS,
+                        f"{cause}: {self.names[unit]} takes no wounds",
+                        self.owner[unit],
+                        (("unit", self.names[unit]), ("amount", 0)),
+                    )
                 )
-            )
-            return s
-        s = s.with_unit(unit, wounds=u.wounds - amount)
+            return
+        left = u.wounds - amount
+        if left > 0:
+            d.set_unit(unit, wounds=left)
+        else:
+            d.set_unit(unit, wounds=left, psyker=False)  # a destroyed unit has no psyker
         # 7E-8.2: the wounded unit's owner loses the value, the other side gains it.
-        s = self._score(s, 1 - self.owner[unit], amount * self.specs[unit].value_per_wound)
-        ev.append(
-            Event(
-                EventKind.WOUNDS,
-                f"{cause}: {self.names[unit]} loses {amount} wound{'s' if amount != 1 else ''}",
-                self.owner[unit],
-                (("unit", self.names[unit]), ("amount", amount)),
-            )
-        )
-        if not s.units[unit].alive():
-            s = s.with_unit(unit, psyker=False)
+        self._score(d, 1 - self.owner[unit], amount * self.specs[unit].value_per_wound)
+        if ev is not None:
             ev.append(
-                Event(
-                    EventKind.SLAIN,
-                    f"{self.names[unit]} is destroyed",
+                _event(
+                    EventKind.WOUNDS,
+                    f"{cause}: {self.names[unit]} loses {amount} wound{'s' if amount != 1 else ''}",
                     self.owner[unit],
-                    (("unit", self.names[unit]),),
+                    (("unit", self.names[unit]), ("amount", amount)),
                 )
             )
-        return s
+            if left <= 0:
+                ev.append(
+                    _event(
+                        EventKind.SLAIN,
+                        f"{self.names[unit]} is destroyed",
+                        self.owner[unit],
+                        (("unit", self.names[unit]),),
+                    )
+                )
 
-    def _heal(self, s: State, unit: int, ev: list[Event]) -> State:
-        u = s.units[unit]
+    def _heal(self, d: Draft, unit: int, ev: list[Event] | None) -> None:
+        u = d.units[unit]
         if not u.alive() or u.wounds >= self.max_wounds[unit]:
-            return s
-        s = s.with_unit(unit, wounds=u.wounds + 1)
-        s = self._score(s, self.owner[unit], self.specs[unit].value_per_wound)
-        ev.append(Event(EventKind.HEAL, f"{self.names[unit]} regains a wound", self.owner[unit]))
-        return s
+            return
+        d.set_unit(unit, wounds=u.wounds + 1)
+        self._score(d, self.owner[unit], self.specs[unit].value_per_wound)
+        if ev is not None:
+            ev.append(
+                _event(EventKind.HEAL, f"{self.names[unit]} regains a wound", self.owner[unit])
+            )
 
     def returns(self, s: State) -> tuple[float, float]:
         """Zero-sum score so far (7E-8.2)."""

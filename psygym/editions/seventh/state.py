@@ -1,8 +1,9 @@
-"""Frozen, hashable 7th-edition game state.
+"""Frozen, hashable 7th-edition game state, and the draft one transition edits.
 
 The classes are plain frozen dataclasses (no ``__slots__``): :func:`psygym.kernel.evolve` copies
 an instance dictionary in one step, about three times faster than field-by-field for slotted
-classes, and transitions copy states several times each.
+classes. A transition copies the state once: it edits a :class:`Draft` (a mutable copy of the
+state's fields) and freezes it into the next :class:`State` at the end.
 """
 
 from __future__ import annotations
@@ -87,3 +88,54 @@ class State:
         units = list(self.units)
         units[index] = evolve(units[index], **changes)
         return evolve(self, units=tuple(units))
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
+class Draft:
+    """The fields of a :class:`State` while one transition changes them (mutable).
+
+    A draft has exactly the attributes of the state it copies (``stage``, ``units``, ``pools``,
+    ...), so rules code reads and assigns them by name and the read-only helpers that take a
+    state take a draft as well. Creating it copies the state's field dictionary once;
+    :meth:`freeze` hands that dictionary to the new state without copying again, so a
+    transition makes one state copy however many fields it changes. A draft must not be used
+    after :meth:`freeze`.
+
+    Args:
+        state: the state the transition starts from (left unchanged).
+    """
+
+    # The attributes are the State fields (set from the copied dictionary).
+    stage: Stage
+    units: tuple[UnitState, ...]
+    phase: int
+    active: int
+    pools: tuple[int, int]
+    attempted: frozenset[tuple[int, int]]
+    effects: frozenset[tuple[int, int, int]]
+    cast: Cast | None
+    perils_roll: int
+    targets: tuple[int, ...]
+    gen_unit: int
+    gen_pick: int
+    gen_disc: int
+    gen_power: int
+    score: float
+
+    def __init__(self, state: State):
+        self.__dict__ = state.__dict__.copy()
+
+    def set_unit(self, index: int, **changes: object) -> None:
+        """Change one unit's fields (a new ``UnitState`` in a new ``units`` tuple)."""
+        units = list(self.units)
+        units[index] = evolve(units[index], **changes)
+        self.units = tuple(units)
+
+    def freeze(self) -> State:
+        """The new state, with the draft's fields (the draft is spent)."""
+        out = _new(State)
+        _set(out, "__dict__", self.__dict__)
+        return out

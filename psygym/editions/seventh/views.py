@@ -232,6 +232,34 @@ class Observer:
                 obs[i] = rules.owner[t] == player
                 obs[i + 4] = rules.mastery[t] / 4
             self.templates.append(obs)
+        self._last: list[tuple[tuple | None, np.ndarray]] = [(None, t) for t in self.templates]
+
+    def _with_units(self, units: tuple, player: int) -> np.ndarray:
+        """The template of ``player`` with the units' entries written (not to be changed).
+
+        Kept for the last ``units`` tuple seen per player: units change far less often than
+        the rest of the state, and an unchanged state field is the same tuple object.
+        """
+        last_units, vector = self._last[player]
+        if last_units is units:
+            return vector
+        obs = self.templates[player].copy()
+        base = self.unit_base
+        max_wounds = self.max_wounds
+        for t, u in enumerate(units):
+            i = base[t]
+            if u.wounds:
+                obs[i + 2] = u.wounds / max_wounds[t]
+                if u.wounds > 0:
+                    obs[i + 1] = 1
+            if u.psyker:
+                obs[i + 3] = 1
+            if u.surge:
+                obs[i + 5] = 1
+            for p in u.powers:
+                obs[i + 6 + p] = 1
+        self._last[player] = (units, obs)
+        return obs
 
     def observe(self, s: State, player: int) -> np.ndarray:
         """Flat float32 view for ``player`` (7th edition has no hidden information).
@@ -244,7 +272,7 @@ class Observer:
         one-hot, dice / 10, successes / 10, warp charge / 3, deny threshold / 6, perils. Then
         generation: psyker one-hot, discipline one-hot, rolled power one-hot.
         """
-        obs = self.templates[player].copy()
+        obs = self._with_units(s.units, player).copy()
         n_units, n_powers = self.n_units, self.n_powers
         obs[_KINDS.get(s.stage, 5)] = 1
         obs[6] = (s.phase // 2 + 1) / self.round_div
@@ -253,19 +281,6 @@ class Observer:
         obs[9] = s.pools[1 - player] / 10
         obs[10] = max(0, self.total_phases - s.phase) / self.total_phases
         base = self.unit_base
-        max_wounds = self.max_wounds
-        for t, u in enumerate(s.units):
-            i = base[t]
-            if u.wounds:
-                obs[i + 2] = u.wounds / max_wounds[t]
-                if u.wounds > 0:
-                    obs[i + 1] = 1
-            if u.psyker:
-                obs[i + 3] = 1
-            if u.surge:
-                obs[i + 5] = 1
-            for p in u.powers:
-                obs[i + 6 + p] = 1
         for c, p in s.attempted:
             obs[base[c] + 6 + n_powers + p] = 1
         for p, unit, _ in s.effects:
