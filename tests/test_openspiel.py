@@ -95,7 +95,8 @@ def test_information_state_ignores_the_other_hand():
     """Two deals to the other hand: same string for the player who did not see it (2E-1, 2E-3.3),
     different for the one who did, and they stay equal while play goes on identically."""
     ed = _edition(Information.HIDDEN)
-    game = ospiel.load_game(ed.id, SMALL)
+    # The full warp deck: in SMALL's two-card deck the other hand follows from one's own.
+    game = ospiel.load_game(ed.id, ed.default_scenario)
     rng = np.random.default_rng(3)
     p, a, b = _hidden_deals(game, rng)
     assert ospiel.psygym_state(a) != ospiel.psygym_state(b)

@@ -313,7 +313,9 @@ def test_hidden_hand_never_reaches_the_player(client, seat):
     if not hidden_eds:
         pytest.skip("no edition with hidden information is installed")
     ed = hidden_eds[0]
-    body = {**short_game(ed), "seat": seat, "seed": 21, "opponent": "random"}
+    # A seed whose short game deals the other hand something it could have been dealt otherwise
+    # in both seats (since every answerable cast gets a response step, 2E-5.2, games differ).
+    body = {**short_game(ed), "seat": seat, "seed": 3, "opponent": "random"}
     responses = [client.get("/").text]
     r = client.post("/api/games", json=body)
     view = r.json()

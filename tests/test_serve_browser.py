@@ -87,13 +87,15 @@ def start_game(page: Any, game: dict[str, Any], seat: int, seed: int, opponent: 
 def click_to_the_end(page: Any, *, hint_once: bool = True) -> int:
     """Click legal actions (cycling through them) until the game is over; bounded."""
     clicks = 0
+    hinted = not hint_once
     for _ in range(400):
         if page.get_attribute("body", "data-state") == "over":
             return clicks
         buttons = page.locator("button.action")
         n = buttons.count()
         assert n > 0, "your turn with no action button"
-        if hint_once and clicks == 0:
+        if not hinted and n > 1:  # the first real choice (a forced pass has nothing to weigh)
+            hinted = True
             with page.expect_response(lambda r: "/hint" in r.url):
                 page.click("#hint")
             page.wait_for_selector("body[data-busy='0']")
