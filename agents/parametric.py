@@ -17,6 +17,7 @@ load as the agent ``tuned:<path>`` (:func:`make_tuned`). A ``best.json`` written
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -68,9 +69,45 @@ def family_for(edition: str) -> Family:
     return fam
 
 
+def check_params(params: Any, where: str = "params") -> dict[str, Any]:
+    """``params`` if it is a mapping of names to finite numbers or booleans.
+
+    Raises:
+        ValueError: one line naming ``where``, the parameter and what is allowed (NaN and
+            infinities are not parameters: every comparison with NaN is false, so a family
+            would silently never cast, or always).
+    """
+    if not isinstance(params, dict):
+        raise ValueError(f"{where} must be a mapping of parameter names to numbers")
+    for key, value in params.items():
+        if isinstance(value, bool):
+            continue
+        if not isinstance(value, int | float):
+            raise ValueError(
+                f"{where}: parameter {key!r} must be a number or true/false, got {value!r}"
+            )
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: parameter {key!r} must be a finite number, got {value}")
+    return params
+
+
 def build(rules: Any, params: dict[str, Any], name: str = "tuned") -> Any:
-    """The family policy of ``rules``' edition with ``params``."""
-    policy = family_for(rules.edition).build(rules, params)
+    """The family policy of ``rules``' edition with ``params``.
+
+    Raises:
+        ValueError: a parameter that is not a finite number or boolean, or parameters the
+            family cannot use (the message lists the ones it takes).
+    """
+    fam = family_for(rules.edition)
+    check_params(params)
+    try:
+        policy = fam.build(rules, params)
+    except (KeyError, TypeError, ValueError) as exc:
+        wanted = ", ".join(sorted(fam.defaults(rules)))
+        raise ValueError(
+            f"params do not fit family {fam.name!r} ({type(exc).__name__}: {exc}); it takes: "
+            f"{wanted}"
+        ) from None
     policy.name = name
     return policy
 
@@ -156,7 +193,11 @@ def make_tuned(rules: Any, path: str | None = None) -> Any:
     fam = family_for(rules.edition)
     if doc["family"] != fam.name:
         raise ValueError(f"{p} is for family {doc['family']!r}; {rules.edition} has {fam.name!r}")
-    return build(rules, dict(doc.get("params", {})), name=f"tuned:{path}")
+    params = check_params(doc.get("params", {}), f"{p}")
+    try:
+        return build(rules, dict(params), name=f"tuned:{path}")
+    except ValueError as exc:
+        raise ValueError(f"{p}: {exc}") from None
 
 
-__all__ = ["Family", "build", "families", "family_for", "make_tuned", "save_best"]
+__all__ = ["Family", "build", "check_params", "families", "family_for", "make_tuned", "save_best"]

@@ -32,7 +32,10 @@ def user_errors() -> Iterator[None]:
         if os.environ.get("PSYGYM_DEBUG") == "1":
             raise
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        err_console.print(f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True)
+        msg = " ".join(str(msg).split()) or type(exc).__name__  # always one line
+        err_console.print(
+            f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True, emoji=False
+        )
         raise typer.Exit(2) from None
 
 

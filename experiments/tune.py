@@ -79,8 +79,9 @@ def tune(
     import json
 
     doc = json.loads(path.read_text())
-    console.print(f"study {doc['study']}: {doc['trials']} trials; best value {doc['value']:+.4f} "
-                  f"(trial {doc['trial']})", highlight=False)  # fmt: skip
+    failed = f" ({doc['failed']} failed, not counted)" if doc.get("failed") else ""
+    console.print(f"study {doc['study']}: {doc['trials']} finished trials{failed}; best value "
+                  f"{doc['value']:+.4f} (trial {doc['trial']})", highlight=False)  # fmt: skip
     console.print(f"best parameters: {json.dumps(doc['params'])}", highlight=False)
     console.print(f"saved: {path}  (use as agent: tuned:{path})", highlight=False)
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -58,3 +60,116 @@ def test_killed_evaluate_leaves_no_worker_behind(sig):
     for w in left:
         os.kill(w, signal.SIGKILL)
     assert not left, f"orphans after {sig.name}: {left}"
+
+
+# ----------------------------------------------------------------------------- train and tune
+SMALL = (
+    "n_envs: 1\nn_steps: 64\nbatch_size: 64\nn_epochs: 1\npolicy_kwargs:\n  net_arch: [16, 16]\n"
+)
+"""A tiny MaskablePPO config: an evaluation + checkpoint every few hundred steps, quickly."""
+
+
+def _train_argv(tmp_path: Path, *extra: str) -> list[str]:
+    cfg = tmp_path / "small.yml"
+    cfg.write_text(SMALL)
+    return [*CLI, "train", "--edition", "7th", "--scenario", "single-phase", "--config", str(cfg),
+            "--eval-episodes", "10", "--no-progress", "--runs-dir", str(tmp_path / "runs"),
+            *extra]  # fmt: skip
+
+
+def _wait_for(what, proc: subprocess.Popen, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"the command ended or timed out first (exit {proc.poll()})")
+        time.sleep(0.05)
+
+
+def _metrics(run: Path) -> list[tuple[int, float]]:
+    rows = (run / "metrics.csv").read_text().splitlines()[1:]
+    return [(int(r.split(",")[0]), float(r.split(",")[-1])) for r in rows]
+
+
+def _assert_continuous(rows: list[tuple[int, float]]) -> None:
+    steps, walls = [s for s, _ in rows], [w for _, w in rows]
+    assert steps == sorted(set(steps)), f"a step is repeated or out of order: {steps}"
+    assert walls == sorted(walls), f"wall time runs backwards: {walls}"
+
+
+@pytest.mark.slow
+def test_train_sigkill_at_a_random_moment_then_resume_is_continuous(tmp_path):
+    run = tmp_path / "runs" / "7th" / "single-phase" / "maskable-ppo_1"
+    proc = subprocess.Popen(_train_argv(tmp_path, "--steps", "1536", "--eval-every", "192"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    _wait_for(lambda: (run / "checkpoints" / "last.json").is_file(), proc)
+    delay = random.uniform(0.0, 1.5)  # anywhere in the next few evaluations and checkpoints
+    time.sleep(delay)
+    proc.kill()
+    proc.wait(timeout=30)
+    killed_at = json.loads((run / "checkpoints" / "last.json").read_text())["steps"]
+    assert killed_at < 1536, f"finished before the kill (delay {delay:.2f} s)"
+    done = subprocess.run([*CLI, "train", "--resume", str(run), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = _metrics(run)
+    _assert_continuous(rows)
+    final = json.loads((run / "checkpoints" / "last.json").read_text())["steps"]
+    assert final >= 1536 and rows[-1][0] == final, (delay, rows)
+    assert [s for s, _ in rows] == list(range(0, final + 1, 192)), (delay, killed_at)
+
+
+@pytest.mark.slow
+def test_train_killed_before_its_first_checkpoint_resumes_from_step_0(tmp_path):
+    run = tmp_path / "runs" / "7th" / "single-phase" / "maskable-ppo_1"
+    proc = subprocess.Popen(_train_argv(tmp_path, "--steps", "100000", "--eval-every", "100000"),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    _wait_for(lambda: (run / "metrics.csv").is_file(), proc)  # the step-0 evaluation
+    proc.kill()
+    proc.wait(timeout=30)
+    assert not (run / "checkpoints" / "last.json").exists()
+    done = subprocess.run([*CLI, "train", "--resume", str(run), "--steps", "256", "--no-progress"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "from step 0" in done.stderr
+    rows = _metrics(run)
+    _assert_continuous(rows)
+    assert [s for s, _ in rows] == [0, 256]
+    assert json.loads((run / "checkpoints" / "last.json").read_text())["steps"] == 256
+
+
+@pytest.mark.slow
+def test_tune_sigkill_leaves_no_running_trial_and_failed_ones_are_not_counted(tmp_path):
+    import optuna
+
+    runs = tmp_path / "runs"
+    argv = [*CLI, "tune", "--edition", "7th", "--scenario", "single-phase", "--scoring",
+            "simulation", "--episodes", "3000", "--seed", "0", "--runs-dir", str(runs),
+            "--no-progress"]  # fmt: skip
+    storage = f"sqlite:///{runs.resolve() / 'optuna.db'}"
+    name = "7th-single-phase-parametric"
+
+    def states() -> list[str]:
+        try:
+            study = optuna.load_study(study_name=name, storage=storage)
+        except Exception:  # noqa: BLE001 - not created yet (or the tables are being made)
+            return []
+        return [t.state.name for t in study.get_trials(deepcopy=False)]
+
+    proc = subprocess.Popen([*argv, "--trials", "500"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    _wait_for(lambda: "COMPLETE" in (s := states()) and s[-1] == "RUNNING", proc)
+    time.sleep(random.uniform(0.0, 0.3))  # trials take about a second: still in one
+    proc.kill()
+    proc.wait(timeout=30)
+    assert "RUNNING" in states(), "no trial was in progress at the kill"
+    done = subprocess.run([*argv, "--trials", "1"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    after = states()
+    assert "RUNNING" not in after, after
+    failed, finished = after.count("FAIL"), after.count("COMPLETE") + after.count("PRUNED")
+    assert failed >= 1
+    best = json.loads(next(runs.rglob("best.json")).read_text())
+    assert (best["trials"], best["failed"]) == (finished, failed)
+    assert best["trials"] < len(after)
+    assert f"{finished} finished trials ({failed} failed" in " ".join(done.stdout.split())

@@ -1,7 +1,10 @@
 """A corpus of malformed inputs: each exits 2 with one line naming the input, no traceback.
 
-CLI numbers out of range or of the wrong type, unknown storage URLs, malformed scenario files and
-tampered game logs (the hash chain: a changed roll, a removed, moved or cut-off line).
+CLI numbers out of range or of the wrong type, unknown storage URLs, malformed scenario files,
+tampered game logs (the hash chain: a changed roll, a removed, moved or cut-off line), advise
+situations the dice cannot produce (7E-3.1, 7E-4.3, 7E-5.1) and bad state files, wrongly typed
+training configs, a scenario where the learner never decides, and tuned parameters that are
+not finite numbers.
 """
 
 from __future__ import annotations
@@ -132,6 +135,169 @@ def test_tampered_logs_are_rejected_naming_the_first_bad_line(good_log, tmp_path
             assert "no hash chain" in line
 
 
+# ----------------------------------------------------------------------------- advise situations
+ADVISE = "advise --edition 7th --scenario single-phase --heuristics none".split()
+SITUATIONS = {  # described situation -> a word the one error line must contain
+    # The deny decision must follow a cast the dice allow (7E-3.1, 7E-4.3, 7E-5.1).
+    "dice=5,power=Smite,successes=99": "successes",
+    "dice=5,power=Smite,successes=3,cast_dice=2": "successes",
+    "dice=6,power=Smite,successes=2": "successes",
+    "dice=2,power=Psychic Maelstrom,successes=1": "successes",
+    "power=Smite,successes=0": "successes",
+    "power=Smite,successes=1,enemy_dice=0": "enemy_dice",
+    "wc=0": "wc", "wc=5": "wc", "wc=x": "wc", "powers=Smite:7": "warp charge",
+    "powers=Smite:x": "warp charge", "powers=Psychic Maelstrom:1": "warp charge",
+    "dice=0": "dice", "dice=99": "dice", "enemy_dice=99": "enemy_dice", "dice=-1": "dice",
+    "side=2": "side", "phase=99": "phase", "decision=maybe": "decision",
+    "dicee=3": "dicee", "dice": "not key=value", "dice=many": "dice",
+    "wounds=Librarian:99": "wounds", "wounds=Nobody:1": "Nobody", "wounds=Librarian": "wounds",
+    "power=Bolt": "Bolt", "power=Smite,target=Nobody": "Nobody",
+    "power=Smite,decision=deny": "successes", "decision=dice": "one power",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("text", sorted(SITUATIONS))
+def test_bad_advise_situations(capsys, text):
+    _check(capsys, [*ADVISE, "--situation", text], SITUATIONS[text])
+
+
+def test_the_deny_options_must_fit_the_pool(capsys):
+    line = _check(capsys, [*ADVISE, "--power", "Smite", "--successes", "99", "--dice", "5"])
+    assert "successes" in line and "at most 7" in line and "<= 2" in line
+
+
+STATE_FILES = {  # --state FILE contents -> a word the one error line must contain
+    "situation-number": ({"situation": 5}, "situation"),
+    "situation-list": ({"situation": ["dice=3"]}, "situation"),
+    "situation-too-many-successes": (
+        {"situation": {"dice": 5, "power": "Smite", "successes": 99}}, "successes"),
+    "situation-bad-wc": ({"situation": "wc=9"}, "wc"),
+    "actions-text": ({"actions": "abc"}, "actions"),
+    "actions-fraction": ({"actions": [0.5]}, "actions"),
+    "actions-illegal": ({"actions": [999]}, "999"),
+    "not-an-object": ([1, 2], "object"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(STATE_FILES))
+def test_bad_advise_state_files(tmp_path, capsys, name):
+    doc, word = STATE_FILES[name]
+    if isinstance(doc, dict):
+        doc = {"scenario": "single-phase", **doc}
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps(doc))
+    _check(capsys, ["advise", "--state", str(path), "--heuristics", "none"], word)
+
+
+# ----------------------------------------------------------------------------- train configs
+CONFIGS = {  # --config YAML -> the key the one error line must name (and the type allowed)
+    "learning_rate: fast": ("learning_rate", "number"),
+    "learning_rate: lin_x": ("learning_rate", "lin_"),
+    "learning_rate: [1, 2]": ("learning_rate", "number"),
+    "n_steps: 1.5": ("n_steps", "whole number"),
+    "n_steps: '64'": ("n_steps", "whole number"),
+    "batch_size: true": ("batch_size", "whole number"),
+    "gamma: .nan": ("gamma", "finite number"),
+    "ent_coef: .inf": ("ent_coef", "finite number"),
+    "normalize_advantage: 3": ("normalize_advantage", "true or false"),
+    "policy_kwargs: 3": ("policy_kwargs", "mapping"),
+    "n_envs: two": ("n_envs", "whole number"),
+    "illegal_penalty: much": ("illegal_penalty", "number"),
+    "no_such_key: 1": ("no_such_key", "allowed"),
+    "[1, 2]": ("mapping", "mapping"),
+    "a: [": ("YAML", "YAML"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("text", sorted(CONFIGS))
+def test_bad_train_configs(tmp_path, capsys, text):
+    path = tmp_path / "config.yml"
+    path.write_text(text + "\n")
+    runs = tmp_path / "runs"
+    line = _check(capsys, ["train", "--scenario", "single-phase", "--steps", "64", "--config",
+                           str(path), "--runs-dir", str(runs), "--no-progress"])  # fmt: skip
+    key, allowed = CONFIGS[text]
+    assert key in line and allowed in line, line
+    assert not runs.exists(), "a run folder was made for a config that cannot train"
+
+
+NO_DECISIONS = """edition = "7th"
+name = "no-psykers"
+[game]
+battle_rounds = 1
+phase_limit = 1
+generate_powers = false
+[[sides]]
+name = "Ultramarines"
+[[sides.units]]
+name = "Tactical Squad"
+wounds = 10
+toughness = 4
+save = 3
+leadership = 8
+position = [0, 0]
+[[sides]]
+name = "Chaos"
+[[sides.units]]
+name = "Cultists"
+wounds = 10
+toughness = 3
+save = 6
+leadership = 7
+position = [0, 12]
+"""
+
+
+@pytest.mark.parametrize("seat", ["0", "1", "both"])
+def test_train_where_the_learner_never_decides(tmp_path, capsys, seat):
+    path = tmp_path / "no-psykers.toml"
+    path.write_text(NO_DECISIONS)
+    runs = tmp_path / "runs"
+    line = _check(capsys, ["train", "--scenario", str(path), "--steps", "64", "--seat", seat,
+                           "--runs-dir", str(runs), "--no-progress"])  # fmt: skip
+    assert "--seat" in line and "never gets a decision" in line
+    assert not runs.exists()
+
+
+# ----------------------------------------------------------------------------- tuned files
+TUNED_PARAMS = {  # a change to good tuned parameters -> a word the one error line must contain
+    "nan": ({"dice_a": float("nan")}, "finite"),
+    "inf": ({"dice_a": float("inf")}, "finite"),
+    "minus-inf": ({"deny_ratio": float("-inf")}, "finite"),
+    "text": ({"dice_a": "fast"}, "number"),
+    "list": ({"stop_pool": [1]}, "number"),
+    "missing": ({"dice_a": None}, "takes"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(TUNED_PARAMS))
+def test_bad_tuned_parameters(tmp_path, capsys, name):
+    from psygym_agents.parametric import family_for
+
+    rules = load("7th", "single-phase")
+    fam = family_for(rules.edition)
+    change, word = TUNED_PARAMS[name]
+    params = {**fam.defaults(rules), **change}
+    params = {k: v for k, v in params.items() if v is not None}
+    path = tmp_path / "best.json"
+    path.write_text(json.dumps({"edition": rules.edition, "scenario": "single-phase",
+                                "family": fam.name, "params": params, "value": 0.0}))  # fmt: skip
+    line = _check(capsys, ["simulate", "--scenario", "single-phase", "--agents",
+                           f"tuned:{path},random", "--episodes", "2"])  # fmt: skip
+    assert str(path) in line and word in line, line
+    if name != "missing":
+        assert next(iter(change)) in line  # names the parameter
+
+
+def test_tuned_parameters_not_a_mapping(tmp_path, capsys):
+    path = tmp_path / "best.json"
+    path.write_text(json.dumps({"edition": "7th", "family": "seventh-threshold", "params": [1]}))
+    line = _check(capsys, ["simulate", "--scenario", "single-phase", "--agents",
+                           f"tuned:{path},random", "--episodes", "2"])  # fmt: skip
+    assert "mapping" in line
+
+
 def test_corpus_size(good_log):
     n = len(CLI_CASES) + len(SCENARIOS) + 2 + len(_variants(good_log.read_text().splitlines()))
-    assert n >= 150, n
+    n += len(SITUATIONS) + 1 + len(STATE_FILES) + len(CONFIGS) + 3 + len(TUNED_PARAMS) + 1
+    assert n >= 220, n

@@ -28,11 +28,13 @@ powers      powers still to cast this phase, ``Name[:WC][@Caster]`` separated by
             ``:WC`` is checked against the power data; ``@Caster`` teaches the power to that
             psyker if it does not know it
 power       one power (the same as ``powers`` with one entry); then the decision is its dice
-wc          keep only the castable powers of this warp charge (or check ``power``'s)
+wc          keep only the castable powers of this warp charge, 1-3 (or check ``power``'s)
 caster      the psyker casting ``power`` (default: the first that knows it)
 target      its target unit (default: the first legal one)
-successes   ask the deny decision instead: ``power`` was cast with this many successes
-cast_dice   dice the caster rolled for that cast (default: ``successes``)
+successes   ask the deny decision instead: ``power`` was cast with this many successes (at
+            least its warp charge, at most ``cast_dice``: 7E-4.3, 7E-5.1)
+cast_dice   dice the caster rolled for that cast (default: ``successes``); with ``dice`` (the
+            dice left after it) one pool, at most the scenario's largest (7E-3.1)
 wounds      wounds left, ``Unit:N`` separated by commas (``;`` in the compact form)
 side        the casting player, 0 or 1 (default: the scenario's first player)
 phase       the Psychic phase index, from 0 (default 0)
@@ -121,6 +123,49 @@ def _items(value: Any) -> list[str]:
     return [v.strip() for v in re.split(r"[;,]", str(value)) if v.strip()]
 
 
+def _warp_charge(value: Any, what: str) -> int:
+    """``value`` as a warp charge, 1-3 (7E-4.3), or a ``ValueError`` naming ``what``."""
+    try:
+        wc = int(value)
+    except (TypeError, ValueError):
+        wc = 0
+    if not 1 <= wc <= 3:
+        raise ValueError(
+            f"situation: {what} must be 1, 2 or 3 (a warp charge, 7E-4.3), got {value!r}"
+        )
+    return wc
+
+
+def _check_cast(rules: SeventhRules, power: Any, successes: int, rolled: int, left: int) -> None:
+    """A deny situation's cast must be one the dice allow.
+
+    Each die rolled gives at most one success (7E-4.3), the power was cast (successes at least
+    its warp charge, else there is nothing to deny: 7E-5.1), and the dice rolled plus the dice
+    left (``dice``) were one pool, at most the scenario's largest (7E-3.1, 7E-4.1).
+
+    Raises:
+        ValueError: one line naming the key and what is allowed.
+    """
+    wc, most = power.warp_charge, rules.max_dice
+    room = most - left
+    if successes < wc:
+        raise ValueError(
+            f"situation: successes must be at least {power.name}'s warp charge {wc} (with fewer "
+            f"the power is not cast and nothing is denied, 7E-4.3, 7E-5.1), got {successes}"
+        )
+    if rolled < successes:
+        raise ValueError(
+            f"situation: successes ({successes}) must be at most cast_dice, the dice rolled "
+            f"({rolled}): each die gives at most one success (7E-4.3)"
+        )
+    if rolled > room:
+        raise ValueError(
+            f"situation: successes={successes} with cast_dice={rolled} does not fit the pool: "
+            f"the dice rolled and the dice left (dice={left}) are one pool of at most {most} "
+            f"(7E-3.1, 7E-4.1), so successes <= cast_dice <= {max(room, 0)}"
+        )
+
+
 def _unit(rules: SeventhRules, name: str, what: str) -> int:
     if name not in rules.names:
         raise ValueError(
@@ -189,7 +234,7 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
                 f"{', '.join(p.name for p in rules.powers)}"
             )
         p = rules.power_index[name]
-        if sep and int(wc) != rules.powers[p].warp_charge:
+        if sep and _warp_charge(wc, f"the warp charge in {name}:WC") != rules.powers[p].warp_charge:
             raise ValueError(
                 f"situation: {name} has warp charge {rules.powers[p].warp_charge} "
                 f"in the power data, not {wc}"
@@ -216,6 +261,7 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
         chosen.append((c, p))
     wc_filter = opts.get("wc")
     if wc_filter is not None:
+        _warp_charge(wc_filter, "wc")
         if chosen:
             bad = [
                 rules.powers[p].name for _, p in chosen if rules.powers[p].warp_charge != wc_filter
@@ -292,7 +338,9 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
         raise ValueError("situation: the deny decision needs successes=N (N >= 1)")
     if enemy < 1:
         raise ValueError("situation: the deny decision needs enemy_dice >= 1")
-    cast = Cast(c, p, t, dice=opts.get("cast_dice", k), successes=k)
+    rolled = opts.get("cast_dice", k)
+    _check_cast(rules, rules.powers[p], k, rolled, dice)
+    cast = Cast(c, p, t, dice=rolled, successes=k)
     return evolve(s, stage=Stage.DENY, cast=cast, attempted=attempted | {(c, p)})
 
 

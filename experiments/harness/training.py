@@ -45,6 +45,7 @@ import shlex
 import shutil
 import signal
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -147,7 +148,10 @@ def read_yaml(path: str | Path) -> dict[str, Any]:
     try:
         doc = yaml.safe_load(p.read_text()) or {}
     except yaml.YAMLError as exc:
-        raise ValueError(f"{p} is not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = "" if mark is None else f" at line {mark.line + 1}, column {mark.column + 1}"
+        what = getattr(exc, "problem", None) or " ".join(str(exc).split())
+        raise ValueError(f"{p} is not valid YAML: {what}{where}") from None
     if not isinstance(doc, dict):
         raise ValueError(f"{p} must hold a mapping of hyperparameters")
     return doc
@@ -184,7 +188,96 @@ def load_hyperparams(
             f"unknown {algo} hyperparameter(s) {', '.join(unknown)}; allowed: "
             f"{', '.join(sorted(allowed))}"
         )
+    check_hyperparams(algo, hp)
     return hp
+
+
+RUN_KEY_TYPES: dict[str, Any] = {
+    "n_envs": int, "policy": str, "illegal_fallback": str, "illegal_penalty": float,
+    "self_play_refresh": int, "checkpoint_buffer_mb": float,
+}  # fmt: skip
+"""Types of the :data:`RUN_KEYS` (the algorithms' own keys take their constructor's types)."""
+
+
+def _is_schedule(value: Any) -> bool:
+    """``lin_<number>``: a linear schedule (see ``experiments/configs/``)."""
+    if not (isinstance(value, str) and value.startswith("lin_")):
+        return False
+    try:
+        return math.isfinite(float(value[4:]))
+    except ValueError:
+        return False
+
+
+def _value_forms(annotation: Any) -> list[tuple[str, Callable[[Any], bool]]] | None:
+    """(description, check) of each form a config value of this type may take in YAML.
+
+    ``None`` when the annotation holds a form YAML cannot write (a class): not checked.
+    """
+    import collections.abc
+    import types
+    import typing
+
+    def number(v: Any) -> bool:
+        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+    def integer(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    simple: dict[Any, tuple[str, Callable[[Any], bool]]] = {
+        int: ("a whole number", integer),
+        float: ("a finite number", number),
+        bool: ("true or false", lambda v: isinstance(v, bool)),
+        str: ("a string", lambda v: isinstance(v, str)),
+        dict: ("a mapping", lambda v: isinstance(v, dict)),
+        type(None): ("null", lambda v: v is None),
+    }
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        out: list[tuple[str, Callable[[Any], bool]]] = []
+        for arg in typing.get_args(annotation):
+            forms = _value_forms(arg)
+            if forms is None:
+                return None
+            out += forms
+        return out
+    if annotation in simple:
+        return [simple[annotation]]
+    if origin is dict:
+        return [simple[dict]]
+    if origin is collections.abc.Callable:  # a schedule of the progress left
+        return [("lin_<number> (a linear schedule)", _is_schedule)]
+    if origin is tuple:  # DQN's train_freq: [4, "step"]
+        return [("a [number, unit] pair", lambda v: isinstance(v, list | tuple) and len(v) == 2)]
+    if getattr(annotation, "__module__", "").startswith("torch"):  # device: a name is enough
+        return []
+    return None
+
+
+def check_hyperparams(algo: str, hp: dict[str, Any]) -> None:
+    """Check that every hyperparameter has a type its algorithm accepts.
+
+    Types come from the algorithm's constructor annotations (``learning_rate``: a number or a
+    ``lin_<number>`` schedule, ``n_steps``: a whole number...) and :data:`RUN_KEY_TYPES`.
+
+    Raises:
+        ValueError: one line naming the key, its value and the types allowed.
+    """
+    import typing
+
+    from psygym_agents.sb3 import algo_class
+
+    try:
+        hints = typing.get_type_hints(algo_class(algo).__init__)
+    except (NameError, TypeError):  # pragma: no cover - unresolvable annotations: no check
+        hints = {}
+    for key, value in hp.items():
+        annotation = RUN_KEY_TYPES.get(key, hints.get(key))
+        forms = None if annotation is None else _value_forms(annotation)
+        if not forms or any(check(value) for _, check in forms):
+            continue
+        allowed = " or ".join(dict.fromkeys(d for d, _ in forms))
+        raise ValueError(f"config: {key} must be {allowed}, not {value!r} ({algo})")
 
 
 def _schedule(value: Any) -> Any:
@@ -260,6 +353,7 @@ def make_config(
         resolve_policy(opponent, rules)
     eval_opp = eval_opponent or (reference_opponent(edition) if opponent == "self" else opponent)
     resolve_policy(eval_opp, rules)
+    check_learner_decides(rules, (0, 1) if seat_text == "both" else (int(seat_text),), seed)
     hp = load_hyperparams(algo, env_id, rules.scenario.name, config)
     hp = _merge(hp, overrides or {})
     if n_envs is not None:
@@ -276,6 +370,32 @@ def make_config(
         seat=seat_text, eval_every=every, eval_episodes=eval_episodes, exact_eval=exact_eval,
         subproc=subproc, env_id=env_id, hyperparams=hp,
     )  # fmt: skip
+
+
+def check_learner_decides(rules: Any, seats: tuple[int, ...], seed: int) -> None:
+    """Check that the learner gets a decision in each of its seats (before any run folder).
+
+    The training env skips games in which its agent never decides, and gives up after many
+    (``PsychicPhaseEnv.reset``); one reset per seat against a random opponent (cheap, and it
+    tries every kind of move) finds a scenario where that never happens.
+
+    Raises:
+        ValueError: one line naming the seat and the scenario.
+    """
+    from psygym.envs.psychic import PsychicPhaseEnv
+
+    for seat in seats:
+        env = PsychicPhaseEnv(rules=rules, opponent="random", seat=seat)
+        try:
+            env.reset(seed=seed)
+        except RuntimeError:
+            side = rules.scenario.sides[seat].name
+            raise ValueError(
+                f"--seat {seat}: the learner ({side}) never gets a decision in scenario "
+                f"{rules.scenario.name!r}; train a seat that casts or denies there"
+            ) from None
+        finally:
+            env.close()
 
 
 def _load_rules(edition: str, scenario: str) -> Any:
@@ -1100,7 +1220,8 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 
 
 __all__ = [
-    "TrainConfig", "TrainingInterrupted", "checkpoint_record", "command_line", "config_from_file",
+    "TrainConfig", "TrainingInterrupted", "check_hyperparams", "check_learner_decides",
+    "checkpoint_record", "command_line", "config_from_file",
     "evaluate", "exact_score", "export_model", "final_model", "load_hyperparams", "make_config",
     "make_vec_env", "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run",
     "run_training", "start_run", "train_agent", "trained_models", "trim_metrics", "write_config",

@@ -380,6 +380,23 @@ def _finish(study: Any, out: Path, interrupted: bool, save: Any) -> Path:
     return path
 
 
+def trial_counts(study: Any) -> dict[str, int]:
+    """``{"trials": finished, "failed": failed}`` of a study.
+
+    Finished trials are the complete and the pruned ones; a failed trial (an error, or a worker
+    killed mid-trial: :func:`fail_orphaned_trials`) is not done, and neither is one still
+    running or waiting, so none of these count toward ``trials`` (``best.json``, the summary).
+    """
+    import optuna
+
+    states = [t.state for t in study.get_trials(deepcopy=False)]
+    done = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.PRUNED)
+    return {
+        "trials": sum(s in done for s in states),
+        "failed": sum(s == optuna.trial.TrialState.FAIL for s in states),
+    }
+
+
 def _best_trial(study: Any) -> Any:
     try:
         return study.best_trial
@@ -469,7 +486,7 @@ def tune_parametric(
         out / "best.json", edition=rules.edition, scenario=rules.scenario.name, family=fam.name,
         params=dict(best.params), value=float(best.value), opponent=opp_name,
         scored_by=scorer.describe(), study=name, trial=best.number,
-        trials=len(the_study.trials), note=scorer.note or None,
+        **trial_counts(the_study), note=scorer.note or None,
     ))  # fmt: skip
 
 
@@ -503,9 +520,13 @@ def _rl_objective(
 
 
 def _save_rl_best(
-    out: Path, rules: Any, best: Any, opp_name: str, name: str, trials: int, trial_steps: int
-) -> Path:
-    """Write ``best.json`` of a MaskablePPO study, naming the best trial's model."""
+    out: Path, rules: Any, best: Any, opp_name: str, name: str, counts: dict[str, int],
+    trial_steps: int,
+) -> Path:  # fmt: skip
+    """Write ``best.json`` of a MaskablePPO study, naming the best trial's model.
+
+    ``counts`` are the study's :func:`trial_counts` (finished and failed trials).
+    """
     from psygym_agents.parametric import save_best
 
     model = Path(best.user_attrs.get("run_dir", "")) / "model.safetensors"
@@ -517,7 +538,7 @@ def _save_rl_best(
         out / "best.json", edition=rules.edition, scenario=rules.scenario.name,
         family="maskable-ppo", params=dict(best.params), value=float(best.value),
         model=model_ref, opponent=opp_name, study=name, trial=best.number,
-        trials=trials, trial_steps=trial_steps,
+        **counts, trial_steps=trial_steps,
         note="the model is in psygym's safe format (safetensors + JSON, no pickles)",
     )  # fmt: skip
 
@@ -585,7 +606,8 @@ def tune_rl(
     interrupted = _optimize(the_study, objective, trials, jobs, show_progress, timeout)
 
     def save(best: Any) -> Path:
-        return _save_rl_best(out, rules, best, opp_name, name, len(the_study.trials), trial_steps)
+        return _save_rl_best(out, rules, best, opp_name, name, trial_counts(the_study),
+                             trial_steps)  # fmt: skip
 
     return _finish(the_study, out, interrupted, save)
 
@@ -616,5 +638,5 @@ def run_target(target: str, edition: str, scenario: str, trials: int, seed: int,
 __all__ = [
     "SAMPLERS", "TARGETS", "Scorer", "TuneInterrupted", "default_storage",
     "hyperparams_from_params", "open_storage", "run_target", "sample_maskable_ppo_params",
-    "study_name", "tune_parametric", "tune_rl",
+    "study_name", "trial_counts", "tune_parametric", "tune_rl",
 ]  # fmt: skip
