@@ -258,6 +258,13 @@ class RulesBase(ABC):
         """Text picture of the state, as ``player`` may see it (``None``: everything)."""
         return repr(state)
 
+    def power_texts(self, state: Hashable, player: int | None = None) -> dict[str, str]:
+        """One line of rules text for each power ``player`` may see in ``state``, by name.
+
+        What a player sees: in editions with hidden hands, never the other hand's cards.
+        """
+        return {}
+
     def is_response(self, state: Hashable) -> bool:
         """Whether the decision at ``state`` answers the other player's move.
 

@@ -613,15 +613,13 @@ class Game:
         return f"/api/games/{self.id}/log"
 
     def _powers(self) -> list[dict[str, str]]:
-        """One-line rules text of each power on the board, if the edition provides it.
+        """One-line rules text of each power on the board the player may see.
 
-        An edition offers ``rules.power_texts(state, player)`` -> ``{power name: one line}``;
-        editions without it show the powers in the board text only.
+        From ``rules.power_texts(state, player)`` (``{power name: one line}``; editions that
+        give none show the powers in the board text only).
         """
-        hook = getattr(self.rules, "power_texts", None)
-        if hook is None:
-            return []
-        return [{"name": str(k), "text": str(v)} for k, v in hook(self.state, self.seat).items()]
+        texts = self.rules.power_texts(self.state, self.seat)
+        return [{"name": str(k), "text": str(v)} for k, v in texts.items()]
 
 
 # ----------------------------------------------------------------------------- the store
