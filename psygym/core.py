@@ -28,6 +28,7 @@ CHANCE = -1
 """``current_player`` value of a chance node."""
 TERMINAL = -2
 """``current_player`` value of a finished game."""
+_MASK_MEMO_SIZE = 4096
 
 
 class Information(enum.StrEnum):
@@ -344,10 +345,19 @@ class RulesBase(ABC):
         return self.current_player(state) == TERMINAL
 
     def legal_mask(self, state: Hashable) -> np.ndarray:
-        """Boolean mask over ``range(num_actions)`` derived from :meth:`legal_actions`."""
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[self.legal_actions(state)] = True
-        return mask
+        """Boolean mask over ``range(num_actions)`` derived from :meth:`legal_actions`.
+
+        Masks are memoised per legal set (a game has few); each call returns its own copy.
+        """
+        legal = tuple(self.legal_actions(state))
+        memo = self.__dict__.setdefault("_mask_memo", {})
+        mask = memo.get(legal)
+        if mask is None:
+            if len(memo) >= _MASK_MEMO_SIZE:
+                memo.clear()
+            mask = memo[legal] = np.zeros(self.num_actions, dtype=bool)
+            mask[list(legal)] = True
+        return mask.copy()
 
     def sample_chance(self, state: Hashable, rng: np.random.Generator) -> int:
         """Draw one chance outcome with ``rng`` (editions may override with a faster path)."""

@@ -615,3 +615,14 @@ def test_agents_never_import_experiments():
 def test_constants():
     assert CHANCE == -1 and TERMINAL == -2
     assert math.isclose(sum(p for _, p in ToyRules.coin), 1)
+
+
+def test_legal_mask_is_memoised_per_legal_set_and_a_fresh_copy():
+    rules = ToyRules()
+    s = rules.initial_state()
+    mask = rules.legal_mask(s)
+    assert list(np.flatnonzero(mask)) == rules.legal_actions(s)
+    mask[:] = False  # the caller's copy: the memo must not change
+    again = rules.legal_mask(s)
+    assert list(np.flatnonzero(again)) == rules.legal_actions(s) and again is not mask
+    assert len(rules._mask_memo) == 1

@@ -1,6 +1,6 @@
 """2nd edition's memoised observation blocks, masks and cast views give what a cold build gives.
 
-The memos (``SecondViews`` board, psyker, slot and pending blocks; ``SecondRules.legal_mask``;
+The memos (``SecondViews`` board, psyker, slot and pending blocks; ``RulesBase.legal_mask``;
 ``SecondViews.cast_view``) must never change a result: a warm rules object and a fresh one see
 the same vectors, masks and labels at every state of seeded games, and a caller writing into a
 returned array cannot reach a memo.

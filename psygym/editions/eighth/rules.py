@@ -244,7 +244,6 @@ class EighthRules(RulesBase):
         self._alive_cache: dict[tuple[int, ...], int] = {}
         self._side_masks = tuple(sum(1 << i for i in units) for units in self.side_units)
         self._event_cache: dict[tuple[Any, ...], Event] = {}
-        self._mask_cache: dict[tuple[int, ...], np.ndarray] = {}
         self._blast_causes = tuple(f"the blast of {name}'s Perils" for name in self.names)
         # Who moves at each stage, by active player (8E-2.1, 8E-5.1).
         self._mover = tuple(
@@ -381,17 +380,6 @@ class EighthRules(RulesBase):
         out = [self.actions.deny(d) for d in self.deniers(state)]
         out.append(self.NO_DENY)
         return out
-
-    def legal_mask(self, state: State) -> np.ndarray:
-        """Boolean mask over ``range(num_actions)`` of :meth:`legal_actions` (a new array)."""
-        legal = self._legal(state)
-        mask = self._mask_cache.get(legal)
-        if mask is None:
-            if len(self._mask_cache) >= _CACHE_LIMIT:
-                self._mask_cache.clear()
-            mask = self._mask_cache[legal] = np.zeros(self.num_actions, dtype=bool)
-            mask[list(legal)] = True
-        return mask.copy()
 
     def chance_outcomes(self, state: State) -> list[tuple[int, float]]:
         """Exact aggregated outcomes of the pending roll (see the module docstring)."""

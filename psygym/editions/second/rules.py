@@ -348,7 +348,6 @@ class SecondRules(RulesBase):
         """Psykers that can use powers (2E-3.2), by ``(wounds, powers)``."""
         self._draws: dict[tuple[tuple[int, ...], ...], int] = {}
         """:meth:`next_draw` by the power cards held."""
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         """:meth:`legal_mask` by the legal actions."""
 
     # -----------------------------------------------------------------------------------------
@@ -521,17 +520,6 @@ class SecondRules(RulesBase):
         if cached_state is state:
             return list(cached)
         return self._turn_actions(state)
-
-    def legal_mask(self, state: SecondState) -> np.ndarray:
-        """Boolean mask of :meth:`legal_actions` (a fresh copy of one memoised per legal set)."""
-        legal = tuple(self.legal_actions(state))
-        mask = self._masks.get(legal)
-        if mask is None:
-            if len(self._masks) >= _MEMO_SIZE:
-                self._masks.clear()
-            mask = self._masks[legal] = np.zeros(self.num_actions, dtype=bool)
-            mask[list(legal)] = True
-        return mask.copy()
 
     def _response_actions(self, state: SecondState) -> list[int]:
         pending = state.pending

@@ -271,7 +271,6 @@ class SeventhRules(RulesBase):
         self._chance_cache = ChanceCache()
         self._effect_cache: dict[tuple, Dist] = {}
         self._last_casts: tuple = (None,) * 6
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
         self.observation_size = (
             11
             + n_units * (6 + 3 * n_powers)
@@ -467,21 +466,6 @@ class SeventhRules(RulesBase):
         if s.stage == Stage.SWAP:
             return [self.SWAP, self.SWAP + 1]
         return []
-
-    def legal_mask(self, s: State) -> np.ndarray:
-        """Boolean mask over ``range(num_actions)`` of :meth:`legal_actions` (a fresh array).
-
-        Masks are memoised per legal set (there are few: the pool sizes and the casting
-        choices); each call returns its own copy.
-        """
-        legal = tuple(self.legal_actions(s))
-        mask = self._masks.get(legal)
-        if mask is None:
-            if len(self._masks) >= _CACHE_SIZE:
-                self._masks.clear()
-            mask = self._masks[legal] = np.zeros(self.num_actions, dtype=bool)
-            mask[list(legal)] = True
-        return mask.copy()
 
     def _legal_casts(self, s: State) -> tuple[int, ...]:
         """Sorted choose-cast actions of the active player.
