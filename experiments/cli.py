@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "psygym_experiments.advise",
     "psygym_experiments.evaluate",
     "psygym_experiments.compare",
+    "psygym_experiments.cheatsheet",
     "psygym_experiments.train",
     "psygym_experiments.tune",
     "psygym_experiments.play",

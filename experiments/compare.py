@@ -21,11 +21,23 @@ the time and state limits, the optimum is known). On each scenario the field is:
 
 All of them meet in a round-robin in both seats with common random numbers
 (``psygym_experiments.harness.tournament``). The leaderboard ranks agents by their mean score per
-game over all opponents and both seats (with a 95% interval); the report also gives every
-head-to-head result, exact expected scores and exploitability where the solver can compute
-them, and states how far ``double-wc`` is from the best agent and from the optimum. Output:
-``<runs-dir>/compare-<time>/`` with ``report.md``, ``results.csv``, ``results.json``,
-``config.json``, ``command.txt`` and PNG plots; the leaderboard is printed as a table.
+game over all opponents and both seats (with a 95% interval); a PPO model is scored only on the
+seats its metadata says it was trained for (``seat`` or ``seats`` in its JSON), and then not
+ranked. The report opens with plain answers per edition (which agent is best and whether that
+is beyond noise, how good ``double-wc`` is, the exact dice-to-commit and deny tables of the
+edition's ``answer_tables`` tool), then gives every head-to-head result, exact expected scores
+and exploitability where they can be computed.
+
+Exact values: where the game has perfect information and no simultaneous moves, one side
+process enumerates each scenario's state graph once (one-phase scenarios first,
+:mod:`psygym_experiments.harness.compare_graph`) while the games are played, and every pairing's
+exact score and every agent's best responses are one backward pass over it. A one-phase game
+waits for its graph; a game of several phases never does (it is far larger; with ``--quick`` it
+is not even tried). Other games keep the solver of :mod:`psygym_experiments.harness.solving`.
+
+Output: ``<runs-dir>/compare-<time>/`` with ``report.md``, ``report.html`` (self-contained, plots
+embedded), ``results.csv``, ``results.json``, ``config.json``, ``command.txt`` and PNG plots; the
+leaderboard is printed as a table that fits 80 columns.
 """
 
 from __future__ import annotations
@@ -41,16 +53,22 @@ from typing import Annotated, Any
 import typer
 from psygym_experiments.common import (
     console,
-    edition_tool,
     err_console,
     split_names,
     user_errors,
 )
+from psygym_experiments.harness.compare_exact import ExactSide
 from psygym_experiments.harness.output import write_json
 from psygym_experiments.harness.runs import run_folder, write_command
-from psygym_experiments.harness.solving import MAX_STATES, SOLVE_SECONDS, Solved, exact_game_value
-from psygym_experiments.harness.tournament import EvalSettings, evaluate, worker_pool
-from psygym_experiments.report import REFERENCE, dice_rows, leaderboard_table, write_report
+from psygym_experiments.harness.solving import (
+    MAX_STATES,
+    SOLVE_SECONDS,
+    Solved,
+    exact_game_value,
+    exploitability,
+)
+from psygym_experiments.harness.tournament import EvalSettings, evaluate, pairings, worker_pool
+from psygym_experiments.report import REFERENCE, leaderboard_table, write_report
 
 DEFAULT_EPISODES = 100
 """Games per pairing and seat with default settings."""
@@ -66,8 +84,8 @@ TUNE_EPISODES = 100
 """Simulated games per seat and trial when tuning (the tuner's opponent is its default)."""
 QUICK_TUNE_EPISODES = 20
 """The same with ``--quick``."""
-TUNE_SECONDS = 60.0
-"""No new tuning trial starts after this many seconds."""
+TUNE_SECONDS = 20.0
+"""No new tuning trial starts after this many seconds (a fresh clone tunes every scenario)."""
 EXACT_BUDGET = 2_000_000
 """States the solver may spend per scenario on best responses and random agents' pairings."""
 QUICK_EXACT_BUDGET = 0
@@ -89,12 +107,16 @@ class Entry:
         spec: what ``resolve_policy`` is given (a name or a path).
         kind: ``heuristic``, ``baseline`` (random), ``tuned``, ``ppo`` or ``optimal``.
         source: where it came from, in words (for the report).
+        description: one sentence on how it plays.
+        seats: the seats it is scored on (a PPO model: the seats it was trained for).
     """
 
     label: str
     spec: str
     kind: str
     source: str = ""
+    description: str = ""
+    seats: tuple[int, ...] = (0, 1)
 
 
 @dataclass
@@ -215,22 +237,64 @@ def plan(
 
 def heuristic_entries(rules: Any) -> list[Entry]:
     """Every heuristic of the rules' edition, and ``random``."""
-    from psygym.policies import agent_names
+    from psygym.policies import agent_names, describe_agent
 
     out = []
     for name in agent_names(rules):
         if name in GENERIC_AGENTS:
             continue
         kind = "baseline" if name == "random" else "heuristic"
-        out.append(
-            Entry(
-                name,
-                name,
-                kind,
-                "built-in rule of thumb" if kind == "heuristic" else "uniform over legal actions",
-            )
-        )
+        text = describe_agent(name, rules) or "a built-in rule of thumb"
+        out.append(Entry(name, name, kind, "built in", text))
     return out
+
+
+TUNED_TEXT = (
+    "the edition's parametric rule of thumb, with its parameters tuned by Optuna against the "
+    "reference heuristic"
+)
+"""How the tuned agent plays (one sentence)."""
+OPTIMAL_TEXT = (
+    "plays the exact optimum: expectiminimax over every dice roll, best reply to every move"
+)
+"""How the optimal agent plays (one sentence)."""
+
+
+def model_seats(spec: str) -> tuple[int, ...]:
+    """The seats a PPO model was trained for, from its JSON metadata (``seat`` or ``seats``).
+
+    A model without metadata counts as trained for both seats.
+    """
+    try:
+        from psygym_agents.sb3 import read_metadata
+    except ImportError:
+        return (0, 1)
+    meta = read_metadata(spec.removeprefix("sb3:"))
+    seats = meta.get("seats")
+    if seats is None and meta.get("seat") is not None:
+        seat = meta["seat"]
+        seats = [0, 1] if str(seat) == "both" else [int(seat)]
+    return tuple(sorted({int(x) for x in seats})) if seats else (0, 1)
+
+
+def ppo_text(spec: str) -> str:
+    """How a PPO agent plays (one sentence from its metadata)."""
+    try:
+        from psygym_agents.sb3 import read_metadata
+
+        meta = read_metadata(spec.removeprefix("sb3:"))
+    except ImportError:
+        meta = {}
+    seats = model_seats(spec)
+    where = "both seats" if seats == (0, 1) else "seat " + ", ".join(map(str, seats)) + " only"
+    opp = meta.get("opponent")
+    steps = meta.get("steps")
+    return (
+        "a MaskablePPO neural network trained"
+        + (f" for {steps:,} steps" if isinstance(steps, int) else "")
+        + (f" against {opp}" if opp else "")
+        + f", for {where}"
+    )
 
 
 def tuned_entry(
@@ -255,7 +319,7 @@ def tuned_entry(
     quick_target = runs_dir / "tuned" / f"{edition}-{name}-quick" / "best.json"
     for path in (target, quick_target) if quick else (target,):
         if path.is_file():
-            return Entry("tuned", f"tuned:{path}", "tuned", f"saved parameters {path}")
+            return Entry("tuned", f"tuned:{path}", "tuned", f"saved parameters {path}", TUNED_TEXT)
     try:
         from psygym_experiments.harness.tuning import tune_parametric
     except ImportError as exc:
@@ -282,7 +346,9 @@ def tuned_entry(
         f"tuned agent: no saved parameters, so {trials} Optuna trials ({episodes} simulated "
         f"games per seat each, seed {seed}) were run now and the best saved to {target}."
     )
-    return Entry("tuned", f"tuned:{target}", "tuned", f"tuned now ({trials} trials), {target}")
+    return Entry(
+        "tuned", f"tuned:{target}", "tuned", f"tuned now ({trials} trials), {target}", TUNED_TEXT
+    )
 
 
 def ppo_entry(
@@ -294,31 +360,37 @@ def ppo_entry(
     seed: int,
     notes: list[str],
     rules: Any = None,
-) -> Entry | None:
-    """The MaskablePPO agent: shipped model, an earlier model of this command, or a short run.
+) -> Entry | list[Entry] | None:
+    """The MaskablePPO agent: shipped model(s), an earlier model of this command, or a short run.
 
-    ``scenario`` is the scenario as given (name or path), ``name`` its name. A model that does
+    ``scenario`` is the scenario as given (name or path), ``name`` its name. Shipped models may
+    be one per seat (then a list, labelled ``ppo-seat0`` and ``ppo-seat1``). A model that does
     not load for ``rules`` (e.g. trained on an older version of the scenario) is passed over,
-    with a note, for the next source.
+    with a one-line note, for the next source.
     """
     try:
         from psygym_agents.sb3 import pretrained_path
     except ImportError as exc:
         notes.append(f"PPO agent left out: the SB3 adapter is not installed ({exc}).")
         return None
-    folder = runs_dir / "trained" / f"{edition}-{name}"
+    # train_agent files runs under <runs_dir>/<edition>/<scenario>/: give it trained/ only.
+    folder = runs_dir / "trained"
+    shipped = [e for e in _shipped_models(pretrained_path, edition, name)
+               if rules is None or usable(e, rules, notes)]  # fmt: skip
+    if shipped:
+        return shipped[0] if len(shipped) == 1 else shipped  # type: ignore[return-value]
+    earlier = sorted(
+        (p for suffix in _MODEL_FILES for p in (folder / edition / name).glob(f"**/{suffix}")),
+        key=lambda p: p.stat().st_mtime,
+    )
     candidates = []
-    found = pretrained_path(edition, name)
-    if found is not None:
-        candidates.append(Entry("ppo", f"sb3:{found}", "ppo", f"pretrained model {found.name}"))
-    earlier = sorted(folder.glob("**/model.zip"), key=lambda p: p.stat().st_mtime)
     if earlier:
         candidates.append(
             Entry("ppo", f"sb3:{earlier[-1]}", "ppo", f"trained earlier: {earlier[-1]}")
         )
     for entry in candidates:
         if rules is None or usable(entry, rules, notes):
-            return entry
+            return _with_seats(entry)
     if steps <= 0:
         notes.append(
             "PPO agent left out: no usable pretrained model for this scenario and --quick "
@@ -341,7 +413,7 @@ def ppo_entry(
     except (ValueError, NotImplementedError, KeyError, FileNotFoundError) as exc:
         notes.append(f"PPO agent left out: training failed ({exc}).")
         return None
-    model = run / "model.zip"
+    model = next((run / f for f in _MODEL_FILES if (run / f).is_file()), run / _MODEL_FILES[0])
     if not model.is_file():
         notes.append(f"PPO agent left out: training wrote no model in {run}.")
         return None
@@ -349,7 +421,43 @@ def ppo_entry(
         f"PPO agent: no usable pretrained model, so MaskablePPO was trained now for {steps} "
         f"steps (seed {seed}) into {run}."
     )
-    return Entry("ppo", f"sb3:{model}", "ppo", f"trained now ({steps} steps), {model}")
+    return _with_seats(Entry("ppo", f"sb3:{model}", "ppo", f"trained now ({steps} steps), {model}"))
+
+
+_MODEL_FILES = ("model.safetensors", "model.zip")
+"""Model files a training run writes (the safe format first)."""
+
+
+def _shipped_models(pretrained_path: Any, edition: str, name: str) -> list[Entry]:
+    """The shipped models of a scenario: one per seat where models are seat-specific.
+
+    Each is labelled ``ppo`` when there is one, else ``ppo-seat0``, ``ppo-seat1``.
+    """
+    import inspect
+
+    found = []
+    if "seat" in inspect.signature(pretrained_path).parameters:
+        for seat in (0, 1):
+            path = pretrained_path(edition, name, seat=seat)
+            if path is not None:
+                found.append((seat, path))
+    else:
+        path = pretrained_path(edition, name)
+        if path is not None:
+            found.append((None, path))
+    label = "ppo" if len(found) == 1 else None
+    return [
+        _with_seats(Entry(label or f"ppo-seat{seat}", f"sb3:{path}", "ppo",
+                          f"pretrained model {path.name}"))
+        for seat, path in found
+    ]  # fmt: skip
+
+
+def _with_seats(entry: Entry) -> Entry:
+    """The PPO entry with its trained seats and description from the model's metadata."""
+    entry.seats = model_seats(entry.spec)
+    entry.description = ppo_text(entry.spec)
+    return entry
 
 
 def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -369,7 +477,10 @@ def usable(entry: Entry, rules: Any, notes: list[str]) -> bool:
     try:
         resolve_policy(entry.spec, rules)
     except Exception as exc:  # noqa: BLE001 - any failure to load leaves the agent out
-        notes.append(f"{entry.label} ({entry.source}) does not load: {type(exc).__name__}: {exc}.")
+        why = " ".join(str(exc).split())
+        why = why if len(why) <= 160 else why[:157] + "..."
+        notes.append(f"{entry.label} ({entry.source}) left out: it does not load "
+                     f"({type(exc).__name__}: {why}).")  # fmt: skip
         return False
     return True
 
@@ -457,8 +568,9 @@ def _prepared_entries(
         extra.append(tuned_entry(edition, scenario, name, runs_dir, settings.tune_trials,
                                  settings.seed, notes, quick=settings.quick))  # fmt: skip
     if wanted is None or "ppo" in wanted:
-        extra.append(ppo_entry(edition, scenario, name, runs_dir, settings.train_steps,
-                               settings.seed, notes, rules))  # fmt: skip
+        found = ppo_entry(edition, scenario, name, runs_dir, settings.train_steps,
+                          settings.seed, notes, rules)  # fmt: skip
+        extra += found if isinstance(found, list) else [found]
     return entries + [e for e in extra if e is not None and usable(e, rules, notes)]
 
 
@@ -468,7 +580,7 @@ def _complete_field(
     """Add the optimal player where the game is solved; note what was asked for but missing."""
     wanted = set(settings.agents) if settings.agents else None
     if solved.value is not None:
-        optimal = Entry("optimal", "optimal", "optimal", "exact expectiminimax")
+        optimal = Entry("optimal", "optimal", "optimal", "exact expectiminimax", OPTIMAL_TEXT)
         if (wanted is None or "optimal" in wanted) and usable(optimal, rules, notes):
             entries = [*entries, optimal]
     else:
@@ -489,8 +601,15 @@ def compare_scenario(
     prober: Prober | None = None,
     pool: Any = None,
     show_progress: bool = True,
+    side: ExactSide | None = None,
 ) -> ScenarioResult:
-    """Build the field of one scenario and play the round-robin (in ``pool`` if given)."""
+    """Build the field of one scenario and play the round-robin (in ``pool`` if given).
+
+    Where the scenario's state graph is built by ``side`` (perfect information, no simultaneous
+    moves, within the limits), every pairing's exact score and every agent's best responses are
+    computed over that graph while the games are played; otherwise the solver of
+    :mod:`psygym_experiments.harness.solving` is used as before.
+    """
     from psygym.editions import load
 
     start = time.perf_counter()
@@ -499,7 +618,13 @@ def compare_scenario(
     notes: list[str] = []
     entries = _prepared_entries(edition, scenario, rules, settings, notes)
     timing = {"agents": time.perf_counter() - start}
-    if prober is not None:
+    graph_path = side is not None and (edition, scenario) in side.builds
+    if graph_path:
+        built = _graph_value(side, edition, scenario, rules)
+        solved = Solved(built.value, built.note if built.value is None else "", built.states)
+    elif prober is not None and (edition, scenario) not in prober.futures:
+        solved = Solved(None, "not tried with --quick (a game of several Psychic phases)")
+    elif prober is not None:
         solved = prober.result(edition, scenario)
     else:
         solved = exact_game_value(rules, settings.max_states, settings.solve_seconds)
@@ -507,7 +632,10 @@ def compare_scenario(
     entries = _complete_field(entries, rules, solved, settings, notes)
     if not entries:
         raise ValueError(f"no agents to compare on {edition} {name}")
-    br_agents, stochastic_exact = exact_plan(entries, solved, settings, notes)
+    if graph_path:
+        br_agents, stochastic_exact = [], False
+    else:
+        br_agents, stochastic_exact = exact_plan(entries, solved, settings, notes)
     if show_progress:
         err_console.print(
             f"{edition} {name}: {len(entries)} agents, "
@@ -515,66 +643,180 @@ def compare_scenario(
             highlight=False,
         )
     before = time.perf_counter()
+    specs = [e.spec for e in entries]
+    exact_future = None
+    if graph_path and solved.value is not None:
+        exact_future = side.submit_field(
+            edition, scenario, specs, pairings(len(specs)), range(len(specs)),
+            seats=_seat_limits(entries),
+        )  # fmt: skip
     eval_settings = EvalSettings(
-        settings.episodes, settings.seed, settings.workers, exact=settings.exact_pairs,
+        settings.episodes, settings.seed, settings.workers,
+        exact=settings.exact_pairs and not graph_path,
         exploit=br_agents, stochastic_exact=stochastic_exact, max_states=settings.max_states,
         game_value=solved.value, solve=False, show_progress=show_progress,
     )  # fmt: skip
-    ev = evaluate(
-        rules, [e.spec for e in entries], eval_settings, labels=[e.label for e in entries],
-        pool=pool,
-    )  # fmt: skip
+    ev = evaluate(rules, specs, eval_settings, labels=[e.label for e in entries], pool=pool)
     notes += ev.notes
+    if graph_path:
+        exact_future = _late_field(side, edition, scenario, entries, solved, exact_future, notes)
+        _fill_exact(ev, exact_future, solved, notes)
     return ScenarioResult(
         edition=edition,
         scenario=name,
         description=str(getattr(rules.scenario, "description", "")),
         entries=entries,
         evaluation=ev,
-        game_value=solved.value,
-        value_note=solved.note,
+        game_value=ev.game_value if graph_path else solved.value,
+        value_note=ev.value_note if graph_path else solved.note,
         seconds=time.perf_counter() - start,
         timing={**timing, "games_and_exact": time.perf_counter() - before},
         notes=notes,
     )
 
 
-def dice_table_edition(editions: list[str]) -> str | None:
-    """The first compared edition whose agents declare an optimal-dice table tool, if any."""
-    for eid in editions:
-        try:
-            if edition_tool(eid, "dice_table") is not None:
-                return eid
-        except ImportError:  # the tool is declared but its module is missing
-            return eid
-    return None
+_NOT_YET = "the state graph was not finished when the games began"
 
 
-def _start_dice_table(edition: str, quick: bool) -> Any:
-    """Start computing ``edition``'s optimal-dice table in a side process (or ``None``)."""
+def _graph_value(side: ExactSide, edition: str, scenario: str, rules: Any) -> Any:
+    """The scenario's graph build: waited for in a one-phase game, else only if finished.
+
+    A game that goes on to later Psychic phases is far larger than one phase, so the games do
+    not wait for its graph (it is used after the games if it is finished by then).
+    """
+    from psygym_experiments.harness.compare_exact import Built
+    from psygym_experiments.harness.solving import _has_later_phases
+
+    done = side.ready(edition, scenario)
+    if done is not None:
+        return done
+    if not _has_later_phases(rules):
+        return side.built(edition, scenario)
+    return Built(None, _NOT_YET)
+
+
+def _seat_limits(entries: list[Entry]) -> dict[int, tuple[int, ...]]:
+    """Entry index -> seats, for the agents scored on some seats only."""
+    return {k: e.seats for k, e in enumerate(entries) if tuple(e.seats) != (0, 1)}
+
+
+def _late_field(
+    side: ExactSide, edition: str, scenario: str, entries: list[Entry], solved: Solved,
+    future: Any, notes: list[str],
+) -> Any:  # fmt: skip
+    """The exact-values future, started now if the graph was finished only during the games."""
+    if future is not None or solved.note != _NOT_YET:
+        return future
+    specs = [e.spec for e in entries]
+    built = side.ready(edition, scenario)
+    if built is None or built.value is None:
+        notes.append(
+            "No exact values: "
+            + (built.note if built is not None else "the state graph was still being built "
+               "when the games ended (a game of several Psychic phases)")
+            + "."
+        )  # fmt: skip
+        return None
+    notes.append("The state graph was finished during the games: exact values without the "
+                 "optimal agent in the field.")  # fmt: skip
+    solved.value, solved.note = built.value, ""
+    return side.submit_field(edition, scenario, specs, pairings(len(specs)), range(len(specs)),
+                             seats=_seat_limits(entries))  # fmt: skip
+
+
+def _fill_exact(ev: Any, future: Any, solved: Solved, notes: list[str]) -> None:
+    """Put the graph's exact pairing scores, best responses and game value into ``ev``."""
+    ev.game_value, ev.value_note = solved.value, solved.note
+    if future is None:
+        return
+    try:
+        done = future.result()
+    except Exception as exc:  # noqa: BLE001 - the report goes on without exact values
+        notes.append(f"No exact values: {type(exc).__name__}: {exc}.")
+        return
+    if done.note:
+        notes.append(f"No exact values: {done.note}.")
+        return
+    for p in ev.pairs:
+        p.exact_score = done.pairs.get((p.index0, p.index1))
+    for i, label in enumerate(ev.agents):
+        b = done.best_response.get(i)
+        if b is not None:
+            ev.best_response[label] = list(b)
+            ev.exploitability[label] = exploitability(*b)  # None unless both seats are known
+
+
+def _start_tables(editions: list[str], quick: bool) -> Any:
+    """Start computing the answer tables of every edition that has them, in a side process."""
     from concurrent.futures import ProcessPoolExecutor
 
-    try:
-        edition_tool(edition, "dice_table")
-    except ImportError:
+    from psygym_experiments.report_answers import compute_tables, editions_with_tables
+
+    wanted = editions_with_tables(editions)
+    if not wanted:
         return None
     pool = ProcessPoolExecutor(max_workers=1)
-    return pool, pool.submit(dice_rows, edition, quick)
+    size = "quick" if quick else "full"
+    return pool, {eid: pool.submit(compute_tables, eid, size) for eid in wanted}
 
 
-def _finish_dice_table(side: Any, notes: list[str]) -> list[dict[str, Any]] | None:
-    """The table started by :func:`_start_dice_table` (empty, with a note, if it failed)."""
+def _finish_tables(side: Any, notes: list[str]) -> dict[str, list[dict[str, Any]]]:
+    """The tables started by :func:`_start_tables` (``[]``, with a note, where one failed)."""
     if side is None:
-        notes.append("No optimal-dice heatmap: the dice-table module is not installed.")
-        return []
-    pool, future = side
+        return {}
+    pool, futures = side
+    out: dict[str, list[dict[str, Any]]] = {}
     try:
-        return future.result()
-    except Exception as exc:  # noqa: BLE001 - the report goes on without the table
-        notes.append(f"No optimal-dice heatmap: the table failed ({type(exc).__name__}: {exc}).")
-        return []
+        for eid, fut in futures.items():
+            try:
+                out[eid] = fut.result()
+            except Exception as exc:  # noqa: BLE001 - the report goes on without the tables
+                notes.append(f"No exact answer tables for {eid}: {type(exc).__name__}: {exc}.")
+                out[eid] = []
     finally:
         pool.shutdown()
+    return out
+
+
+def _exact_routes(
+    pairs: list[tuple[str, str]], quick: bool, notes: list[str]
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """Scenarios whose exact values come from a state graph (one-phase games first) and others.
+
+    The state graph needs perfect information and no simultaneous moves; the others are
+    solved by :class:`Prober`. With ``--quick`` a game of several Psychic phases is not built
+    (it is far beyond the limits of a quick run).
+    """
+    from psygym_experiments.harness.compare_graph import graph_supported
+    from psygym_experiments.harness.solving import _has_later_phases
+
+    from psygym.editions import load
+
+    first, later, others = [], [], []
+    for sc in pairs:
+        try:
+            rules = load(*sc)
+        except Exception:  # noqa: BLE001 - compare_scenario reports it
+            others.append(sc)
+            continue
+        if not graph_supported(rules):
+            others.append(sc)
+        elif not _has_later_phases(rules):
+            first.append(sc)
+        elif not quick:
+            later.append(sc)
+    skipped = [f"{e} {s}" for e, s in pairs if (e, s) not in first + later + others]
+    if skipped:
+        notes.append(f"--quick does not solve games of several Psychic phases: "
+                     f"{', '.join(skipped)}.")  # fmt: skip
+    return first + later, others
+
+
+def _eta_line(k: int, total: int, start: float) -> None:
+    """``scenario k+1 of n, elapsed, about ... left`` on stderr."""
+    elapsed = time.perf_counter() - start
+    eta = f", about {elapsed / k * (total - k):.0f} s left" if k else ""
+    err_console.print(f"[scenario {k + 1}/{total}, {elapsed:.0f} s{eta}]", highlight=False)
 
 
 def run_compare(
@@ -629,25 +871,40 @@ def run_compare(
         exact_pairs=not quick,
         exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
     )
-    dice_edition = dice_table_edition(settings.editions)
-    side = _start_dice_table(dice_edition, quick) if dice_edition is not None else None
+    tables_side = _start_tables(settings.editions, quick)
 
-    prober = Prober(pairs, settings)
+    builds, others = _exact_routes(pairs, quick, plan_notes)
+    # A graph build is cheaper than a solve and one-phase games need a few seconds: --quick's
+    # tight solver budget would stop some of them (games of several phases are not built).
+    cap = max(settings.solve_seconds, SOLVE_SECONDS / 2)
+    exact_side = ExactSide(builds, settings.max_states, cap) if builds else None
+    prober = Prober(others, settings)
     pool = worker_pool(settings.workers) if settings.workers > 1 else None
+    results = []
     try:
-        results = [
-            compare_scenario(e, s, settings, prober=prober, pool=pool,
-                             show_progress=show_progress)
-            for e, s in pairs
-        ]  # fmt: skip
+        for k, (e, s) in enumerate(pairs):
+            if show_progress:
+                _eta_line(k, len(pairs), start)
+            results.append(
+                compare_scenario(
+                    e,
+                    s,
+                    settings,
+                    prober=prober,
+                    pool=pool,
+                    show_progress=show_progress,
+                    side=exact_side,
+                )
+            )
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    dice = _finish_dice_table(side, plan_notes)
+        if exact_side is not None:
+            exact_side.close()
+    tables = _finish_tables(tables_side, plan_notes)
     run_dir = run_folder(runs_dir, "compare")
     seconds = time.perf_counter() - start
-    write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds, dice=dice,
-                 dice_edition=dice_edition)  # fmt: skip
+    write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds, tables=tables)
     config = {
         **settings.__dict__,
         "seconds": round(seconds, 1),
@@ -740,7 +997,7 @@ def compare(
 def _print_leaderboards(run_dir: Path) -> None:
     """Print the leaderboards and headline of a compare run folder."""
     doc = json.loads((run_dir / "results.json").read_text())
-    for table in leaderboard_table(doc):
+    for table in leaderboard_table(doc, width=min(80, console.width)):
         console.print(table)
     for line in doc.get("headline", []):
         console.print(line, highlight=False)

@@ -65,42 +65,76 @@ class Standing:
 
 
 # ----------------------------------------------------------------------------- numbers
-def agent_games(pairs: Sequence[PairResult], index: int) -> np.ndarray:
-    """Per game, the agent's score averaged over all its pairings (both seats, all opponents)."""
-    rows = [
-        p.scores if p.index0 == index else -p.scores
-        for p in pairs
-        if index in (p.index0, p.index1) and p.index0 != p.index1
-    ]
+def counted(p: PairResult, index: int, seats: dict[int, tuple[int, ...]] | None) -> bool:
+    """Whether pairing ``p`` counts for agent ``index``'s leaderboard score.
+
+    ``seats`` maps the agents scored only on some seats (a PPO model trained for seat 0) to
+    those seats: such an agent counts only its games in those seats, and the other agents do
+    not count their games against it (so every other score stays an average over both seats).
+    """
+    if index not in (p.index0, p.index1) or p.index0 == p.index1:
+        return False
+    if not seats:
+        return True
+    if index in seats:
+        return (0 if p.index0 == index else 1) in seats[index]
+    other = p.index1 if p.index0 == index else p.index0
+    return other not in seats
+
+
+def agent_games(
+    pairs: Sequence[PairResult], index: int, seats: dict[int, tuple[int, ...]] | None = None
+) -> np.ndarray:
+    """Per game, the agent's score averaged over all its pairings (both seats, all opponents).
+
+    ``seats``: see :func:`counted`.
+    """
+    rows = [p.scores if p.index0 == index else -p.scores for p in pairs if counted(p, index, seats)]
     if not rows:
         return np.zeros(0)
     return np.mean(np.vstack(rows), axis=0)
 
 
-def agent_exact(pairs: Sequence[PairResult], index: int) -> float | None:
+def agent_exact(
+    pairs: Sequence[PairResult], index: int, seats: dict[int, tuple[int, ...]] | None = None
+) -> float | None:
     """The exact counterpart of :func:`agent_games`' mean, if every pairing has its exact score."""
     vals = [
         p.exact_score if p.index0 == index else (None if p.exact_score is None else -p.exact_score)
         for p in pairs
-        if index in (p.index0, p.index1) and p.index0 != p.index1
+        if counted(p, index, seats)
     ]
     if not vals or any(v is None for v in vals):
         return None
     return float(np.mean(vals))
 
 
-def leaderboard(ev: Any, kinds: dict[str, str] | None = None) -> list[Standing]:
+def seat_map(ev: Any, seats: dict[str, tuple[int, ...]] | None) -> dict[int, tuple[int, ...]]:
+    """Agent index -> seats, for the agents of ``ev`` scored only on some seats."""
+    index = {label: i for i, label in enumerate(ev.agents)}
+    return {index[k]: tuple(v) for k, v in (seats or {}).items() if k in index and
+            tuple(v) != (0, 1)}  # fmt: skip
+
+
+def leaderboard(
+    ev: Any, kinds: dict[str, str] | None = None, seats: dict[str, tuple[int, ...]] | None = None
+) -> list[Standing]:
     """Agents ranked by mean score per game over all opponents and both seats.
 
     The rank follows the exact value of that average when every agent has one (no sampling
-    noise), else the sampled mean.
+    noise), else the sampled mean. ``seats`` (label -> seats) restricts agents trained for one
+    seat to that seat (see :func:`counted`); their exploitability is then that seat's.
     """
     kinds = kinds or {}
+    smap = seat_map(ev, seats)
     rows = []
     for i, label in enumerate(ev.agents):
-        x = agent_games(ev.pairs, i)
+        x = agent_games(ev.pairs, i, smap)
         m, half = mean_ci(x)
-        games = sum(p.episodes for p in ev.pairs if i in (p.index0, p.index1))
+        games = sum(p.episodes for p in ev.pairs if counted(p, i, smap))
+        expl = ev.exploitability.get(label)
+        if i in smap:
+            expl = seat_exploitability(ev, label, smap[i])
         rows.append(
             Standing(
                 0,
@@ -108,8 +142,8 @@ def leaderboard(ev: Any, kinds: dict[str, str] | None = None) -> list[Standing]:
                 kinds.get(label, ""),
                 m,
                 half,
-                agent_exact(ev.pairs, i),
-                ev.exploitability.get(label),
+                agent_exact(ev.pairs, i, smap),
+                expl,
                 games,
             )
         )
@@ -123,6 +157,80 @@ def leaderboard(ev: Any, kinds: dict[str, str] | None = None) -> list[Standing]:
     for k, r in enumerate(rows, 1):
         r.rank = k
     return rows
+
+
+def seat_exploitability(ev: Any, label: str, seats: Sequence[int]) -> float | None:
+    """What a best response gains against ``label`` over the game value, on ``seats`` only."""
+    v, br = ev.game_value, (ev.best_response or {}).get(label)
+    if v is None or not br:
+        return None
+    gains = []
+    for seat in seats:
+        b = br[seat] if seat < len(br) else None
+        if b is None:
+            return None
+        gains.append(v - b if seat == 0 else b - v)
+    return float(np.mean(gains))
+
+
+def seat_baseline(
+    ev: Any, seats: Sequence[int], leave_out: Sequence[str]
+) -> dict[str, float | None] | None:
+    """The field's average score on ``seats`` (for an agent scored only there), or ``None``.
+
+    The mean over every pairing of the other agents (``leave_out`` excluded) of the score of the
+    agent in those seats: sampled, and exact when every such pairing has its exact score. An
+    agent that plays only seat 0 is to be read against this, not against 0.
+    """
+    if tuple(seats) == (0, 1):
+        return None
+    out = [p for p in ev.pairs if p.agent0 not in leave_out and p.agent1 not in leave_out
+           and p.index0 != p.index1]  # fmt: skip
+    if not out:
+        return None
+    sampled, exact = [], []
+    for p in out:
+        for seat in seats:
+            sign = 1.0 if seat == 0 else -1.0
+            sampled.append(sign * p.mean_score)
+            exact.append(None if p.exact_score is None else sign * p.exact_score)
+    return {
+        "mean": float(np.mean(sampled)),
+        "exact": None if any(x is None for x in exact) else float(np.mean(exact)),
+    }
+
+
+def twins(ev: Any, labels: Sequence[str]) -> list[list[str]]:
+    """Groups of agents that played identically (merged into one row in the report).
+
+    Identical means the same score in every game of every pairing with every other agent, in
+    both seats, and the same exact scores. Returns the groups in ``labels`` order (single
+    agents are groups of one).
+    """
+    index = {label: i for i, label in enumerate(ev.agents)}
+    look = pair_lookup(ev.pairs)
+
+    def same(a: int, b: int) -> bool:
+        for c in range(len(ev.agents)):
+            if c in (a, b):
+                continue
+            for x, y in (((a, c), (b, c)), ((c, a), (c, b))):
+                p, q = look.get(x), look.get(y)
+                if p is None or q is None:
+                    return False
+                if p.exact_score != q.exact_score or not np.array_equal(p.scores, q.scores):
+                    return False
+        return len(ev.agents) > 2
+
+    groups: list[list[str]] = []
+    for label in labels:
+        for g in groups:
+            if same(index[g[0]], index[label]):
+                g.append(label)
+                break
+        else:
+            groups.append([label])
+    return groups
 
 
 def pair_lookup(pairs: Sequence[PairResult]) -> dict[tuple[int, int], PairResult]:
@@ -141,9 +249,21 @@ def head_to_head(ev: Any, a: int, b: int) -> tuple[float, float, float | None]:
     return m, half, exact
 
 
-def gap(ev: Any, better: int, worse: int) -> tuple[float, float]:
+def gap(
+    ev: Any, better: int, worse: int, seats: dict[int, tuple[int, ...]] | None = None
+) -> tuple[float, float]:
     """Leaderboard score of ``better`` minus that of ``worse``, with a paired 95% half-width."""
-    return mean_ci(agent_games(ev.pairs, better) - agent_games(ev.pairs, worse))
+    return mean_ci(agent_games(ev.pairs, better, seats) - agent_games(ev.pairs, worse, seats))
+
+
+def entry_seats(res: Any) -> dict[str, tuple[int, ...]]:
+    """Label -> seats each agent of a ``ScenarioResult`` is scored on."""
+    return {e.label: tuple(getattr(e, "seats", (0, 1))) for e in res.entries}
+
+
+def board_of(res: Any) -> list[Standing]:
+    """The leaderboard of a ``ScenarioResult`` (kinds and trained seats from its entries)."""
+    return leaderboard(res.evaluation, {e.label: e.kind for e in res.entries}, entry_seats(res))
 
 
 def _pct(part: float, whole: float) -> str:
@@ -168,10 +288,11 @@ def statement(res: Any) -> list[str]:
     ``res`` is an ``psygym_experiments.compare.ScenarioResult``.
     """
     ev = res.evaluation
-    kinds = {e.label: e.kind for e in res.entries}
-    board = leaderboard(ev, kinds)
+    seats = entry_seats(res)
+    board = [r for r in board_of(res) if seats.get(r.label, (0, 1)) == (0, 1)]  # ranked ones
     if not board:
         return [f"{res.edition} {res.scenario}: no agents."]
+    smap = seat_map(ev, seats)
     index = {label: i for i, label in enumerate(ev.agents)}
     where = f"{res.edition} {res.scenario}"
     if REFERENCE in index:
@@ -192,20 +313,21 @@ def statement(res: Any) -> list[str]:
         )
     r = next(s for s in board if s.label == ref)
     return [
-        _field_sentence(ev, board, index, where, ref, intro),
+        _field_sentence(ev, board, index, where, ref, intro, smap),
         _optimum_sentence(res, index, where, ref, r),
     ]
 
 
 def _field_sentence(
-    ev: Any, board: list[Standing], index: dict[str, int], where: str, ref: str, intro: str
-) -> str:
+    ev: Any, board: list[Standing], index: dict[str, int], where: str, ref: str, intro: str,
+    smap: dict[int, tuple[int, ...]] | None = None,
+) -> str:  # fmt: skip
     """How ``ref`` does against the field: the best agent, or how far from the best."""
     r = next(s for s in board if s.label == ref)
-    mine = agent_games(ev.pairs, index[ref])
+    mine = agent_games(ev.pairs, index[ref], smap)
     twins = [
         s.label for s in board
-        if s.label != ref and np.array_equal(agent_games(ev.pairs, index[s.label]), mine)
+        if s.label != ref and np.array_equal(agent_games(ev.pairs, index[s.label], smap), mine)
         and s.exact == r.exact
     ]  # fmt: skip
     others = [s for s in board if s.label != ref and s.label not in twins]
@@ -219,7 +341,7 @@ def _field_sentence(
                  f"here)")  # fmt: skip
     if top and others:
         nxt = others[0]
-        g, gh = gap(ev, index[ref], index[nxt.label])
+        g, gh = gap(ev, index[ref], index[nxt.label], smap)
         text += (
             f"; it is the best agent{' (tied)' if twins else ''}, {g:.2f} ± {gh:.2f} per game "
             f"ahead of the next, {nxt.label} ({nxt.mean:+.2f} ± {nxt.ci95:.2f}"
@@ -227,7 +349,7 @@ def _field_sentence(
         )
     elif not top:
         best = board[0]
-        g, gh = gap(ev, index[best.label], index[ref])
+        g, gh = gap(ev, index[best.label], index[ref], smap)
         h, hh, hx = head_to_head(ev, index[ref], index[best.label])
         if best.exact is not None and r.exact is not None:
             short = (f"{best.exact - r.exact:.3f} per game (exact; sampled {g:+.2f} ± "
@@ -287,48 +409,13 @@ def _exact(x: float | None) -> str:
 # ----------------------------------------------------------------------------- plots
 def plot_leaderboard(board: Sequence[Standing], path: Path, title: str) -> Path:
     """Horizontal bars of each agent's mean score with 95% intervals (and exact values)."""
-    import matplotlib
+    from psygym_experiments.report_plots import plot_leaderboard as draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    rows = list(reversed(board))
-    y = np.arange(len(rows))
-    fig, ax = plt.subplots(figsize=(7.5, 0.42 * len(rows) + 1.6))
-    colors = {"optimal": "#d62728", "ppo": "#9467bd", "tuned": "#2ca02c", "baseline": "#7f7f7f"}
-    for k, r in enumerate(rows):
-        c = colors.get(r.kind, "#ff7f0e" if r.label == REFERENCE else "#1f77b4")
-        ci = r.ci95 if math.isfinite(r.ci95) else 0.0
-        ax.barh(k, r.mean, color=c, alpha=0.75)
-        ax.errorbar(r.mean, k, xerr=ci, color="black", capsize=3, lw=1)
-        if r.exact is not None:
-            ax.plot(
-                r.exact,
-                k,
-                marker="x",
-                color="black",
-                ms=7,
-                label="exact" if "exact" not in ax.get_legend_handles_labels()[1] else None,
-            )
-    ax.set_yticks(y, [r.label for r in rows])
-    ax.axvline(0, color="grey", lw=0.8)
-    ax.set_xlabel("mean score per game vs all opponents, both seats (95% CI)")
-    ax.set_title(title)
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(loc="lower right")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return draw(board, path, title, REFERENCE)
 
 
-def plot_head_to_head(ev: Any, order: Sequence[str], path: Path, title: str) -> Path:
-    """Heatmap of row agent's mean score against column agent over both seats."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def h2h_matrix(ev: Any, order: Sequence[str]) -> np.ndarray:
+    """Row agent's score against column agent over both seats (exact where known)."""
     index = {label: i for i, label in enumerate(ev.agents)}
     n = len(order)
     m = np.zeros((n, n))
@@ -337,21 +424,14 @@ def plot_head_to_head(ev: Any, order: Sequence[str], path: Path, title: str) -> 
             if a != b:
                 mean, _, exact = head_to_head(ev, index[a], index[b])
                 m[r, c] = exact if exact is not None else mean
-    lim = max(1e-9, float(np.abs(m).max()))
-    fig, ax = plt.subplots(figsize=(0.6 * n + 2.8, 0.5 * n + 2.2))
-    im = ax.imshow(m, cmap="RdBu", vmin=-lim, vmax=lim)
-    ax.set_xticks(range(n), order, rotation=60, ha="right")
-    ax.set_yticks(range(n), order)
-    for r in range(n):
-        for c in range(n):
-            if r != c:
-                ax.text(c, r, f"{m[r, c]:+.1f}", ha="center", va="center", fontsize=7)
-    fig.colorbar(im, ax=ax, label="row's score vs column, both seats (exact where known)")
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return m
+
+
+def plot_head_to_head(ev: Any, order: Sequence[str], path: Path, title: str) -> Path:
+    """Heatmap of row agent's mean score against column agent over both seats."""
+    from psygym_experiments.report_plots import plot_head_to_head as draw
+
+    return draw(h2h_matrix(ev, order), order, path, title)
 
 
 def _dice_tool(edition: str, name: str) -> Any:
@@ -421,9 +501,22 @@ def plot_dice(
 def scenario_doc(res: Any) -> dict[str, Any]:
     """The JSON record of one scenario's comparison."""
     ev = res.evaluation
-    kinds = {e.label: e.kind for e in res.entries}
-    board = leaderboard(ev, kinds)
+    board = board_of(res)
     index = {label: i for i, label in enumerate(ev.agents)}
+    text = {e.label: getattr(e, "description", "") or e.source for e in res.entries}
+    seats = entry_seats(res)
+    by_label = {r.label: r for r in board}
+    rows = []
+    ranked = [r.label for r in board if tuple(seats.get(r.label, (0, 1))) == (0, 1)]
+    restricted = [r.label for r in board if r.label not in ranked]
+    for group in twins(ev, ranked) + [[x] for x in restricted]:
+        r = by_label[group[0]]
+        rows.append({
+            **r.__dict__, "labels": group, "description": text.get(group[0], ""),
+            "descriptions": {g: text.get(g, "") for g in group},
+            "seats": list(seats.get(group[0], (0, 1))),
+            "baseline": seat_baseline(ev, seats.get(group[0], (0, 1)), restricted),
+        })  # fmt: skip
     h2h = (
         {
             a: {
@@ -446,9 +539,18 @@ def scenario_doc(res: Any) -> dict[str, Any]:
             "seconds": round(res.seconds, 1),
             "timing": {k: round(v, 1) for k, v in getattr(res, "timing", {}).items()},
             "agents": [
-                {"label": e.label, "spec": e.spec, "kind": e.kind, "source": e.source}
+                {
+                    "label": e.label,
+                    "spec": e.spec,
+                    "kind": e.kind,
+                    "source": e.source,
+                    "description": text.get(e.label, ""),
+                    "seats": list(seats[e.label]),
+                }
                 for e in res.entries
-            ],
+            ],  # fmt: skip
+            "rows": rows,
+            "best_response": ev.best_response,
             "game_value": res.game_value,
             "value_note": res.value_note,
             "leaderboard": [r.__dict__ for r in board],
@@ -461,23 +563,41 @@ def scenario_doc(res: Any) -> dict[str, Any]:
     )
 
 
-def leaderboard_table(doc: dict[str, Any]) -> list[Any]:
-    """Rich tables of the leaderboards in a compare ``results.json`` document."""
+def leaderboard_table(doc: dict[str, Any], width: int = 80) -> list[Any]:
+    """Rich tables of the leaderboards in a compare ``results.json`` document.
+
+    Each fits ``width`` columns: agents that played identically share a row (names joined by
+    ``=``, folded onto further lines rather than cut), the kind is a one-letter tag, and an
+    agent scored on one seat only is marked with that seat.
+    """
     from rich.table import Table
 
+    tags = {"heuristic": "h", "baseline": "b", "tuned": "t", "ppo": "p", "optimal": "o"}
     tables = []
     for sc in doc["scenarios"]:
         t = Table(
-            title=f"{sc['edition']} {sc['scenario']}: mean score per game vs all "
-            f"opponents, both seats ({sc['episodes']} games per pairing and seat)"
+            title=f"{sc['edition']} {sc['scenario']}: score per game vs all opponents, both "
+            f"seats ({sc['episodes']} games per pairing and seat)",
+            width=width,
+            caption="kind: h heuristic, b baseline, t tuned, p PPO, o optimal; s0: scored on "
+            "seat 0 only (not ranked); = played identically",
         )
-        for c in ("#", "agent", "kind", "score", "± 95%", "exact", "exploitability"):
-            t.add_column(c, justify="left" if c in ("agent", "kind") else "right")
-        for r in sc["leaderboard"]:
+        t.add_column("#", justify="right", no_wrap=True)
+        t.add_column("agent", overflow="fold", ratio=1)
+        t.add_column("kind", no_wrap=True)
+        for c in ("score", "± 95%", "exact", "exploitability"):
+            t.add_column(c, justify="right", no_wrap=True)
+        rows = sc.get("rows") or [
+            {**r, "labels": [r["label"]], "seats": [0, 1]} for r in sc["leaderboard"]
+        ]
+        rank = 0
+        for r in rows:
+            seat = "" if r["seats"] == [0, 1] else f" s{','.join(map(str, r['seats']))}"
+            rank += not seat
             t.add_row(
-                str(r["rank"]),
-                r["label"],
-                r["kind"],
+                "-" if seat else str(rank),
+                " = ".join(r["labels"]),
+                tags.get(r["kind"], r["kind"][:1]) + seat,
                 f"{r['mean']:+.3f}",
                 "-" if r["ci95"] is None else f"{r['ci95']:.3f}",
                 _num(r["exact"]),
@@ -523,10 +643,9 @@ def write_report(
     *,
     notes: Sequence[str] = (),
     seconds: float = 0.0,
-    dice: Sequence[dict[str, Any]] | None = None,
-    dice_edition: str | None = None,
+    tables: dict[str, list[dict[str, Any]]] | None = None,
 ) -> Path:
-    """Write ``report.md``, ``results.csv``, ``results.json`` and the plots into ``run_dir``.
+    """Write ``report.md``, ``report.html``, ``results.csv``, ``results.json`` and the plots.
 
     Args:
         run_dir: the compare run folder.
@@ -534,25 +653,38 @@ def write_report(
         settings: the ``CompareSettings``.
         notes: sentences about editions left out.
         seconds: total wall time.
-        dice: the optimal-dice table (:func:`dice_rows`) of ``dice_edition``
-            (``None``: computed here if needed).
-        dice_edition: the compared edition whose agents have a dice-table tool (``None``:
-            no dice table in the report).
+        tables: edition -> its exact answer tables
+            (:func:`psygym_experiments.report_answers.compute_tables`; an edition missing
+            here has none).
 
     Returns:
         The path of ``report.md``.
     """
     run_dir = Path(run_dir)
     all_notes = list(notes)
+    tables = dict(tables or {})
     _write_results_csv(run_dir / "results.csv", results)
+    dice, dice_edition = None, None
+    for eid, ts in tables.items():
+        commit = next((t for t in ts if t.get("kind") == "commit" and t.get("data")), None)
+        if commit is not None and any(res.edition == eid for res in results):
+            dice, dice_edition = commit["data"], eid
+            break
 
     docs = [scenario_doc(res) for res in results]
     headline = [line for d in docs for line in d["statement"]]
     plots: dict[str, list[str]] = {}
     for res in results:
-        board = leaderboard(res.evaluation, {e.label: e.kind for e in res.entries})
+        board = board_of(res)
         name = f"leaderboard-{_slug(res)}.png"
-        plot_leaderboard(board, run_dir / name, f"{res.edition} {res.scenario}")
+        seats = entry_seats(res)
+        shown = [
+            r if seats.get(r.label, (0, 1)) == (0, 1) else Standing(**{
+                **r.__dict__,
+                "label": f"{r.label} (seat {', '.join(map(str, seats[r.label]))} only)"})
+            for r in board
+        ]  # fmt: skip
+        plot_leaderboard(shown, run_dir / name, f"{res.edition} {res.scenario}")
         plots[_slug(res)] = [name]
         if len(board) > 1:
             name = f"head-to-head-{_slug(res)}.png"
@@ -568,8 +700,6 @@ def write_report(
         dice_png = plot_dice(dice_edition, run_dir / f"dice-table-{dice_edition}.png", dice,
                              all_notes)  # fmt: skip
         if dice_png is not None:
-            if dice is None:
-                dice = dice_rows(dice_edition)
             dice_text = dice_summary(dice)
             headline.append(f"{dice_edition} optimal dice: {dice_text}")
 
@@ -582,13 +712,20 @@ def write_report(
         "notes": all_notes,
         "plots": {**plots, **({"dice_table": dice_png.name} if dice_png else {})},
         "dice_table": strict_json(list(dice)) if dice_png is not None and dice else None,
+        "answer_tables": {
+            eid: [{k: v for k, v in t.items() if k != "data"} for t in ts]
+            for eid, ts in tables.items()
+        },
     }
     write_json(run_dir / "results.json", doc, strict=False)
 
     md = _markdown(results, docs, settings, all_notes, plots, (dice_png, dice_text, dice_edition),
-                   seconds)  # fmt: skip
+                   seconds, tables)  # fmt: skip
     path = run_dir / "report.md"
     path.write_text(md)
+    from psygym_experiments.report_html import write_html
+
+    write_html(run_dir / "report.html", md, run_dir)
     return path
 
 
@@ -663,25 +800,34 @@ def _md_scenario(res: Any, d: dict[str, Any], plots: dict[str, list[str]]) -> li
     )
     lines += [optimum, f"Time: {d['seconds']:.0f} s{detail}.", ""]
     lines += ["Agents:", ""]
-    lines += [f"- `{a['label']}` ({a['kind']}): {a['source']}" for a in d["agents"]]
+    lines += [f"- `{a['label']}` ({a['kind']}, {a['source']}): {a['description']}"
+              for a in d["agents"]]  # fmt: skip
     lines += ["", "### Leaderboard (mean score per game vs all opponents, both seats)", ""]
     lines += _md_table(
-        ["#", "agent", "kind", "score", "± 95%", "exact", "exploitability"],
+        ["#", "agent", "kind", "score", "± 95%", "exact", "exploitability", "how it plays"],
         [
             [
-                str(r["rank"]),
-                r["label"],
-                r["kind"],
+                str(k),
+                " = ".join(f"`{x}`" for x in r["labels"]),
+                r["kind"] + ("" if r["seats"] == [0, 1] else
+                             f" (seat {', '.join(map(str, r['seats']))} only)"),
                 f"{r['mean']:+.3f}",
                 "-" if r["ci95"] is None else f"{r['ci95']:.3f}",
                 _num(r["exact"]),
                 _num(r["exploitability"]),
+                _row_text(r),
             ]
-            for r in d["leaderboard"]
+            for k, r in enumerate(d["rows"], 1)
+            if r["seats"] == [0, 1]
         ],
         left=3,
-    )
+    )  # fmt: skip
     lines += [""]
+    merged = [r for r in d["rows"] if len(r["labels"]) > 1]
+    if merged:
+        lines += ["Agents joined by `=` played identically: the same score in every game "
+                  "against every other agent, in both seats.", ""]  # fmt: skip
+    lines += _ppo_lines(d)
     for name in plots.get(slug, []):
         lines += [f"![{name}]({name})", ""]
     order = [r["label"] for r in d["leaderboard"]]
@@ -731,7 +877,10 @@ def _markdown(
     plots: dict[str, list[str]],
     dice: tuple[Path | None, str, str | None],
     seconds: float,
+    tables: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
+    from psygym_experiments.report_answers import answers_md
+
     _, dice_text, dice_edition = dice
     s = settings
     lines = [
@@ -749,9 +898,9 @@ def _markdown(
         "(`tuned`), a MaskablePPO agent (`ppo`) and the exact solver (`optimal`) where the game "
         f"is solved within {s.solve_seconds:.0f} s of CPU time and {s.max_states} states.",
         "",
-        "## Headline",
-        "",
     ]
+    lines += answers_md(results, docs, tables or {}, REFERENCE)
+    lines += ["## Headline", ""]
     lines += [f"- {h}" for h in (line for d in docs for line in d["statement"])]
     if dice_text:
         lines += [f"- {dice_edition} optimal dice: {dice_text}"]
@@ -767,6 +916,55 @@ def _markdown(
         "",
     ]
     return "\n".join(lines)
+
+
+def _row_text(row: dict[str, Any]) -> str:
+    """The description column of a merged leaderboard row."""
+    texts = row.get("descriptions") or {}
+    if len(row["labels"]) == 1:
+        return row["description"]
+    return "; ".join(f"{n}: {texts.get(n, '')}" for n in row["labels"])
+
+
+def _ppo_lines(d: dict[str, Any]) -> list[str]:
+    """Honest RL scoring: each model's seats, value against optimal play and exploitability."""
+    out = []
+    gv = d.get("game_value")
+    pairs = {(p["agent0"], p["agent1"]): p for p in d["pairs"]}
+    for a in d["agents"]:
+        if a["kind"] != "ppo":
+            continue
+        seats = a["seats"]
+        text = (f"`{a['label']}` is scored only on the seat(s) it was trained for: "
+                f"{', '.join(map(str, seats))}")  # fmt: skip
+        row = next((r for r in d["rows"] if a["label"] in r["labels"]), None)
+        if seats != [0, 1]:
+            text += (" (so it is not ranked: a seat's score includes that seat's advantage; its "
+                     "games in the other seat are left out of every score)")  # fmt: skip
+            if row is not None:
+                text += f"; it scores {row['mean']:+.2f} ± {row['ci95']:.2f} per game there"
+                if row["exact"] is not None:
+                    text += f" (exact {row['exact']:+.3f})"
+                base = row.get("baseline") or {}
+                if base.get("mean") is not None:
+                    b = base["exact"] if base.get("exact") is not None else base["mean"]
+                    text += f", where the other agents average {b:+.3f} against the same field"
+        vals = []
+        for seat in seats:
+            p = pairs.get((a["label"], "optimal") if seat == 0 else ("optimal", a["label"]))
+            if p is not None and p["exact_score"] is not None:
+                mine = p["exact_score"] if seat == 0 else -p["exact_score"]
+                opt = gv if seat == 0 else -gv
+                vals.append(f"as seat {seat} against the optimal player it scores exact "
+                            f"{mine:+.3f} (optimal play: {opt:+.3f})")  # fmt: skip
+        if vals:
+            text += "; " + "; ".join(vals)
+        if row is not None and row["exploitability"] is not None:
+            text += f"; its exploitability on those seats is {row['exploitability']:.3f} per game"
+        elif gv is None:
+            text += "; the game is not solved, so no value against optimal play or exploitability"
+        out.append(text + ".")
+    return (out + [""]) if out else []
 
 
 def _h2h_cell(h2h: dict[str, Any], a: str, b: str) -> str:

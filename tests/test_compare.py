@@ -164,3 +164,113 @@ def test_compare_bad_edition_is_a_clean_error(tmp_path):
                                       str(tmp_path)])  # fmt: skip
     assert result.exit_code == 2
     assert "unknown edition" in result.output and "Traceback" not in result.output
+
+
+# ----------------------------------------------------------------------------- answers
+def _table_rows(md: str, heading: str) -> list[list[str]]:
+    """Body rows of every Markdown table that follows a heading starting with ``heading``."""
+    out, inside, header_seen = [], False, 0
+    for line in md.splitlines():
+        if line.startswith("#"):
+            inside, header_seen = line.lstrip("# ").startswith(heading), 0
+            continue
+        if inside and line.startswith("|"):
+            header_seen += 1
+            if header_seen > 2:  # past the header and the alignment row
+                out.append([c.strip() for c in line.strip("|").split("|")])
+    return out
+
+
+def test_report_answers_every_edition_describes_every_agent_and_names_no_best_in_noise(tmp_path):
+    agents = ["double-wc", "all-in", "deny-never", "smite-first", "deny-always", "random",
+              "optimal"]  # fmt: skip
+    run = run_compare(["7th", "8th"], scenario="single-phase", quick=True, episodes=3, seed=0,
+                      runs_dir=tmp_path, workers=1, agents=agents,
+                      show_progress=False)  # fmt: skip
+    md = (run / "report.md").read_text()
+    answers = md.split("## Answers", 1)[1].split("\n## ", 1)[0]
+    for eid in ("7th", "8th"):
+        assert f"### {eid} edition" in answers
+    assert "**Which agent is best?**" in answers
+    # The 7th edition's exact tables, each with the situation it assumes.
+    assert "How many dice for warp charge 2" in answers and "When should I deny" in answers
+    assert answers.count("*Assumes:*") >= 3
+    rows = _table_rows(md, "Leaderboard")
+    assert rows and all(len(r) == 8 and r[-1] for r in rows), "every agent row has a description"
+    assert not any("built-in rule of thumb" in r[-1] for r in rows)
+    # Which-is-best lines: a sampled "is best" only with an interval that excludes 0.
+    for line in answers.splitlines():
+        if "is best with" in line and "exact" not in line:
+            g, h = map(float, re.search(r"([0-9.]+) ± ([0-9.]+) ahead", line).groups())
+            assert g > h
+        if "no measurable difference" in line:
+            assert "is best" not in line
+
+
+def test_best_answer_says_no_measurable_difference_when_the_interval_covers_zero():
+    from types import SimpleNamespace
+
+    from psygym_experiments.report import scenario_doc
+    from psygym_experiments.report_answers import best_answer
+
+    labels = ["a", "b", "c"]
+    rng = np.random.default_rng(0)
+    noisy = {k: rng.normal(0, 3, 40) for k in [(0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1)]}
+    noisy[(0, 2)] += 0.2  # a is a little better than b against c: far inside the noise
+    pairs = [_pair(i, j, labels, s) for (i, j), s in noisy.items()]
+    entries = [SimpleNamespace(label=x, spec=x, kind="heuristic", source="test",
+                               description=f"plays {x}", seats=(0, 1)) for x in labels]  # fmt: skip
+    ev = Evaluation("7th", "x", labels, labels, 40, 0, pairs)
+    res = SimpleNamespace(edition="7th", scenario="x", description="", entries=entries,
+                          evaluation=ev, game_value=None, value_note="", seconds=0.0,
+                          notes=[], timing={})  # fmt: skip
+    text = best_answer(res, scenario_doc(res))
+    assert "no measurable difference" in text and "is best" not in text
+    # With a clear gap the best agent is named, with its interval.
+    big = {k: (v + (5.0 if k[0] == 0 else -5.0 if k[1] == 0 else 0.0)) for k, v in noisy.items()}
+    res.evaluation = Evaluation("7th", "x", labels, labels, 40, 0,
+                                [_pair(i, j, labels, s) for (i, j), s in big.items()])  # fmt: skip
+    text = best_answer(res, scenario_doc(res))
+    assert "`a` is best with" in text and "beyond noise" in text
+
+
+def test_state_graph_values_equal_the_solver_and_identical_players_merge(tiny_path):
+    from psygym_agents.solvers.evaluate import best_response_value, policy_value
+    from psygym_agents.solvers.expectiminimax import Solver
+    from psygym_experiments.harness.compare_graph import build_graph, exact_field
+
+    from psygym.editions import load
+    from psygym.policies import resolve_policy
+
+    rules = load("7th", tiny_path)
+    graph = build_graph(rules)
+    pols = [resolve_policy(n, rules) for n in ("double-wc", "all-in", "random")]
+    optimal = resolve_policy("optimal", rules)
+    field = exact_field(graph, [*pols, None], [(0, 1), (1, 2), (2, 3), (3, 0)], [0, 2])
+    assert field.game_value == pytest.approx(Solver(rules).value(), abs=1e-12)
+    everyone = [*pols, optimal]
+    for (i, j), v in field.pairs.items():
+        assert v == pytest.approx(policy_value(rules, [everyone[i], everyone[j]]), abs=1e-12)
+    for i, (b0, b1) in field.best_response.items():
+        assert b0 == pytest.approx(best_response_value(rules, pols[i], 0), abs=1e-12)
+        assert b1 == pytest.approx(best_response_value(rules, pols[i], 1), abs=1e-12)
+    from psygym_experiments.harness.compare_graph import GraphTooLarge
+
+    with pytest.raises(GraphTooLarge, match="more than 10 states"):
+        build_graph(rules, max_states=10)
+
+
+def test_ppo_is_scored_only_on_its_trained_seat():
+    from psygym_experiments.report import agent_games, leaderboard
+
+    labels = ["a", "b", "ppo"]
+    data = {(0, 1): [1, 1], (1, 0): [1, 1], (0, 2): [3, 3], (2, 0): [-9, -9],
+            (1, 2): [2, 2], (2, 1): [-7, -7]}  # fmt: skip
+    pairs = [_pair(i, j, labels, s) for (i, j), s in data.items()]
+    ev = Evaluation("7th", "x", labels, labels, 2, 0, pairs)
+    seats = {"ppo": (0,)}
+    board = {r.label: r for r in leaderboard(ev, seats=seats)}
+    # ppo counts only its seat-0 games (-9 and -7 as seat 0); a and b leave out games vs ppo.
+    assert board["ppo"].mean == pytest.approx((-9 - 7) / 2)
+    assert board["a"].mean == pytest.approx((1 - 1) / 2) == board["b"].mean
+    assert agent_games(pairs, 0).mean() != board["a"].mean  # without seats ppo's games count

@@ -31,6 +31,7 @@ BOTS = Bots(
     },
     reference="smite-first",
     family=FAMILY,
+    tools={"answer_tables": "psygym_agents.eighth.deny_table:answer_tables"},
 )
 """The 8th edition's agents."""
 

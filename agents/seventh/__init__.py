@@ -37,6 +37,9 @@ BOTS = Bots(
         "normalize_situation": "psygym_agents.seventh.situations:normalize",
         "dice_table": "psygym_agents.seventh.dice_table:optimal_dice_table",
         "plot_dice_table": "psygym_agents.seventh.dice_table:plot_dice_table",
+        "commit_table": "psygym_agents.seventh.dice_table:commit_table",
+        "deny_table": "psygym_agents.seventh.dice_table:deny_table",
+        "answer_tables": "psygym_agents.seventh.dice_table:answer_tables",
     },
 )
 """The 7th edition's agents."""

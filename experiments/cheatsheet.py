@@ -1,0 +1,139 @@
+"""``psygym cheatsheet``: a printable one-page sheet of the exact dice-to-commit and deny tables.
+
+The tables come from the edition agents' ``answer_tables`` tool (the exact solver on small
+synthetic situations built from the edition's own rules); each is titled with the situation it
+assumes. The page is written as a PNG and a PDF (A4 landscape) with matplotlib.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from psygym_experiments.common import console, user_errors
+
+SHEET_SIZE = "sheet"
+"""The table size asked of the ``answer_tables`` tool."""
+
+
+def _draw_table(ax: Any, table: dict[str, Any], font: float) -> None:
+    """One answer table on ``ax``: title, assumed situation, the grid and how to read it."""
+    ax.axis("off")
+    wrap = 190 if len(table["header"]) > 4 else 100
+    ax.set_title(table["title"], fontsize=font + 2.5, fontweight="bold", loc="left")
+    text = textwrap.fill("Assumes: " + table["assumes"], wrap)
+    lines = text.count("\n") + 1
+    ax.text(0, 1.0, text, fontsize=font, va="top", transform=ax.transAxes)
+    top = 1.0 - 0.07 * lines - 0.02
+    grid = ax.table(
+        cellText=table["rows"],
+        colLabels=[textwrap.fill(h, 18) for h in table["header"]],
+        loc="lower center",
+        cellLoc="center",
+        bbox=(0.0, 0.09, 1.0, top - 0.09),
+    )
+    grid.auto_set_font_size(False)
+    grid.set_fontsize(font)
+    for (r, _c), cell in grid.get_celld().items():
+        cell.set_linewidth(0.3)
+        if r == 0:
+            cell.set_facecolor("#e6e6e6")
+            cell.set_text_props(fontweight="bold")
+        elif r % 2 == 0:
+            cell.set_facecolor("#f7f7f7")
+    ax.text(0, 0.0, textwrap.fill(table["note"], wrap), fontsize=font - 0.5, va="top",
+            style="italic", transform=ax.transAxes)  # fmt: skip
+
+
+def draw_sheet(tables: list[dict[str, Any]], title: str, stem: Path) -> list[Path]:
+    """Draw ``tables`` on one A4 landscape page; write ``<stem>.png`` and ``<stem>.pdf``.
+
+    Returns:
+        The two paths.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not tables:
+        raise ValueError("no tables to draw")
+    n = len(tables)
+    cols = 2 if n > 1 else 1
+    rows = -(-n // cols)
+    fig = plt.figure(figsize=(11.69, 8.27))
+    fig.suptitle(title, fontsize=13, fontweight="bold")
+    heights = [max(len(t["rows"]) for t in tables[k * cols : (k + 1) * cols]) + 8
+               for k in range(rows)]  # fmt: skip
+    gs = fig.add_gridspec(rows, cols, height_ratios=heights, hspace=0.45, wspace=0.08,
+                          left=0.03, right=0.985, top=0.92, bottom=0.04)  # fmt: skip
+    font = 6.5 if max(heights) > 16 else 7.5
+    for k, table in enumerate(tables):
+        r, c = divmod(k, cols)
+        if k == n - 1 and n % cols:
+            ax = fig.add_subplot(gs[r, :])
+        else:
+            ax = fig.add_subplot(gs[r, c])
+        _draw_table(ax, table, font)
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    out = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    fig.savefig(out[0], dpi=150)
+    fig.savefig(out[1])
+    plt.close(fig)
+    return out
+
+
+def write_cheatsheet(
+    edition: str, out: str | Path | None = None, size: str = SHEET_SIZE
+) -> list[Path]:
+    """Compute the edition's answer tables and write the one-page sheet.
+
+    Args:
+        edition: edition id or alias.
+        out: file stem (``.png`` and ``.pdf`` are added); default ``cheatsheet-<edition>``.
+        size: the tool's table size (``quick`` for a small, fast sheet).
+
+    Raises:
+        ValueError: unknown edition, or its agents declare no answer tables.
+    """
+    from psygym_experiments.report_answers import compute_tables
+
+    from psygym.edition import get
+
+    eid = get(edition).id
+    tables = compute_tables(eid, size)
+    if not tables:
+        raise ValueError(f"edition {eid} has no exact answer tables (no answer_tables tool)")
+    stem = Path(out) if out else Path(f"cheatsheet-{eid}")
+    if stem.suffix in (".png", ".pdf"):
+        stem = stem.with_suffix("")
+    title = (f"psygym {eid} edition cheat sheet: exact best play in small situations "
+             f"(psygym cheatsheet --edition {eid})")  # fmt: skip
+    return draw_sheet(tables, title, stem)
+
+
+def cheatsheet(
+    edition: Annotated[str, typer.Option(help="Edition whose tables to print.")],
+    out: Annotated[
+        str | None,
+        typer.Option(help="File stem: writes <out>.png and <out>.pdf (default "
+                          "cheatsheet-<edition>)."),
+    ] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Smaller tables, in seconds.")] = False,
+) -> None:  # fmt: skip
+    """A printable one-page cheat sheet: dice to commit and when to deny, solved exactly."""
+    with user_errors():
+        paths = write_cheatsheet(edition, out, "quick" if quick else SHEET_SIZE)
+    for p in paths:
+        console.print(f"wrote {p}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``cheatsheet`` command."""
+    app.command("cheatsheet")(cheatsheet)
+
+
+__all__ = ["cheatsheet", "draw_sheet", "register", "write_cheatsheet"]
