@@ -16,6 +16,7 @@ import typer
 
 COMMAND_MODULES = [
     "psygym_experiments.odds",
+    "psygym_experiments.agents",
     "psygym_experiments.simulate",
     "psygym_experiments.bench",
     "psygym_experiments.solve",

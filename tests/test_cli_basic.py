@@ -276,3 +276,18 @@ def test_errors_keep_no_state_between_runs(tmp_path):
         )
     )
     assert doc["scenario"] == "test"
+
+
+def test_agents_lists_every_agent_with_its_description():
+    from psygym.policies import bots_for
+
+    doc = json.loads(ok("agents", "--json"))
+    for edition in psygym.edition.ids():
+        rows = [r for r in doc if r["edition"] == edition]
+        names = [r["agent"] for r in rows]
+        assert set(bots_for(edition).heuristics) <= set(names)
+        assert {"random", "optimal"} <= set(names)
+        assert all(r["description"] for r in rows), rows
+    text = ok("agents", "--edition", "8th")
+    assert "save-deny-for-best" in text and max(len(line) for line in text.splitlines()) <= 80
+    assert_clean_error(run("agents", "--edition", "9th"), "unknown edition '9th'")
