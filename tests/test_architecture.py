@@ -120,11 +120,6 @@ def test_no_edition_id_literals_outside_edition_folders(tree):
     assert _id_offenders(tree) == {}
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="experiments/ is being rewritten by another helper to read editions from the "
-    "Edition/Bots declarations; until then its commands still name edition ids",
-)
 def test_no_edition_id_literals_in_experiments():
     assert _id_offenders("experiments") == {}
 
