@@ -26,7 +26,7 @@ def odds(
     deny: bool = typer.Option(False, "--deny", help="Shortcut for --table deny."),
     generation: bool = typer.Option(False, "--generation", help="Shortcut for --table generation."),
 ) -> None:
-    """Print one exact odds table of an edition (``--table`` picks which)."""
+    """Print one exact odds table of an edition (--table picks which)."""
     with user_errors():
         shortcuts = [name for name, on in (("deny", deny), ("generation", generation)) if on]
         if len(shortcuts) + (table is not None) > 1:
