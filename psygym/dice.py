@@ -22,6 +22,8 @@ from math import comb, factorial
 
 import numpy as np
 
+from psygym.kernel import ChanceTable
+
 Dist = dict[int, Fraction]
 
 _EXPR = re.compile(r"^(?:(?P<n>\d*)D(?P<sides>\d+))?(?P<mod>[+-]?\d+)?$", re.IGNORECASE)
@@ -192,19 +194,16 @@ def check_distribution(dist: Mapping[object, Fraction]) -> None:
 
 
 class Sampler:
-    """Draws from a fixed exact distribution with a numpy ``Generator`` (cumulative search)."""
+    """Draws from a fixed exact distribution with a numpy ``Generator`` (the kernel's table)."""
 
-    __slots__ = ("outcomes", "cumulative")
+    __slots__ = ("table",)
 
     def __init__(self, dist: Mapping[object, Fraction | float]):
-        items = list(dist.items())
-        self.outcomes = [o for o, _ in items]
-        self.cumulative = np.cumsum([float(p) for _, p in items])
-        self.cumulative[-1] = 1.0
+        self.table = ChanceTable(dist.items())
 
     def __call__(self, rng: np.random.Generator) -> object:
         """Draw one outcome."""
-        return self.outcomes[int(np.searchsorted(self.cumulative, rng.random(), side="right"))]
+        return self.table.sample(rng)
 
 
 def sample(dist: Mapping[object, Fraction | float], rng: np.random.Generator) -> object:

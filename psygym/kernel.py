@@ -80,17 +80,18 @@ class ChanceTable:
 
     Attributes:
         exact: ``(outcome, probability)`` pairs as given (``Fraction`` or float), in order.
-        outcomes: the same with float probabilities: what ``chance_outcomes`` returns.
+        outcomes: the same with float probabilities: what ``chance_outcomes`` returns. Rules'
+            outcomes are action numbers; a dice sampler's may be any hashable value.
         cumulative: running sums of the float probabilities (the last is 1 up to rounding).
     """
 
     __slots__ = ("cumulative", "exact", "outcomes")
 
     def __init__(self, exact: Iterable[tuple[int, float | Fraction]]):
-        self.exact: tuple[tuple[int, float | Fraction], ...] = tuple(exact)
+        self.exact: tuple[tuple[Any, float | Fraction], ...] = tuple(exact)
         if not self.exact:
             raise ValueError("a chance table needs at least one outcome")
-        self.outcomes: list[tuple[int, float]] = [(int(o), float(p)) for o, p in self.exact]
+        self.outcomes: list[tuple[Any, float]] = [(o, float(p)) for o, p in self.exact]
         self.cumulative: list[float] = list(accumulate(p for _, p in self.outcomes))
 
     @classmethod
@@ -100,7 +101,7 @@ class ChanceTable:
         total = sum((w for _, w in pairs), Fraction(0))
         return cls((o, w / total) for o, w in pairs)
 
-    def sample(self, rng: np.random.Generator) -> int:
+    def sample(self, rng: np.random.Generator) -> Any:
         """One outcome drawn with ``rng`` from exactly these probabilities."""
         cumulative = self.cumulative
         idx = bisect_right(cumulative, rng.random() * cumulative[-1])

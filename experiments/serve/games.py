@@ -45,6 +45,7 @@ from psygym_experiments.harness.gamelog import LOG_FORMAT, GameLog  # noqa: F401
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Event, EventKind, IllegalActionError
 from psygym.editions import load
+from psygym.kernel import weighted_choice
 from psygym.policies import agent_names, describe_agent, resolve_policy
 from psygym.scenario import ScenarioError, read_edition
 
@@ -367,13 +368,7 @@ class Game:
     def _ai(self, player: int) -> None:
         rules, state = self.rules, self.state
         probs = self.opponent.action_probabilities(rules, state, player)
-        actions = list(probs)
-        if len(actions) == 1:
-            a = int(actions[0])
-        else:
-            cum = np.cumsum(np.asarray(list(probs.values()), dtype=float))
-            i = int(np.searchsorted(cum, self.policy_rng.random() * cum[-1], side="right"))
-            a = int(actions[min(i, len(actions) - 1)])
+        a = int(weighted_choice(list(probs), list(probs.values()), self.policy_rng))
         label = rules.action_label(state, a)
         nxt, events = rules.apply_with_events(state, a)
         self.log.step(player, a, label)
