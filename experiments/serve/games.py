@@ -378,7 +378,7 @@ class Game:
             why = []
             if odds:
                 why.append(odds)
-            if len(actions) > 1 and not self.hidden_seen:
+            if len(probs) > 1 and not self.hidden_seen:
                 # (with hidden hands the number of choices could tell what the AI holds)
                 why.append(f"chosen with probability {percent(float(probs[a]))}")
             text = f"{label}  [{'; '.join(why)}]" if why else label
