@@ -155,6 +155,7 @@ class EighthRules(RulesBase):
 
     def __init__(self, scenario: Scenario, catalogue: PowerFile):
         self.scenario = scenario
+        self.catalogue = catalogue  # the power data as loaded (descriptions for the views)
         self.game = game = scenario.game
         self.side_names = tuple(side.name for side in scenario.sides)
         pairs = [(i, u) for i, side in enumerate(scenario.sides) for u in side.units]
@@ -885,3 +886,7 @@ class EighthRules(RulesBase):
     def render(self, state: State, player: int | None = None) -> str:
         """Text picture of the state for terminal play (everything is public in 8th edition)."""
         return self.view.render(state, player)
+
+    def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
+        """One line of rules text per power a living PSYKER knows (views.py)."""
+        return self.view.power_texts(state, player)

@@ -13,6 +13,7 @@ Python floats.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -347,6 +348,81 @@ class EighthView:
                 line += f", test {state.total}"
             lines.append(line)
         return "\n".join(lines)
+
+    def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
+        """One line of rules text per power a living PSYKER knows, by name (8E-1.2, 8E-3.1).
+
+        The line is ``"<name> (WC <n>): <description>"`` with the ``description`` of the shipped
+        power data the scenario loaded (escalating warp charge noted, 8E-4.2). A scored value
+        changed by the scenario's ``power_values`` replaces the data's "(scored as N wounds)". A
+        power with no description gets a line made from its fields. Everything is public in 8th
+        edition (8E-1), so ``player`` does not change the result.
+        """
+        rules = self.rules
+        texts: dict[str, str] = {}
+        for i, known in enumerate(rules.known):
+            if not known or state.wounds[i] <= 0:
+                continue
+            for p in known:
+                power = rules.powers[p]
+                if power.name not in texts:
+                    texts[power.name] = self.power_line(p)
+        return texts
+
+    def power_line(self, p: int) -> str:
+        """One line of rules text for power ``p`` (see :meth:`power_texts`)."""
+        rules = self.rules
+        power = rules.powers[p]
+        wc = f"WC {power.warp_charge}"
+        if power.escalation:
+            wc += f", +{power.escalation} per earlier attempt this phase"
+        shipped = {d.name: d for d in rules.catalogue.powers}.get(power.name)
+        if shipped is not None and shipped.description:
+            text = shipped.description
+            if power.value is not None and power.value != shipped.effect.value:
+                scored = f"(scored as {plural_value(power.value)})"
+                text, n = _SCORED.subn(scored, text)
+                if not n:
+                    text = f"{text.rstrip('.')} {scored}."
+        else:
+            text = _effect_line(power)
+        return f"{power.name} ({wc}): {text}"
+
+
+_SCORED = re.compile(r"\(scored as [0-9.]+ wounds?\)")
+"""The scored value in a shipped description (8E-7.3)."""
+
+
+def plural_value(v: float) -> str:
+    """``"1 wound"``, ``"2.5 wounds"``."""
+    return f"{v:g} wound" if v == 1 else f"{v:g} wounds"
+
+
+def _effect_line(power: Any) -> str:
+    """A line made from a power's fields, for power files without descriptions (8E-7)."""
+    where = {
+        "closest_enemy": f'the closest enemy unit within {power.range:g}"',
+        "enemy": f"an enemy {'CHARACTER' if power.character_only else 'unit'} "
+        f'within {power.range:g}"',
+        "friendly": f"a friendly {'CHARACTER' if power.character_only else 'unit'} "
+        f'within {power.range:g}"',
+        "self": "the psyker's unit",
+        "none": "no target",
+    }[power.target]
+    e = power.effect
+    if e.mortal_wounds is not None:
+        what = f"{e.mortal_wounds} mortal wounds"
+        if e.boosted is not None:
+            what += f" ({e.boosted} on a test of {e.boosted_at}+)"
+    elif e.attack is not None:
+        a = e.attack
+        what = f"{a.hits} hits at S{a.strength} AP{a.ap}, damage {a.damage}"
+    elif e.rolloff is not None:
+        win = "the difference" if e.rolloff.win == "difference" else e.rolloff.win
+        what = f"roll-off {e.rolloff.dice}+Ld; if higher, {win} mortal wounds"
+    else:
+        what = f"scored as {plural_value(power.value)}"
+    return f"{where}: {what}"
 
 
 __all__ = [

@@ -386,6 +386,10 @@ class RogueTraderRules(RulesBase):
         """Text picture of the state; the attacker's pending bid is hidden from anyone else."""
         return self.views.render(state, player)
 
+    def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
+        """One line of rules text per ability a living psyker holds (:mod:`.views`)."""
+        return self.views.power_texts(state, player)
+
     # ------------------------------------------------------------------ static facts
     def game_info(self) -> GameInfo:
         """Sizes and bounds: the largest chance node and the score bounds (RT-6.2).

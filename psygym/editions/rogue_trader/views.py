@@ -282,6 +282,44 @@ class RTViews:
             line += " | " + ", ".join(rules.abilities[a].name for a in us.abilities)
         return line
 
+    # ------------------------------------------------------------------ power texts
+    def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
+        """One line of rules text per ability a living psyker holds, by name (RT-1, RT-4).
+
+        Abilities are public (only the bids of RT-3 are secret), so ``player`` does not change
+        the result. Listed in unit order, then ability order; an ability several psykers hold
+        appears once.
+        """
+        rules = self.rules
+        texts: dict[str, str] = {}
+        for i, us in enumerate(state.units):
+            if not rules.psyker[i] or us.hp <= 0:
+                continue
+            for a in us.abilities:
+                name = rules.abilities[a].name
+                if name not in texts:
+                    texts[name] = self.power_line(a)
+        return texts
+
+    def power_line(self, a: int) -> str:
+        """``"Mental Blow (level 1, 1 psi, enemy 24"): automatic S3 hit, ..."`` for ability ``a``.
+
+        Level (RT-1.2), cost in psi-points (RT-2.4; per wound healed for Cure Wounds, RT-4.6),
+        target and range, then the data's ``summary``; an ability with no fighting effect
+        (RT-4.8) says what it is scored as (its ``value``, after the scenario's overrides).
+        """
+        rules = self.rules
+        ab = rules.abilities[a]
+        cost = f"{ab.cost} psi" + (" per wound" if ab.effect == "cure_wounds" else "")
+        where = "self" if ab.target == "self" else f'{ab.target} {ab.range:g}"'
+        text = ab.summary or ab.effect.replace("_", " ")
+        value = rules.value[a]
+        if ab.effect == "value":
+            text += f" (scored as {value:g})" if value else " (no effect in this game)"
+        elif value:
+            text += f" (also scores {value:g})"
+        return f"{ab.name} (level {ab.level}, {cost}, {where}): {text}"
+
     # ------------------------------------------------------------------ action views
     def describe(self, state: State, action: int) -> ActionView:
         """Typed view of a decision or chance outcome in ``state``."""

@@ -1522,3 +1522,8 @@ class SecondRules(RulesBase):
         """The table as ``player`` sees it: only that player's hand (``None``: both hands)."""
         assert isinstance(state, SecondState)
         return self.views.render(state, player)
+
+    def power_texts(self, state: Hashable, player: int | None = None) -> dict[str, str]:
+        """One line per power card ``player`` may see; never the other hand (``SecondViews``)."""
+        assert isinstance(state, SecondState)
+        return self.views.power_texts(state, player)

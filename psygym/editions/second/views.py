@@ -10,7 +10,8 @@ encodes the same fields and nothing else, and :meth:`SecondViews.render` prints 
 player's hand and face-down discards.
 
 The rules class (:class:`~psygym.editions.second.rules.SecondRules`) builds one
-:class:`SecondViews` and delegates ``view``, ``observe``, ``describe`` and ``render`` to it.
+:class:`SecondViews` and delegates ``view``, ``observe``, ``describe``, ``render`` and
+``power_texts`` to it.
 """
 
 from __future__ import annotations
@@ -581,6 +582,90 @@ class SecondViews:
                 f"{pend.force}{' (Ultimate Force)' if pend.ultimate else ''}"
             )
         return "\n".join(lines)
+
+    # -----------------------------------------------------------------------------------------
+    # Power texts
+
+    def power_texts(self, state: SecondState, player: int | None = None) -> dict[str, str]:
+        """One line of rules text per power card ``player`` may see, by name (2E-1, 2E-5, 2E-6).
+
+        ``player`` sees the power cards of its own living psykers, every power in play and the
+        power being cast (2E-4, 2E-5); ``None`` sees every living psyker's cards. The warp cards
+        in the hands (2E-2) are never read, so the other hand cannot show.
+        """
+        rules = self.rules
+        shown: list[int] = []
+        for i, slots in enumerate(state.powers):
+            if player is not None and rules.psyker_side[i] != player:
+                continue
+            if state.wounds[rules.psyker_unit[i]] <= 0:
+                continue
+            shown += [k for k in slots if k >= 0]
+        shown += [ip.power for ip in state.in_play]
+        if state.pending is not None:
+            shown.append(state.pending.power)
+        texts: dict[str, str] = {}
+        for k in shown:
+            name = rules.power_data[k].name
+            if name not in texts:
+                texts[name] = self.power_line(k)
+        return texts
+
+    def power_line(self, k: int) -> str:
+        """One line for power card ``k``: ``"Smite (Force 1, attack, 12"): D6 hits at S4, ..."``.
+
+        Force cost (2E-1.1), kind, range or target, then the effect from the card's fields
+        (2E-6.1) or its ``text``; a ``value`` changed by the scenario is the one shown.
+        """
+        rules = self.rules
+        power = rules.power_data[k]
+        where = {
+            "self": "self",
+            "friendly": f'friendly {power.range:g}"',
+            "enemy": f'{power.range:g}"',
+            "enemies": f'every enemy unit {power.range:g}"',
+            "enemy-psyker": f'enemy psyker {power.range:g}"',
+        }[power.target]
+        head = ", ".join(x for x in (f"Force {power.cost}", power.kind, where) if x)
+        if power.text is not None:
+            effect = power.text
+        else:
+            lo = power.min_force
+            if power.variable:
+                lo = max(lo, rules.settings.variable_min_force)
+            forces = [f for f in range(lo, power.max_force + 1)]
+            parts = [self._effect_text(k, power.effect(f)) for f in forces]
+            if len(parts) == 1:
+                effect = parts[0]
+            else:
+                effect = "; ".join(f"Force {f}: {t}" for f, t in zip(forces, parts))
+        if power.remain_in_play and "remain" not in power.kind:
+            effect += " (remains in play)"
+        return f"{power.name} ({head}): {effect}"
+
+    def _effect_text(self, k: int, e: object) -> str:
+        """One effect in player terms (2E-6.1; duel: 2E-7 as the card does it)."""
+        kind = getattr(e, "type", "")
+        if kind == "attack":
+            word = "shot" if e.to_hit == "bs" else "hit"  # type: ignore[attr-defined]
+            hits = str(e.hits)  # type: ignore[attr-defined]
+            text = f"{hits} {word}{'' if hits == '1' else 's'} at S{e.strength}"  # type: ignore[attr-defined]
+            damage = str(e.damage)  # type: ignore[attr-defined]
+            text += f", {damage} wound{'' if damage == '1' else 's'} each"
+            if not e.saves:  # type: ignore[attr-defined]
+                text += ", no armour save"
+            return text
+        if kind == "mortal":
+            return f"{e.wounds} wounds, no save"  # type: ignore[attr-defined]
+        if kind == "duel":
+            dice = e.dice  # type: ignore[attr-defined]
+            return (
+                f"each rolls {dice} + ML; caster higher: the target loses the difference in wounds"
+            )
+        override = self.rules.power_value[k]
+        value = override if override is not None else e.value  # type: ignore[attr-defined]
+        each = " each phase" if self.rules.power_data[k].remain_in_play else ""
+        return f"scored as {value:g} wound{'' if value == 1 else 's'}{each}"
 
 
 __all__ = [

@@ -1219,6 +1219,10 @@ class SeventhRules(RulesBase):
         """Text picture of the state (:func:`views.render`)."""
         return views.render(self, s, player)
 
+    def power_texts(self, s: State, player: int | None = None) -> dict[str, str]:
+        """One line of rules text per power a living psyker knows (:func:`views.power_texts`)."""
+        return views.power_texts(self, s, player)
+
 
 @cache
 def allocate_wounds(

@@ -97,6 +97,19 @@ class Power(Spec):
         False,
         description="numbers no source gives (psygym defaults, listed in the edition docstring)",
     )
+    text: str | None = Field(
+        None,
+        min_length=1,
+        max_length=90,
+        description="one-line rules text of the effect where the fields alone say it unclearly",
+    )
+
+    @field_validator("text")
+    @classmethod
+    def _one_line(cls, v: str | None) -> str | None:
+        if v is not None and ("\n" in v or "\r" in v):
+            raise ValueError("text is one line")
+        return v
 
 
 class PowerFile(Spec):

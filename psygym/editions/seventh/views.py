@@ -1,9 +1,10 @@
 """What players see of a 7th-edition state: observations, action views and the text picture.
 
 :class:`Observer` builds the flat observation vector (layout in :meth:`Observer.observe`),
-:func:`describe` the typed view of an action, :func:`render` the text picture. The rules class
-(``rules.py``) delegates its ``observe``, ``describe`` and ``render`` here; nothing here changes
-a state. 7th edition has no hidden information (7E-1), so every player sees everything.
+:func:`describe` the typed view of an action, :func:`render` the text picture, :func:`power_texts`
+one line of rules text per known power. The rules class (``rules.py``) delegates its ``observe``,
+``describe``, ``render`` and ``power_texts`` here; nothing here changes a state. 7th edition has
+no hidden information (7E-1), so every player sees everything.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from psygym.core import ActionView
+from psygym.editions.seventh.spec import AREA_HITS, Power
 from psygym.editions.seventh.state import Stage, State
 
 if TYPE_CHECKING:
@@ -196,6 +198,102 @@ def render(rules: SeventhRules, s: State, player: int | None = None) -> str:
     return "\n".join(lines)
 
 
+# ----------------------------------------------------------------------------- power texts
+_AREA_WORDS = {"template": "a template", "blast": "a blast", "large_blast": "a large blast"}
+_UNLESS = {"grey_knight": "a Grey Knight", "daemon": "a daemon"}
+
+
+def _plural(n: str, word: str) -> str:
+    """``"1 hit"``, ``"2D6 hits"`` (a dice expression counts as several)."""
+    return f"{n} {word}" if n == "1" else f"{n} {word}s"
+
+
+def _stat(name: str, value: str) -> str:
+    """``"S4"``, ``"AP2"``; a dice expression gets a space: ``"S 2D6"``, ``"AP D6"``."""
+    return f"{name}{value}" if value.isdigit() or value == "-" else f"{name} {value}"
+
+
+def _effect_text(power: Power) -> str:
+    """The effect of ``power`` in player terms: its ``text``, else made from its fields (7E-7.1)."""
+    e = power.effect
+    if power.text is not None:
+        return power.text
+    if e.attack is not None:
+        a = e.attack
+        if a.hits in AREA_HITS:
+            # Blasts and templates: min(target models, n) hits (disciplines.md).
+            shots = f"{_AREA_WORDS[a.hits]} (up to {AREA_HITS[a.hits]} hits)"
+        else:
+            shots = _plural(a.hits, "shot" if a.to_hit == "bs" else "hit")
+        ap = "-" if a.ap == "none" else a.ap
+        text = f"{shots} at {_stat('S', a.strength)} {_stat('AP', ap)}"
+        if a.damage != "1":
+            text += f", {a.damage} wounds each"
+        if a.always_wounds_on is not None:
+            text += f", wounds on {a.always_wounds_on}+"
+        if a.heal_caster:
+            text += "; heals the caster 1 wound if it wounds"
+        return text
+    if e.mortal is not None:
+        if e.minus_target_ld:
+            return f"{e.mortal} minus the target's Ld wounds, no saves"
+        return f"{_plural(e.mortal, 'wound')}, no saves"
+    if e.rolloff_mortal is not None:
+        return f"Ld roll-off won: {_plural(e.rolloff_mortal, 'wound')}, no saves"
+    # value(v): scored as v wound-equivalents when it takes effect (7E-7.1, 7E-8.2).
+    return f"scored as {_plural(f'{e.value:g}', 'wound')}"
+
+
+def power_line(power: Power) -> str:
+    """One line of rules text for a 7th-edition power (7E-9 data, effects by 7E-7).
+
+    ``"Smite (Biomancy primaris, WC 1, witchfire, 18"): 4 shots at S4 AP2"``: discipline and
+    number (7E-2), warp charge (7E-4.3), kind, range or target, then the effect made from the
+    data fields, or the power's ``text`` where the data gives one. Perils on any double unless
+    the caster has the power's flag (7E-4.4) and automatic Perils on a failed test are added;
+    ``[default]`` marks powers with numbers no source gives.
+    """
+    head = []
+    if power.number >= 0:
+        number = "primaris" if power.number == 0 else str(power.number)
+        head.append(f"{power.discipline} {number}" if power.discipline else number)
+    head += [f"WC {power.warp_charge}", power.kind]
+    where = {
+        "enemy": f'{power.range:g}"',
+        "enemies": f'enemies {power.range:g}"',
+        "friendly": f'friendly {power.range:g}"',
+        "self": "self",
+    }.get(power.target)
+    if where is not None:
+        head.append(where)
+    text = f"{power.name} ({', '.join(head)}): {_effect_text(power)}"
+    if power.perils_on_fail:
+        text += "; Perils if the test fails"
+    if power.doubles_perils_unless is not None:
+        text += f"; Perils on doubles unless {_UNLESS[power.doubles_perils_unless]}"
+    if power.default:
+        text += " [default]"
+    return text
+
+
+def power_texts(rules: SeventhRules, s: State, player: int | None = None) -> dict[str, str]:
+    """One line per power a living psyker on the table knows, by name (7E-1.3, 7E-2).
+
+    Every player sees every psyker's powers (7E-1: no hidden information), so ``player`` does not
+    change the result. Powers are listed in unit order, then in power order; a power several
+    psykers know appears once. Before powers are generated (7E-2) only fixed powers are known.
+    """
+    texts: dict[str, str] = {}
+    for t, u in enumerate(s.units):
+        if rules.specs[t].psyker is None or not u.psyker:
+            continue
+        for p in u.powers:
+            power = rules.powers[p]
+            if power.name not in texts:
+                texts[power.name] = power_line(power)
+    return texts
+
+
 # ----------------------------------------------------------------------------- observations
 _KINDS = {Stage.DISCIPLINE: 0, Stage.SWAP: 1, Stage.SELECT: 2, Stage.DICE: 3, Stage.DENY: 4}
 
@@ -320,5 +418,7 @@ __all__ = [
     "describe",
     "dice_text",
     "outcome_label",
+    "power_line",
+    "power_texts",
     "render",
 ]
