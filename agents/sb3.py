@@ -9,7 +9,8 @@ the argmax. So a model trained in either seat can play any seat of the same edit
 
 ``make_sb3(rules, path)`` is the ``sb3`` agent of the registry: ``"sb3:runs/.../model.safetensors"``
 (or the run folder, or the stem ``runs/.../model``), or ``"sb3"`` alone (the shipped pretrained
-model of the rules' edition and scenario, see :func:`pretrained_path`).
+model of the rules' edition and scenario for one seat, see :func:`pretrained_path`: a shipped
+model was trained in one seat only, and its JSON ``seat`` says which).
 
 Security: models load by default from psygym's safe format (:mod:`psygym_agents.safe_model`:
 safetensors weights plus JSON), which runs no code from the file. SB3's own ``.zip`` archives
@@ -433,17 +434,20 @@ def export_zip(
 
 def make_sb3(
     rules: Any, path: str | None = None, *, deterministic: bool = True,
-    trust_pickle: bool | None = None,
+    trust_pickle: bool | None = None, seat: int = 0,
 ) -> SB3Policy:  # fmt: skip
-    """The ``sb3`` agent: a trained model, or the pretrained model for ``rules``.
+    """The ``sb3`` agent: a trained model, or the pretrained model for ``rules`` and ``seat``.
 
     Args:
         rules: the rules the agent will play.
         path: a safe model (``.safetensors``, its stem, or a run folder holding
             ``model.safetensors``), or an SB3 ``.zip`` when pickles are trusted; ``None`` or
-            ``"pretrained"``: the shipped model of the rules' edition and scenario.
+            ``"pretrained"``: the shipped model of the rules' edition and scenario trained in
+            ``seat`` (:func:`pretrained_path`).
         deterministic: play the most probable legal action (else sample).
         trust_pickle: allow a ``.zip`` (default: the ``PSYGYM_TRUST_PICKLE`` variable).
+        seat: the seat whose shipped model to load when ``path`` names the pretrained one
+            (ignored for a model file).
 
     Raises:
         UntrustedModelError: a ``.zip`` without trust (the message says how to convert it).
@@ -452,13 +456,13 @@ def make_sb3(
         FileNotFoundError: no such file.
     """
     if path is None or path == "pretrained":
-        found = pretrained_path(rules.edition, rules.scenario.name)
+        found = pretrained_path(rules.edition, rules.scenario.name, seat)
         if found is None:
             shipped = sorted(PRETRAINED_DIR.glob(f"*{WEIGHTS_SUFFIX}"))
             have = ", ".join(p.stem for p in shipped) or "none"
             raise ValueError(
-                f"no pretrained model for {rules.edition} {rules.scenario.name} (shipped: {have}); "
-                "give a model file: sb3:runs/.../model.safetensors"
+                f"no pretrained model for {rules.edition} {rules.scenario.name} seat {seat} "
+                f"(shipped: {have}); give a model file: sb3:runs/.../model.safetensors"
             )
         path = str(found)
     if Path(path).suffix != ".zip" and is_safe_model(path):
@@ -473,20 +477,27 @@ def make_sb3(
     return SB3Policy(net, rules, deterministic=deterministic, name=f"sb3:{path}")
 
 
-def pretrained_path(edition: str, scenario: str) -> Path | None:
-    """The shipped safe model ``agents/pretrained/<edition>-<scenario>.safetensors``, or None.
+def pretrained_path(edition: str, scenario: str, seat: int = 0) -> Path | None:
+    """The shipped model trained in ``seat``, or None if there is none.
 
+    The file is ``agents/pretrained/<edition>-<scenario>-seat<seat>.safetensors`` (its JSON
+    records ``seat``): each shipped model was trained, and is scored, in one seat only.
     ``scenario`` may be ``"default"`` (the edition's default scenario).
+
+    Raises:
+        ValueError: ``seat`` is not 0 or 1.
     """
     from psygym.edition import get
 
+    if seat not in (0, 1):
+        raise ValueError(f"seat must be 0 or 1, not {seat!r}")
     try:
         ed = get(edition)
     except ValueError:
         return None
     if scenario == "default":
         scenario = ed.default_scenario
-    p = PRETRAINED_DIR / f"{ed.id}-{Path(str(scenario)).stem}{WEIGHTS_SUFFIX}"
+    p = PRETRAINED_DIR / f"{ed.id}-{Path(str(scenario)).stem}-seat{seat}{WEIGHTS_SUFFIX}"
     return p if p.is_file() else None
 
 

@@ -316,10 +316,11 @@ def test_pretrained_models_are_small_documented_and_playable():
         if meta["edition"] not in available():
             continue
         rules = load(meta["edition"], meta["scenario"])
-        assert pretrained_path(meta["edition"], meta["scenario"]) == path
+        assert pretrained_path(meta["edition"], meta["scenario"], meta["seat"]) == path
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            policy = resolve_policy("sb3", rules)
+            policy = make_sb3(rules, seat=meta["seat"])
+        assert policy.name == f"sb3:{path}"
         assert_legal_play(rules, policy, games=3)
 
 

@@ -2,8 +2,9 @@
 
 Covers ``psygym_agents.safe_model`` (save/load round trips, no unpickling, tampered files),
 the ``sb3`` agent's trust rule for ``.zip`` models (``PSYGYM_TRUST_PICKLE``), the shipped
-pretrained models (decisions pinned by ``tests/safe_models_fixture.json``, recorded from the SB3
-archives they were converted from), tuned RL files, and ``psygym export``.
+pretrained models (one per seat; decisions pinned by ``tests/safe_models_fixture.json``, recorded
+by an independent float64 numpy forward pass over each model's raw safetensors weights, not
+through ``load_safe``), tuned RL files, and ``psygym export``.
 """
 
 from __future__ import annotations
@@ -353,19 +354,38 @@ def test_shipped_models_are_safe_format_only():
     shipped = sorted(PRETRAINED_DIR.glob("*.safetensors"))
     fixture = json.loads(FIXTURE.read_text())
     assert {p.stem for p in shipped} == set(fixture)
+    seats: dict[tuple[str, str], set[int]] = {}
     for path in shipped:
         assert path.stat().st_size < 1_000_000, path
         meta = json.loads(path.with_suffix(".json").read_text())
-        for key in ("edition", "scenario", "algo", "steps", "opponent", "seat", "mean_eval_score",
-                    "policy", "observation_space", "action_space", "format"):  # fmt: skip
+        for key in ("edition", "scenario", "algo", "steps", "opponent", "seat", "seed",
+                    "mean_eval_score", "eval_ci95", "eval_episodes", "trained_with", "policy",
+                    "observation_space", "action_space", "format"):  # fmt: skip
             assert key in meta, (path, key)
         assert "pickle" not in meta["note"].replace("unpickling", "")
-        assert pretrained_path(meta["edition"], meta["scenario"]) == path
+        assert meta["seat"] in (0, 1) and path.stem.endswith(f"-seat{meta['seat']}"), path
+        assert fixture[path.stem]["seat"] == meta["seat"]
+        assert pretrained_path(meta["edition"], meta["scenario"], meta["seat"]) == path
+        seats.setdefault((meta["edition"], meta["scenario"]), set()).add(meta["seat"])
+    assert seats and all(s == {0, 1} for s in seats.values()), seats  # one model per seat
+
+
+def test_pretrained_path_is_per_seat():
+    meta = json.loads(sorted(PRETRAINED_DIR.glob("*-seat1.json"))[0].read_text())
+    ed, scen = meta["edition"], meta["scenario"]
+    p0, p1 = pretrained_path(ed, scen, 0), pretrained_path(ed, scen, 1)
+    assert p0 is not None and p1 is not None and p0 != p1
+    assert pretrained_path(ed, scen) == p0
+    with pytest.raises(ValueError, match="seat"):
+        pretrained_path(ed, scen, 2)
+    rules = load(ed, scen)
+    assert make_sb3(rules, seat=1).name == f"sb3:{p1}"
+    assert make_sb3(rules).name == f"sb3:{p0}"
 
 
 @pytest.mark.parametrize("stem", sorted(json.loads(FIXTURE.read_text())))
-def test_converted_models_make_the_zip_models_decisions(stem):
-    """Probabilities recorded from the SB3 zip before conversion, on sampled states."""
+def test_shipped_models_make_the_recorded_decisions(stem):
+    """Probabilities recorded by a numpy forward pass over the raw weights, on sampled states."""
     entry = json.loads(FIXTURE.read_text())[stem]
     assert len(entry["states"]) >= 10
     fake = _fixture_rules(entry)
@@ -373,24 +393,26 @@ def test_converted_models_make_the_zip_models_decisions(stem):
     sampled = SB3Policy(net, fake, deterministic=False)
     best = SB3Policy(net, fake, deterministic=True)
     for i, row in enumerate(entry["states"]):
-        probs = sampled.action_probabilities(fake, i, 0)
+        probs = sampled.action_probabilities(fake, i, entry["seat"])
         got = [probs.get(a, 0.0) for a in row["legal"]]
-        assert got == pytest.approx(row["probabilities"], abs=1e-7), (stem, i)
+        assert got == pytest.approx(row["probabilities"], abs=1e-6), (stem, i)
         choice = row["legal"][int(np.argmax(row["probabilities"]))]
-        assert best.action_probabilities(fake, i, 0) == {choice: 1.0}
+        assert best.action_probabilities(fake, i, entry["seat"]) == {choice: 1.0}
 
 
 @pytest.mark.parametrize("stem", sorted(json.loads(FIXTURE.read_text())))
 def test_pretrained_agent_plays_from_the_safe_files(stem):
     meta = json.loads((PRETRAINED_DIR / f"{stem}.json").read_text())
     rules = load(meta["edition"], meta["scenario"])
-    if [rules.observation_size, rules.num_actions] != [
+    # A shipped model must fit its scenario as the rules are today (else: retrain it).
+    assert [rules.observation_size, rules.num_actions] == [
         meta["observation_space"]["shape"][0], meta["action_space"]["n"]
-    ]:  # fmt: skip
-        pytest.skip(f"{stem}: the scenario's observation changed since training: retrain it")
-    policy = resolve_policy("sb3", rules)
-    assert policy.name.endswith(".safetensors")
-    for s, p in sample_states(rules, 30):
+    ], stem  # fmt: skip
+    policy = make_sb3(rules, seat=meta["seat"])
+    assert policy.name.endswith(f"{stem}.safetensors")
+    states = [(s, p) for s, p in sample_states(rules, 60) if p == meta["seat"]]
+    assert states
+    for s, p in states:
         probs = policy.action_probabilities(rules, s, p)
         assert set(probs) <= set(rules.legal_actions(s))
         assert sum(probs.values()) == pytest.approx(1.0, abs=1e-12)
