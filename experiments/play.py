@@ -1,8 +1,9 @@
 """``psygym play`` (a game against the AI in the terminal) and ``psygym replay`` (check a log).
 
 ``play`` shows the state as the human's side may see it, the legal actions numbered with their
-odds, every roll with its chance and what it caused, and the AI's decisions; ``--hint`` adds the
-solver's value of every option. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
+odds (from public information only), every roll with its chance and what it caused, and the AI's
+decisions; ``--hint`` adds the solver's value of every option (estimates of the information-set
+search where hands are secret). Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
 (format in :mod:`psygym_experiments.play_session`). ``replay`` applies a log's actions and chance
 outcomes through the rules, without random numbers, and fails with the line number when the log
 does not match them.
@@ -83,7 +84,11 @@ def play(
     seed: int | None = typer.Option(
         None, min=0, help="Seed of the dice and the AI (random if unset)."
     ),
-    hint: bool = typer.Option(False, "--hint", help="Show the solver's value of each option."),
+    hint: bool = typer.Option(
+        False,
+        "--hint",
+        help="Show the solver's value of each option (estimated by search where hands are secret).",
+    ),
     hint_seconds: float = typer.Option(
         HINT_BUDGET, min=0.1, help="Time the solver may take per hint (h searches further)."
     ),

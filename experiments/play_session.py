@@ -9,9 +9,19 @@ Hidden information is found generically through ``render``: a chance outcome or 
 is hidden from the human when another alternative leads to a state that ``render(s, seat)``
 cannot tell apart but ``render(s, None)`` can (a warp card dealt to the AI in 2nd edition, the
 AI's secret bid in Rogue Trader). Its label is then not shown, only the events every such
-alternative reports. Once something was hidden, chance probabilities are no longer printed (the
-chance of a draw would tell what the other hand holds) and no solver advice is given. A secret
-bid (``simultaneous_info``) is revealed right after the human's own bid. Logs and replays hold
+alternative reports. In an edition with secret hands (``rules.information``) a card dealt to the
+other player (an ``EventKind.DEAL`` event) is never named, even when the deck could hold only
+one kind: the human does not know the deck. Once something was hidden, chance probabilities are
+no longer printed (the chance of a draw would tell what the other hand holds) and no exact
+solver advice is given; an edition with secret hands gets estimated advice from the
+information-set search instead, which reads only what the human may know. A secret bid
+(``simultaneous_info``) is revealed right after the human's own bid.
+
+The odds next to an action (:func:`odds_text`) come only from public information: the dice law
+of the roll the action leads to, or "depends on the response" when the other player answers it
+next (2E-5.2), since odds from the true state would follow that player's hidden hand. So the
+screen is a function of what the human may see: re-dealing what they have not seen at any
+decision leaves every line identical (``tests/test_play_hidden.py``). Logs and replays hold
 everything: they are for after the game.
 
 Game logs are JSON Lines (one JSON object per line):
@@ -38,6 +48,8 @@ import math
 import shlex
 import sys
 import time
+import warnings
+import zlib
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -63,6 +75,13 @@ ODDS_KINDS: tuple[tuple[EventKind, str], ...] = (
 HINT_BUDGET = 4.0
 """Seconds the ``--hint`` advice may take (the search stops deepening once it is spent)."""
 
+SEARCH_ITERATIONS = 1500
+"""Information-set search iterations of one hint where hands are secret (about a second; every
+``h`` typed at the prompt doubles them). A count, not a time, so a hint is reproducible."""
+
+DEPENDS_ON_RESPONSE = "depends on the response"
+"""Shown instead of odds when the other player answers the action next (a hidden choice)."""
+
 
 # ----------------------------------------------------------------------------- odds
 RELEVANT: dict[EventKind, tuple[EventKind, ...]] = {
@@ -71,33 +90,86 @@ RELEVANT: dict[EventKind, tuple[EventKind, ...]] = {
     EventKind.PERILS: (EventKind.PERILS,),
     EventKind.DENY_ATTEMPT: (EventKind.DENIED,),
     EventKind.DENIED: (EventKind.DENIED,),
+    EventKind.NULLIFIED: (EventKind.DENIED,),
 }
 """Event kind seen -> odds worth showing (an attempt makes "passes" worth showing even at 0%)."""
 
+COUNTS_AS: dict[EventKind, EventKind] = {
+    EventKind.PASSED: EventKind.PASSED,
+    EventKind.PERILS: EventKind.PERILS,
+    EventKind.DENIED: EventKind.DENIED,
+    EventKind.NULLIFIED: EventKind.DENIED,
+}
+"""Event kind -> the odds it counts for. Ending a power in play with Nullify (2E-4.1, kind
+``nullified``) is the success of that deny attempt, so it counts as "denied"."""
 
-def action_odds(rules: Any, state: Hashable, action: int) -> dict[str, float]:
-    """Exact chance of the standard events a decision leads to at its next chance node.
 
-    When ``action`` is followed by a chance node (a casting roll, a psychic test, a deny roll),
-    every outcome of that node is applied and the probabilities of the outcomes whose events
-    include ``"passed"``, ``"perils"`` or ``"denied"`` are summed. A kind is reported when some
-    outcome produces it, or when the decision or an outcome reports the attempt it belongs to
-    (``"attempt"`` for passes, ``"deny_attempt"`` for denied), so that 0% shows too. Empty when
-    no chance node follows the decision.
-    """
-    nxt, own = rules.apply_with_events(state, action, check=False)
+def _odds_after(rules: Any, nxt: Hashable, own: Sequence[Event]) -> dict[str, float]:
+    """:func:`action_odds` from the state a decision led to and the events it reported."""
+    certain = {COUNTS_AS[e.kind] for e in own if e.kind in COUNTS_AS}
+    seen: set[str] = {e.kind for e in own}
+    terms: dict[str, list[float]] = {k: [] for k, _ in ODDS_KINDS}
     if rules.current_player(nxt) != CHANCE:
         return {}
-    terms: dict[str, list[float]] = {k: [] for k, _ in ODDS_KINDS}
-    seen: set[str] = {e.kind for e in own}
     for outcome, p in rules.chance_outcomes(nxt):
         _, events = rules.apply_with_events(nxt, outcome, check=False)
-        kinds = {e.kind for e in events}
-        seen |= kinds
-        for k in kinds & terms.keys():
+        seen |= {e.kind for e in events}
+        for k in {COUNTS_AS[e.kind] for e in events if e.kind in COUNTS_AS}:
             terms[k].append(p)
-    shown = {r for k in seen for r in RELEVANT.get(k, ())}
-    return {k: min(1.0, math.fsum(terms[k])) for k, _ in ODDS_KINDS if k in shown}
+    shown = certain | {r for k in seen for r in RELEVANT.get(k, ())}
+    return {
+        k: 1.0 if k in certain else min(1.0, math.fsum(terms[k]))
+        for k, _ in ODDS_KINDS
+        if k in shown
+    }
+
+
+def action_odds(rules: Any, state: Hashable, action: int) -> dict[str, float]:
+    """Exact chance of the standard events a decision leads to, at its next chance node.
+
+    When ``action`` is followed by a chance node (a casting roll, a psychic test, a deny or
+    Nullify roll, the wounds of a reflected power), every outcome of that node is applied and
+    the probabilities of the outcomes whose events include ``"passed"``, ``"perils"`` or
+    ``"denied"`` (or ``"nullified"``, which counts as denied) are summed; such an event that the
+    decision reports itself is certain (100%: a Reflection stops the power before its wounds
+    are rolled, 2E-5.2). A kind is reported when some outcome produces it, or when the decision
+    or an outcome reports the attempt it belongs to (``"attempt"`` for passes,
+    ``"deny_attempt"`` for denied), so that 0% shows too. Empty when no chance node follows.
+
+    These are the odds of the true state. Whether they may be shown to a player, and how, is
+    :func:`odds_text`'s business.
+    """
+    nxt, own = rules.apply_with_events(state, action, check=False)
+    return _odds_after(rules, nxt, own)
+
+
+def awaits_response(rules: Any, state: Hashable, nxt: Hashable) -> bool:
+    """Whether the decision from ``state`` to ``nxt`` is answered next by the other player.
+
+    Then whether it takes effect depends on that player's choice (2E-5.2: every answerable cast
+    gets a response step), which odds from the true state would either get wrong (0% because
+    the next node is not a roll) or give away (they would follow the responder's hidden hand).
+    A secret simultaneous pair (``simultaneous_info``, Rogue Trader's bids) is not an answer.
+    """
+    mover = rules.current_player(state)
+    after = rules.current_player(nxt)
+    if after < 0 or after == mover or not rules.is_response(nxt):
+        return False
+    info = getattr(rules, "simultaneous_info", None)
+    return info is None or info(state) is None
+
+
+def odds_text(rules: Any, state: Hashable, action: int) -> str:
+    """What the screen shows next to a decision: odds from public information only.
+
+    :data:`DEPENDS_ON_RESPONSE` when the other player answers it next (:func:`awaits_response`);
+    otherwise :func:`format_odds` of :func:`action_odds` (the dice laws of a pending roll follow
+    from the public table: a Nullify's score needed, a casting roll), or ``""``.
+    """
+    nxt, own = rules.apply_with_events(state, action, check=False)
+    if awaits_response(rules, state, nxt):
+        return DEPENDS_ON_RESPONSE
+    return format_odds(_odds_after(rules, nxt, own))
 
 
 def percent(p: float) -> str:
@@ -122,12 +194,15 @@ class Advice:
         depth: the depth limit (Psychic phases) of the search that gave ``values``, when not
             exact.
         message: why there is no advice, or a note about it.
+        iterations: the information-set search iterations behind ``values`` when they are
+            estimated by search (secret hands), else ``None``.
     """
 
     values: dict[int, float] = field(default_factory=dict)
     exact: bool = True
     depth: int | None = None
     message: str = ""
+    iterations: int | None = None
 
 
 def _solver_parts() -> tuple[Any, Any, type[BaseException], Callable[[Any], bool]] | str:
@@ -148,7 +223,12 @@ class Advisor:
     whole game exactly. Each search stops after about ``budget`` seconds' worth of states (the
     solver's ``max_states``; the rate is measured as the game goes) and its memo is kept for the
     whole game, so every later request, and every ``h`` typed at the prompt, searches further.
-    Editions with hidden information (2nd) have no exact advice.
+    Editions with secret hands (``rules.information``) have no exact advice: their values are
+    estimated by the information-set search of the edition's ``optimal`` agent
+    (:class:`psygym_agents.solvers.ismcts.SearchPolicy`), :data:`SEARCH_ITERATIONS` iterations
+    (``search_iterations``), doubled by every further request. The search deals again what the
+    human has not seen before each iteration, and its seed is taken from the human's
+    observation, so the values are a function of what the human may see.
 
     At the second decision of a secret pair (Rogue Trader's bids, ``simultaneous_info``) the
     values are those of the matrix game at ``parent``: each bid's expected value against the
@@ -158,9 +238,20 @@ class Advisor:
     MAX_MEMO = 500_000
     """A search memo larger than this is dropped (memory bound)."""
 
-    def __init__(self, rules: Any, *, budget: float = HINT_BUDGET):
+    MAX_ITERATIONS_FACTOR = 16
+    """Further requests double the search iterations up to this many times the first count."""
+
+    def __init__(
+        self,
+        rules: Any,
+        *,
+        budget: float = HINT_BUDGET,
+        search_iterations: int = SEARCH_ITERATIONS,
+    ):
         self.rules = rules
         self.budget = budget
+        self.search_iterations = search_iterations
+        self.searches = False  # secret hands: values estimated by the information-set search
         self.rate = 5_000.0  # states per second, updated after every search
         self._answers: dict[tuple[Hashable, Hashable | None], Advice] = {}
         self._caches: dict[int | None, Any] = {}
@@ -171,10 +262,7 @@ class Advisor:
             return
         self._solver_cls, self._cache_cls, self._not_solvable, hidden = parts
         if hidden(rules):
-            self.unavailable = (
-                f"no exact advice exists for {rules.edition} edition: the "
-                "players' hands are secret (hidden information)"
-            )
+            self.searches = True
 
     def advise(
         self,
@@ -197,6 +285,8 @@ class Advisor:
         """
         if self.unavailable is not None:
             return Advice(message=self.unavailable)
+        if self.searches:
+            return self._search_advice(state, further)
         if hidden:
             return Advice(
                 message=f"no exact advice exists for {self.rules.edition} edition: "
@@ -207,6 +297,38 @@ class Advisor:
         if hit is not None and (not further or (hit.exact and hit.values)):
             return hit
         answer = self._search(state, parent, hit)
+        self._answers[key] = answer
+        return answer
+
+    def _search_advice(self, state: Hashable, further: bool) -> Advice:
+        """Values estimated by the information-set search from the mover's view only."""
+        rules = self.rules
+        player = rules.current_player(state)
+        seen = rules.observe(state, player).tobytes()
+        key = (player, seen)
+        hit = self._answers.get(key)
+        if hit is not None and (not further or hit.iterations is None):
+            return hit
+        if hit is None:
+            iterations = self.search_iterations
+        else:
+            top = self.search_iterations * self.MAX_ITERATIONS_FACTOR
+            iterations = min(2 * (hit.iterations or 0), top)
+            if iterations == hit.iterations:
+                return hit
+        try:
+            from psygym_agents.solvers.policy import make_optimal
+        except ImportError as exc:
+            return Advice(message=f"no search is installed ({exc})")
+        with warnings.catch_warnings():  # "not exact": the note under the values says so
+            warnings.simplefilter("ignore")
+            search = make_optimal(rules, f"iterations={iterations},seed={zlib.crc32(seen)}")
+        _, means = search.search(rules, state, player)
+        answer = Advice(
+            values={int(a): float(v) for a, v in means.items()},
+            exact=False,
+            iterations=iterations,
+        )
         self._answers[key] = answer
         return answer
 
@@ -425,7 +547,8 @@ class PlaySession:
         self._rendered: Hashable | None = None
         self._secret_parent: Hashable | None = None
         # Some state or choice is hidden from the human (declared by the edition or seen).
-        self.hidden_seen = _declares_hidden_information(rules)
+        self.secret_hands = _declares_hidden_information(rules)
+        self.hidden_seen = self.secret_hands
         self._revealed_later: list[tuple[int, str, tuple[Event, ...]]] = []
 
     @property
@@ -473,6 +596,8 @@ class PlaySession:
             nxt, events = rules.apply_with_events(state, a, check=False)
             self._record(CHANCE, a, label)
             shown = self.visible_events(state, a, nxt, events, [o for o, _ in outcomes])
+            if shown is None and self._deals_a_secret_card(events):
+                shown = tuple(events)
             if shown is None:
                 # With hidden cards about, a draw's chance would tell what the others hold.
                 p = None if self.hidden_seen else dict(outcomes).get(a)
@@ -497,7 +622,7 @@ class PlaySession:
             return nxt
         shown = self.visible_events(state, a, nxt, events, rules.legal_actions(state))
         if shown is None:
-            odds = format_odds(action_odds(rules, state, a))
+            odds = odds_text(rules, state, a)  # public dice laws only (the AI's hand is not)
             self.narrator.decision(player, f"{label}  [{odds}]" if odds else label, events)
             return nxt
         self.narrator.decision(player, "makes a secret choice", shown)
@@ -545,6 +670,18 @@ class PlaySession:
             self.hidden_seen = True
         return tuple(e for e in events if all(e.text in t for t in twins))
 
+    def _deals_a_secret_card(self, events: Sequence[Event]) -> bool:
+        """Whether a chance outcome deals a card to another player in a game of secret hands.
+
+        Such a card is never named, even when the deck could hold only one kind of card (the
+        render test of :meth:`visible_events` then finds no twin): the human does not know what
+        the deck holds, so naming the card would tell them (2E-2, 2E-3.3).
+        """
+        return self.secret_hands and any(
+            e.kind == EventKind.DEAL and e.player is not None and e.player != self.seat
+            for e in events
+        )
+
     def _simultaneous(self, state: Hashable) -> bool:
         """Whether ``state`` is the first decision of a secret pair (``simultaneous_info``)."""
         info = getattr(self.rules, "simultaneous_info", None)
@@ -561,7 +698,7 @@ class PlaySession:
         """Print the numbered legal actions with their odds (and values with ``--hint``)."""
         rules = self.rules
         labels = [rules.action_label(state, a) for a in legal]
-        extras = [format_odds(action_odds(rules, state, a)) for a in legal]
+        extras = [odds_text(rules, state, a) for a in legal]
         advice = (
             self.advisor.advise(state, self._secret_parent, hidden=self.hidden_seen, further=False)
             if self.hint
@@ -584,7 +721,8 @@ class PlaySession:
             if advice is not None and a in advice.values:
                 v = advice.values[a]
                 mark = " (best)" if best is not None and math.isclose(v, best, abs_tol=1e-9) else ""
-                line += f"  value {v:+.3f}{mark}"
+                word = "estimated value" if advice.iterations is not None else "value"
+                line += f"  {word} {v:+.3f}{mark}"
             self.narrator.text(line.rstrip())
         if advice is not None:
             self._advice_note(advice)
@@ -592,6 +730,13 @@ class PlaySession:
     def _advice_note(self, advice: Advice) -> None:
         if not advice.values:
             self.narrator.text(f"  Hint: {advice.message}", "dim")
+        elif advice.iterations is not None:
+            self.narrator.text(
+                "  Hint: values are estimated (search), not exact: your mean score at the end "
+                f"of this Psychic phase over {advice.iterations} searches, each with the cards "
+                "you have not seen dealt again (hands are secret). Type h to search further.",
+                "dim",
+            )
         elif advice.exact:
             against = (
                 " (against the opponent's optimal mixed secret choice)"
@@ -663,7 +808,8 @@ class PlaySession:
             ranked = sorted(advice.values.items(), key=lambda kv: -kv[1])
             for a, v in ranked:
                 i = legal.index(a) + 1 if a in legal else "?"
-                self.narrator.text(f"  {i}. {self.rules.action_label(state, a)}: value {v:+.3f}")
+                word = "estimated value" if advice.iterations is not None else "value"
+                self.narrator.text(f"  {i}. {self.rules.action_label(state, a)}: {word} {v:+.3f}")
         self._advice_note(advice)
 
     # ------------------------------------------------------------------ the end

@@ -172,7 +172,7 @@ def test_default_scenario_and_heuristic_opponent(tmp_path, edition):
 
 
 def test_real_pipes_with_the_console_script(tmp_path):
-    """The same through real pipes (no terminal): ``python -m psygym_experiments.cli play < input``."""
+    """The same through real pipes (no terminal): ``python -m psygym_experiments.cli play``."""
     import subprocess
     import sys
 
@@ -363,19 +363,22 @@ def test_hint_in_the_game_and_on_demand(tmp_path):
     assert "Hint:" in out
 
 
-def test_hint_in_second_edition_says_no_exact_advice(tmp_path):
+def test_hint_in_second_edition_is_an_estimate_from_the_search(tmp_path):
+    """2E hands are secret: ``--hint`` gives the information-set search's estimates, so marked."""
     out, _ = play(
         tmp_path,
         "--edition",
         "2nd",
         "--scenario",
-        "librarian-vs-farseer",
+        "smite-skirmish",
         "--seed",
         "3",
         "--hint",
-        answers="1\n" * 500,
+        answers="h\n" + "1\n" * 500,
     )
-    assert "no exact advice exists" in out
+    assert "no exact advice exists" not in out
+    assert "values are estimated (search), not exact" in out
+    assert "estimated value" in out and "(best)" in out
 
 
 def test_depth_limited_advice_says_so():
@@ -395,8 +398,8 @@ def test_depth_limited_advice_says_so():
 
 # ----------------------------------------------------------------------------- hidden information
 def test_second_edition_hides_the_ai_cards(tmp_path):
-    """2E: the human sees only their own hand; a card dealt to the AI is named only when the
-    deck could hold nothing else (a single possible outcome)."""
+    """2E-3.3: the human sees only their own hand; a card dealt to the AI is never named, not
+    even when the deck could hold nothing else (the human does not know what the deck holds)."""
     from collections import Counter
 
     from psygym.editions.second.state import DEAL
@@ -405,19 +408,22 @@ def test_second_edition_hides_the_ai_cards(tmp_path):
     out, log = play(
         tmp_path, "--edition", "2nd", "--scenario", "duel", "--seed", "4", answers="1\n" * 3000
     )
-    forced: Counter[str] = Counter()
-    secret: Counter[str] = Counter()
+    mine: Counter[str] = Counter()
+    secret = 0
     s = rules.initial_state()
     for step in lines_of(log)[1:-1]:
-        if step["player"] == "chance" and s.stage == DEAL and s.deal_to == 1:
-            single = len(rules.chance_outcomes(s)) == 1
-            (forced if single else secret)[step["label"]] += 1
+        if step["player"] == "chance" and s.stage == DEAL and not s.effects:
+            if s.deal_to == 1:
+                secret += 1
+            else:
+                mine[step["label"]] += 1
         s = rules.apply(s, step["action"])
     rolls = Counter(line for line in out.splitlines() if line.startswith("Chance:"))
-    assert sum(secret.values()) > 0
-    assert rolls["Chance: (hidden from you)"] == sum(secret.values())
-    for label in secret.keys() | forced.keys():
-        assert rolls[f"Chance: {label}"] == forced[label]
+    assert secret > 0
+    assert rolls["Chance: (hidden from you)"] == secret
+    assert not any(line.endswith(f" to {rules.side_names[1]}") for line in rolls)
+    for label, n in mine.items():
+        assert rolls[f"Chance: {label}"] == n
     assert not any("(chance" in line for line in list(rolls)[-10:])  # draw odds would tell
 
 
