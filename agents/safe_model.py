@@ -14,9 +14,9 @@ A trained stable-baselines3 policy is stored as two files with the same stem, si
   hyperparameters, evaluation scores, ...).
 
 In a run folder the pair is ``model.safetensors`` + ``model.json``; a shipped model is
-``agents/pretrained/<edition>-<scenario>.safetensors`` + ``.json``. :func:`load_safe` accepts the
-``.safetensors`` path, the ``.json`` path, the stem (``runs/x/model``) or a folder holding
-``model.safetensors``.
+``agents/pretrained/<edition>-<scenario>-seat<seat>.safetensors`` + ``.json``.
+:func:`load_safe` accepts the ``.safetensors`` path, the ``.json`` path, the stem
+(``runs/x/model``) or a folder holding ``model.safetensors``.
 
 :func:`load_safe` never unpickles: it builds a fresh policy of a known class (a fixed table, no
 class is imported by name from the file) from the JSON, with a constant learning-rate

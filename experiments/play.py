@@ -46,19 +46,19 @@ def _loads(spec: str, rules: Any) -> bool:
     return True
 
 
-def default_opponent(rules: Any) -> str:
-    """The ``auto`` opponent of an edition and scenario.
+def default_opponent(rules: Any, seat: int = 1) -> str:
+    """The ``auto`` opponent of an edition and scenario, playing ``seat``.
 
-    The pretrained model shipped for the scenario (``psygym_agents.sb3.pretrained_path``) if
-    there is one and it loads for these rules, else the edition's reference heuristic
-    (``BOTS.reference``), else ``random``.
+    The pretrained model shipped for the scenario and that seat
+    (``psygym_agents.sb3.pretrained_path``) if there is one and it loads for these rules, else
+    the edition's reference heuristic (``BOTS.reference``), else ``random``.
     """
     name = getattr(rules.scenario, "name", "")
     if importlib.util.find_spec("psygym_agents.sb3") is not None:
         try:
             from psygym_agents.sb3 import pretrained_path
 
-            path = pretrained_path(rules.edition, name)
+            path = pretrained_path(rules.edition, name, seat=seat)
         except (ImportError, AttributeError, ValueError):
             path = None
         if path is not None and Path(path).is_file():
@@ -98,7 +98,7 @@ def play(
     with user_errors():
         eid = edition_id(edition)
         rules = load(eid, scenario)
-        spec = default_opponent(rules) if opponent == AUTO else opponent
+        spec = default_opponent(rules, seat=1 - seat) if opponent == AUTO else opponent
         policy = resolve_policy(spec, rules)
         info = scenario_info(rules, eid, scenario)
     if seed is None:

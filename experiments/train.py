@@ -80,7 +80,7 @@ def train(
     export: str = typer.Option(
         "",
         help="Also write the final model (safe format) to this stem: <stem>.safetensors + "
-        "<stem>.json, e.g. agents/pretrained/7th-duel.",
+        "<stem>.json, e.g. agents/pretrained/7th-duel-seat0.",
     ),
 ) -> None:
     """Train an RL agent (MaskablePPO by default) with periodic evaluation and checkpoints.

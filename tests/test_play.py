@@ -160,7 +160,8 @@ def test_default_scenario_and_heuristic_opponent(tmp_path, edition):
     from psygym_experiments.play import default_opponent
 
     rules = load(edition)
-    spec = default_opponent(rules)
+    spec = default_opponent(rules)  # the AI plays seat 1 when you take seat 0 (the default)
+    assert spec != default_opponent(rules, seat=0) or "seat" not in spec
     if spec.endswith(".zip"):
         pytest.skip("the auto opponent is a trained model (torch): covered elsewhere")
     out, log = play(
