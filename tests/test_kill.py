@@ -97,10 +97,15 @@ def _assert_continuous(rows: list[tuple[int, float]]) -> None:
     assert walls == sorted(walls), f"wall time runs backwards: {walls}"
 
 
+TOTAL = 7680
+"""Steps of the random-kill run (40 evaluations)."""
+
+
 @pytest.mark.slow
 def test_train_sigkill_at_a_random_moment_then_resume_is_continuous(tmp_path):
     run = tmp_path / "runs" / "7th" / "single-phase" / "maskable-ppo_1"
-    proc = subprocess.Popen(_train_argv(tmp_path, "--steps", "1536", "--eval-every", "192"),
+    # Enough steps that no machine finishes them within the random delay below.
+    proc = subprocess.Popen(_train_argv(tmp_path, "--steps", str(TOTAL), "--eval-every", "192"),
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     _wait_for(lambda: (run / "checkpoints" / "last.json").is_file(), proc)
     delay = random.uniform(0.0, 1.5)  # anywhere in the next few evaluations and checkpoints
@@ -108,14 +113,14 @@ def test_train_sigkill_at_a_random_moment_then_resume_is_continuous(tmp_path):
     proc.kill()
     proc.wait(timeout=30)
     killed_at = json.loads((run / "checkpoints" / "last.json").read_text())["steps"]
-    assert killed_at < 1536, f"finished before the kill (delay {delay:.2f} s)"
+    assert killed_at < TOTAL, f"finished before the kill (delay {delay:.2f} s)"
     done = subprocess.run([*CLI, "train", "--resume", str(run), "--no-progress"],
                           capture_output=True, text=True, timeout=120)  # fmt: skip
     assert done.returncode == 0, done.stderr
     rows = _metrics(run)
     _assert_continuous(rows)
     final = json.loads((run / "checkpoints" / "last.json").read_text())["steps"]
-    assert final >= 1536 and rows[-1][0] == final, (delay, rows)
+    assert final >= TOTAL and rows[-1][0] == final, (delay, rows)
     assert [s for s, _ in rows] == list(range(0, final + 1, 192)), (delay, killed_at)
 
 

@@ -206,7 +206,7 @@ def deny_table(
                 cast = Cast(0, p, 1, dice=max(succ, 1), successes=succ)
                 deny = evolve(select, stage=Stage.DENY, cast=cast, pools=(caster_dice_left, dice))
                 by_action = solver.action_values(deny)  # the denier's view
-                opts = [by_action[rules.DENY + m] for m in range(dice + 1)]
+                opts = [by_action[rules.actions.deny(m)] for m in range(dice + 1)]
                 best = max(range(dice + 1), key=lambda m: (opts[m], -m))
                 rows.append({
                     "value": value, "successes": succ, "dice": dice, "best_deny": best,

@@ -354,16 +354,33 @@ def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
     if progress is not None:
         progress.__enter__()
     main = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGTERM, signal.default_int_handler) if main else None
+    # A signal interrupts a running trial at once; between trials it only stops the study, since
+    # an interrupt inside Optuna's own bookkeeping (telling a trial's result) breaks it.
+    inside, stopped = [0], [False]
+
+    def guarded(trial: Any) -> Any:
+        inside[0] += 1
+        try:
+            return objective(trial)
+        finally:
+            inside[0] -= 1
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stopped[0] = True
+        if inside[0]:
+            raise KeyboardInterrupt
+        study.stop()
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)} if main else {}
     try:
-        study.optimize(objective, n_trials=trials, n_jobs=jobs, timeout=timeout,
+        study.optimize(guarded, n_trials=trials, n_jobs=jobs, timeout=timeout,
                        callbacks=[callback] if callback else None, catch=())  # fmt: skip
-        return False
+        return stopped[0]
     except KeyboardInterrupt:
         return True
     finally:
-        if main:
-            signal.signal(signal.SIGTERM, old)
+        for s, handler in old.items():
+            signal.signal(s, handler)
         if progress is not None:
             progress.__exit__(None, None, None)
 
