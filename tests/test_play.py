@@ -16,13 +16,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 from psygym_experiments.cli import app
+from psygym_experiments.harness.odds_view import action_odds, percent
 from psygym_experiments.play_replay import read_log, replay_log
 from psygym_experiments.play_session import (
     Advisor,
     GameLog,
     PlaySession,
-    action_odds,
-    percent,
     state_digest,
     state_text,
 )

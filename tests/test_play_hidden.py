@@ -24,13 +24,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from psygym_experiments.play_session import (
-    DEPENDS_ON_RESPONSE,
-    Advisor,
-    PlaySession,
-    odds_text,
-    percent,
-)
+from psygym_experiments.harness.odds_view import DEPENDS_ON_RESPONSE, odds_text, percent
+from psygym_experiments.play_session import Advisor, PlaySession
 from rich.console import Console
 
 from psygym import CHANCE, TERMINAL, load

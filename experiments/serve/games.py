@@ -23,7 +23,6 @@ the exact scenario file the server wrote, so the replay loads the same rules.
 from __future__ import annotations
 
 import dataclasses
-import enum
 import hashlib
 import json
 import math
@@ -35,15 +34,19 @@ import tomllib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from psygym_experiments.harness.gamelog import LOG_FORMAT, GameLog  # noqa: F401 - LOG_FORMAT re-exported
+from psygym_experiments.harness.gamelog import (  # noqa: F401 - LOG_FORMAT re-exported
+    LOG_FORMAT,
+    GameLog,
+    state_text,
+)
+from psygym_experiments.harness.odds_view import ODDS_KINDS, action_odds, odds_text, percent
 
 from psygym import edition as registry
-from psygym.core import CHANCE, TERMINAL, Event, EventKind, IllegalActionError
+from psygym.core import CHANCE, TERMINAL, Event, IllegalActionError
 from psygym.editions import load
 from psygym.kernel import weighted_choice
 from psygym.policies import agent_names, describe_agent, resolve_policy
@@ -74,22 +77,6 @@ HINT_PLIES = 8
 HINT_ITERATIONS = 300
 """Iterations of the information-set search for hints in editions with hidden information."""
 
-ODDS_KINDS: tuple[tuple[EventKind, str], ...] = (
-    (EventKind.PASSED, "passes"),
-    (EventKind.PERILS, "Perils"),
-    (EventKind.DENIED, "denied"),
-)
-"""Event kinds whose chance is shown next to an action, with the word shown (as ``psygym play``)."""
-
-RELEVANT: dict[EventKind, tuple[EventKind, ...]] = {
-    EventKind.ATTEMPT: (EventKind.PASSED,),
-    EventKind.PASSED: (EventKind.PASSED,),
-    EventKind.PERILS: (EventKind.PERILS,),
-    EventKind.DENY_ATTEMPT: (EventKind.DENIED,),
-    EventKind.DENIED: (EventKind.DENIED,),
-}
-"""Event kind seen -> odds worth showing (an attempt makes "passes" worth showing even at 0%)."""
-
 
 class BadRequest(ValueError):
     """A request the server refuses (answered with a 4xx and a one-line JSON error).
@@ -104,67 +91,6 @@ class BadRequest(ValueError):
 
 
 # ----------------------------------------------------------------------------- small helpers
-def percent(p: float) -> str:
-    """A probability as a percentage with one decimal, rounded half-up (``0.9375`` -> 93.8%)."""
-    return f"{Decimal(p).scaleb(2).quantize(Decimal('0.1'), ROUND_HALF_UP)}%"
-
-
-def action_odds(rules: Any, state: Hashable, action: int) -> dict[str, float]:
-    """Exact chance of the standard events a decision leads to at its next chance node.
-
-    The same computation as ``psygym play`` shows ("[passes 87.5%, Perils 7.4%]"): every outcome
-    of the chance node that follows ``action`` is applied and the probabilities of the outcomes
-    whose events include a kind of :data:`ODDS_KINDS` are summed. Empty when no chance node
-    follows the decision.
-    """
-    nxt, own = rules.apply_with_events(state, action, check=False)
-    if rules.current_player(nxt) != CHANCE:
-        return {}
-    terms: dict[str, list[float]] = {k: [] for k, _ in ODDS_KINDS}
-    seen: set[str] = {e.kind for e in own}
-    for outcome, p in rules.chance_outcomes(nxt):
-        _, events = rules.apply_with_events(nxt, outcome, check=False)
-        kinds = {e.kind for e in events}
-        seen |= kinds
-        for k in kinds & terms.keys():
-            terms[k].append(p)
-    shown = {r for k in seen for r in RELEVANT.get(k, ())}
-    return {k: min(1.0, math.fsum(terms[k])) for k, _ in ODDS_KINDS if k in shown}
-
-
-def format_odds(odds: Mapping[str, float]) -> str:
-    """``"passes 58.3%, Perils 2.8%"``."""
-    words = dict(ODDS_KINDS)
-    return ", ".join(f"{words[k]} {percent(p)}" for k, p in odds.items())
-
-
-def state_text(obj: Any) -> str:
-    """Canonical text of a state (fields in order, sets sorted, enums by name).
-
-    The same text ``psygym replay`` hashes to check a log's final state; independent of
-    Python's per-process string hashing.
-    """
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        inner = ", ".join(
-            f"{f.name}={state_text(getattr(obj, f.name))}" for f in dataclasses.fields(obj)
-        )
-        return f"{type(obj).__name__}({inner})"
-    if isinstance(obj, enum.Enum):
-        return f"{type(obj).__name__}.{obj.name}"
-    if isinstance(obj, (frozenset, set)):
-        return "{" + ", ".join(sorted(state_text(x) for x in obj)) + "}"
-    if isinstance(obj, (tuple, list)):
-        return "(" + ", ".join(state_text(x) for x in obj) + ("," if len(obj) == 1 else "") + ")"
-    if isinstance(obj, Mapping):
-        items = sorted(f"{state_text(k)}: {state_text(v)}" for k, v in obj.items())
-        return "{" + ", ".join(items) + "}"
-    if isinstance(obj, np.ndarray):
-        return repr(obj.tolist())
-    if isinstance(obj, np.generic):
-        return repr(obj.item())
-    return repr(obj)
-
-
 def toml_text(data: Mapping[str, Any]) -> str:
     """TOML text of scenario data (tables, arrays of tables, scalars, arrays, inline tables).
 
@@ -374,7 +300,7 @@ class Game:
         self.log.step(player, a, label)
         shown = self.visible_events(state, a, nxt, events, rules.legal_actions(state))
         if shown is None:
-            odds = format_odds(action_odds(rules, state, a))
+            odds = odds_text(rules, state, a)
             why = []
             if odds:
                 why.append(odds)
@@ -586,7 +512,7 @@ class Game:
         """
         rules = self.rules
         if self._secret_parent is None:
-            return format_odds(action_odds(rules, self.state, action))
+            return odds_text(rules, self.state, action)
         per_kind: dict[str, list[float]] = {}
         for b in self._secret_twins:
             twin = rules.apply(self._secret_parent, b, check=False)
@@ -981,6 +907,5 @@ def _one_line(text: str) -> str:
 
 
 __all__ = [
-    "BadRequest", "Entry", "Game", "GameStore", "LogWriter", "action_odds", "format_odds",
-    "percent", "state_text", "toml_text",
+    "BadRequest", "Entry", "Game", "GameStore", "LogWriter", "toml_text",
 ]  # fmt: skip
