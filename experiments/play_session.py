@@ -61,6 +61,7 @@ from psygym_experiments.harness.gamelog import GameLog as _ChainedLog
 from psygym_experiments.harness.odds_view import (
     action_odds,
     format_odds,
+    hidden_move_events,
     odds_text,
     percent,
 )
@@ -547,23 +548,12 @@ class PlaySession:
         AI's secret bid (Rogue Trader). The events shown then are those every such alternative
         also reports (e.g. "Chaos is dealt a warp card.").
         """
-        rules = self.rules
-        mine = rules.render(nxt, self.seat)
-        full = rules.render(nxt, None)
-        if mine == full:
-            return None
-        twins = []
-        for b in alternatives:
-            if b == action:
-                continue
-            other, other_events = rules.apply_with_events(state, b, check=False)
-            if rules.render(other, self.seat) == mine and rules.render(other, None) != full:
-                twins.append({e.text for e in other_events})
-        if not twins:
-            return None
-        if rules.current_player(state) == CHANCE or not self._simultaneous(state):
+        shown = hidden_move_events(self.rules, self.seat, state, action, nxt, events, alternatives)
+        if shown is not None and (
+            self.rules.current_player(state) == CHANCE or not self._simultaneous(state)
+        ):
             self.hidden_seen = True
-        return tuple(e for e in events if all(e.text in t for t in twins))
+        return shown
 
     def _deals_a_secret_card(self, events: Sequence[Event]) -> bool:
         """Whether a chance outcome deals a card to another player in a game of secret hands.

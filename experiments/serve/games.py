@@ -43,7 +43,13 @@ from psygym_experiments.harness.gamelog import (  # noqa: F401 - LOG_FORMAT re-e
     GameLog,
     state_text,
 )
-from psygym_experiments.harness.odds_view import ODDS_KINDS, action_odds, odds_text, percent
+from psygym_experiments.harness.odds_view import (
+    ODDS_KINDS,
+    action_odds,
+    hidden_move_events,
+    odds_text,
+    percent,
+)
 
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Event, IllegalActionError
@@ -337,23 +343,13 @@ class Game:
         (``render(s, seat)``) cannot tell apart although the full view (``render(s, None)``)
         can; the events shown are then those every such alternative also reports.
         """
-        rules = self.rules
-        mine = rules.render(nxt, self.seat)
-        full = rules.render(nxt, None)
-        if mine == full:
-            return None
-        twins = []
-        for b in alternatives:
-            if b == action:
-                continue
-            other, other_events = rules.apply_with_events(state, b, check=False)
-            if rules.render(other, self.seat) == mine and rules.render(other, None) != full:
-                twins.append({e.text for e in other_events})
-        if not twins:
-            return None
-        if rules.current_player(state) == CHANCE or rules.simultaneous_info(state) is None:
+        shown = hidden_move_events(self.rules, self.seat, state, action, nxt, events, alternatives)
+        if shown is not None and (
+            self.rules.current_player(state) == CHANCE
+            or self.rules.simultaneous_info(state) is None
+        ):
             self.hidden_seen = True
-        return tuple(e for e in events if all(e.text in t for t in twins))
+        return shown
 
     def _close(self, result: str) -> None:
         if self.result is None:
