@@ -14,9 +14,9 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from psygym.dice import DiceError, parse
 
@@ -226,6 +226,25 @@ def resolve_path(scenario: str | Path, shipped_dir: Path, edition: str) -> Path:
     raise ScenarioError(
         str(scenario), "", f"no shipped {edition} scenario of that name", names or "none shipped"
     )
+
+
+def _one_line(value: str | None) -> str | None:
+    if value is not None and ("\n" in value or "\r" in value):
+        raise ValueError("text is one line")
+    return value
+
+
+RulesText = Annotated[
+    str | None,
+    Field(
+        None,
+        min_length=1,
+        max_length=90,
+        description="one-line rules text of the effect where the fields alone say it unclearly",
+    ),
+    AfterValidator(_one_line),
+]
+"""The optional ``text`` of a power in a data file: one line, at most 90 characters."""
 
 
 def dice_field(value: str | int) -> str | int:

@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.scenario import Spec, dice_field, field_problem, read_toml, validate
+from psygym.scenario import RulesText, Spec, dice_field, field_problem, read_toml, validate
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 """Folder of the shipped data files."""
@@ -102,19 +102,7 @@ class PowerSpec(Spec):
     range: float = Field(0.0, ge=0, description="inches from the psyker (ignored for 'self')")
     effects: list[Effect] = Field(min_length=1)
     description: str = ""
-    text: str | None = Field(
-        None,
-        min_length=1,
-        max_length=90,
-        description="one-line rules text of the effect where the fields alone say it unclearly",
-    )
-
-    @field_validator("text")
-    @classmethod
-    def _one_line(cls, v: str | None) -> str | None:
-        if v is not None and ("\n" in v or "\r" in v):
-            raise ValueError("text is one line")
-        return v
+    text: RulesText = None
 
     @field_validator("cost")
     @classmethod

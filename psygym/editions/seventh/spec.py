@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from psygym.scenario import (
+    RulesText,
     ScenarioSpec,
     SideSpec,
     Spec,
@@ -97,19 +98,7 @@ class Power(Spec):
         False,
         description="numbers no source gives (psygym defaults, listed in the edition docstring)",
     )
-    text: str | None = Field(
-        None,
-        min_length=1,
-        max_length=90,
-        description="one-line rules text of the effect where the fields alone say it unclearly",
-    )
-
-    @field_validator("text")
-    @classmethod
-    def _one_line(cls, v: str | None) -> str | None:
-        if v is not None and ("\n" in v or "\r" in v):
-            raise ValueError("text is one line")
-        return v
+    text: RulesText = None
 
 
 class PowerFile(Spec):
