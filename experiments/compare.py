@@ -470,17 +470,34 @@ def _call(fn: Any, *args: Any, **kwargs: Any) -> Any:
     return fn(*args, **kwargs)
 
 
+_LOADED: dict[tuple[str, int], tuple[Any, str, Any]] = {}
+"""(spec, id of the rules) -> (the rules, kept alive so the id stays theirs; failure or ""; the
+policy built, handed to the tournament so that each model is loaded once in this process)."""
+
+
 def usable(entry: Entry, rules: Any, notes: list[str]) -> bool:
-    """Whether the agent loads for these rules (else a note says why it is left out)."""
+    """Whether the agent loads for these rules (else a note says why it is left out).
+
+    Each spec is loaded once per rules object (a PPO model is checked once, not once per
+    step of preparing the field).
+    """
     from psygym.policies import resolve_policy
 
-    try:
-        resolve_policy(entry.spec, rules)
-    except Exception as exc:  # noqa: BLE001 - any failure to load leaves the agent out
-        why = " ".join(str(exc).split())
-        why = why if len(why) <= 160 else why[:157] + "..."
-        notes.append(f"{entry.label} ({entry.source}) left out: it does not load "
-                     f"({type(exc).__name__}: {why}).")  # fmt: skip
+    key = (entry.spec, id(rules))
+    if key not in _LOADED:
+        failure, policy = "", None
+        try:
+            policy = resolve_policy(entry.spec, rules)
+        except Exception as exc:  # noqa: BLE001 - any failure to load leaves the agent out
+            why = " ".join(str(exc).split())
+            why = why if len(why) <= 160 else why[:157] + "..."
+            failure = f"{type(exc).__name__}: {why}"
+        if len(_LOADED) > 256:
+            _LOADED.clear()
+        _LOADED[key] = (rules, failure, policy)
+    failure = _LOADED[key][1]
+    if failure:
+        notes.append(f"{entry.label} ({entry.source}) left out: it does not load ({failure}).")
         return False
     return True
 
@@ -574,6 +591,30 @@ def _prepared_entries(
     return entries + [e for e in extra if e is not None and usable(e, rules, notes)]
 
 
+def _hidden(rules: Any) -> bool:
+    """Whether the players of ``rules`` do not see the whole state (no exact solving)."""
+    try:
+        from psygym_agents.solvers import has_hidden_information
+    except ImportError:
+        return False
+    return bool(has_hidden_information(rules))
+
+
+def unsolved_note(rules: Any, solved: Solved) -> Solved:
+    """``solved`` with a note that recommends no agent outside the field.
+
+    The solver's message for a hidden-information edition points to the ``optimal`` agent's
+    information-set search, but a comparison adds ``optimal`` only where the game is solved
+    exactly, so such a field never has it: the note says only why there is no exact value
+    (the report adds that there is no optimal agent).
+    """
+    if solved.value is not None or not _hidden(rules):
+        return solved
+    note = (f"edition {rules.edition} has hidden information (secret hands): exact solving "
+            "does not apply")  # fmt: skip
+    return Solved(None, note, solved.states)
+
+
 def _complete_field(
     entries: list[Entry], rules: Any, solved: Solved, settings: CompareSettings, notes: list[str]
 ) -> list[Entry]:
@@ -629,6 +670,7 @@ def compare_scenario(
     else:
         solved = exact_game_value(rules, settings.max_states, settings.solve_seconds)
     timing["solver_wait"] = time.perf_counter() - start - timing["agents"]
+    solved = unsolved_note(rules, solved)
     entries = _complete_field(entries, rules, solved, settings, notes)
     if not entries:
         raise ValueError(f"no agents to compare on {edition} {name}")
@@ -647,16 +689,21 @@ def compare_scenario(
     exact_future = None
     if graph_path and solved.value is not None:
         exact_future = side.submit_field(
-            edition, scenario, specs, pairings(len(specs)), range(len(specs)),
+            edition, scenario, specs, _field_pairings(entries), range(len(specs)),
             seats=_seat_limits(entries),
         )  # fmt: skip
     eval_settings = EvalSettings(
         settings.episodes, settings.seed, settings.workers,
-        exact=settings.exact_pairs and not graph_path,
+        # Hidden information rules out every exact score: no pilot solve to wait for.
+        exact=settings.exact_pairs and not graph_path and not _hidden(rules),
         exploit=br_agents, stochastic_exact=stochastic_exact, max_states=settings.max_states,
         game_value=solved.value, solve=False, show_progress=show_progress,
+        seats={e.label: e.seats for e in entries if tuple(e.seats) != (0, 1)},
+        exact_players=[e.label for e in entries if e.kind == "optimal"],
     )  # fmt: skip
-    ev = evaluate(rules, specs, eval_settings, labels=[e.label for e in entries], pool=pool)
+    built = [_LOADED.get((spec, id(rules)), (None, "", None))[2] for spec in specs]
+    ev = evaluate(rules, specs, eval_settings, labels=[e.label for e in entries], pool=pool,
+                  policies=built)  # fmt: skip
     notes += ev.notes
     if graph_path:
         exact_future = _late_field(side, edition, scenario, entries, solved, exact_future, notes)
@@ -700,6 +747,11 @@ def _seat_limits(entries: list[Entry]) -> dict[int, tuple[int, ...]]:
     return {k: e.seats for k, e in enumerate(entries) if tuple(e.seats) != (0, 1)}
 
 
+def _field_pairings(entries: list[Entry]) -> list[tuple[int, int]]:
+    """The seat orders the field plays: an agent limited to some seats plays only those."""
+    return pairings(len(entries), seats=_seat_limits(entries))
+
+
 def _late_field(
     side: ExactSide, edition: str, scenario: str, entries: list[Entry], solved: Solved,
     future: Any, notes: list[str],
@@ -720,8 +772,8 @@ def _late_field(
     notes.append("The state graph was finished during the games: exact values without the "
                  "optimal agent in the field.")  # fmt: skip
     solved.value, solved.note = built.value, ""
-    return side.submit_field(edition, scenario, specs, pairings(len(specs)), range(len(specs)),
-                             seats=_seat_limits(entries))  # fmt: skip
+    return side.submit_field(edition, scenario, specs, _field_pairings(entries),
+                             range(len(specs)), seats=_seat_limits(entries))  # fmt: skip
 
 
 def _fill_exact(ev: Any, future: Any, solved: Solved, notes: list[str]) -> None:

@@ -31,47 +31,48 @@ def write_evaluation(ev: Evaluation, run_dir: Path, config: dict[str, Any]) -> N
     write_command(run_dir)
 
 
+TABLE_WIDTH = 80
+"""Terminal tables fit this many columns."""
+TABLE_STYLE: dict[str, Any] = {"box": None, "padding": (0, 1), "pad_edge": False,
+                               "header_style": "bold underline"}  # fmt: skip
+"""No borders, two spaces between columns: the most room for agent names in 80 columns."""
+RESULT_COLUMNS = ("score", "± 95%", "exact", "W/D/L")
+"""Columns of the first terminal table (after the two agents)."""
+RATE_COLUMNS = ("perils 0", "perils 1", "dice/manifest 0", "dice/manifest 1", "deny 0",
+                "deny 1")  # fmt: skip
+"""Columns of the second terminal table: each seat's rates (perils per power attempted, dice per
+manifested power, share of denies that succeed; the CSV's ``perils_rate0``...)."""
+
+
 def pairs_table(ev: Evaluation) -> Any:
-    """A rich table of the pairings."""
+    """Rich tables of the pairings, printable within 80 columns.
+
+    The first table numbers the pairings and gives both agents' names in full (their columns
+    never wrap) with the scores; the second gives each seat's rates by pairing number, so
+    neither needs more than 80 columns for agent names up to about 20 characters.
+    """
+    from rich.console import Group
     from rich.table import Table
 
-    t = Table(
+    scores = Table(
         title=f"{ev.edition} {ev.scenario}: {ev.episodes} games per pairing and seat, "
-        f"seed {ev.seed} (score of seat 0, 95% CI)"
+        f"seed {ev.seed} (score of seat 0, 95% CI)",
+        **TABLE_STYLE,
     )
-    for c in (
-        "seat 0",
-        "seat 1",
-        "score",
-        "± 95%",
-        "exact",
-        "W/D/L",
-        "perils 0",
-        "perils 1",
-        "dice/manifest 0",
-        "dice/manifest 1",
-        "deny 0",
-        "deny 1",
-    ):
-        t.add_column(c, justify="left" if c.startswith("seat") else "right")
-    for p in ev.pairs:
+    rates = Table(title="event rates of the agent in each seat, by pairing", **TABLE_STYLE)
+    for t, columns in ((scores, ("seat 0", "seat 1", *RESULT_COLUMNS)), (rates, RATE_COLUMNS)):
+        t.add_column("#", justify="right", no_wrap=True)
+        for c in columns:
+            name = c.startswith("seat")
+            t.add_column(c, justify="left" if name else "right", no_wrap=name)
+    for k, p in enumerate(ev.pairs, 1):
         dpm0 = "-" if not math.isfinite(p.dice_per_manifest0) else f"{p.dice_per_manifest0:.2f}"
         dpm1 = "-" if not math.isfinite(p.dice_per_manifest1) else f"{p.dice_per_manifest1:.2f}"
-        t.add_row(
-            p.agent0,
-            p.agent1,
-            signed(p.mean_score, 3),
-            f"{p.ci95:.3f}",
-            signed(p.exact_score, 3),
-            f"{p.wins}/{p.draws}/{p.losses}",
-            rate(p.perils_rate0),
-            rate(p.perils_rate1),
-            dpm0,
-            dpm1,
-            rate(p.deny_rate0),
-            rate(p.deny_rate1),
-        )
-    return t
+        scores.add_row(str(k), p.agent0, p.agent1, signed(p.mean_score, 3), f"{p.ci95:.3f}",
+                       signed(p.exact_score, 3), f"{p.wins}/{p.draws}/{p.losses}")  # fmt: skip
+        rates.add_row(str(k), rate(p.perils_rate0), rate(p.perils_rate1), dpm0, dpm1,
+                      rate(p.deny_rate0), rate(p.deny_rate1))  # fmt: skip
+    return Group(scores, rates)
 
 
 def evaluate_command(
@@ -128,7 +129,7 @@ def evaluate_command(
     elif fmt == "json":
         typer.echo(json_text(ev.to_json()))
     else:
-        console.print(pairs_table(ev))
+        console.print(pairs_table(ev), width=min(TABLE_WIDTH, console.width))
         if ev.game_value is not None:
             console.print(
                 f"  exact value of the game for seat 0 (both optimal): {ev.game_value:+.3f}",

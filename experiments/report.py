@@ -216,6 +216,8 @@ def twins(ev: Any, labels: Sequence[str]) -> list[list[str]]:
                 continue
             for x, y in (((a, c), (b, c)), ((c, a), (c, b))):
                 p, q = look.get(x), look.get(y)
+                if p is None and q is None:  # c plays one seat only: neither met it there
+                    continue
                 if p is None or q is None:
                     return False
                 if p.exact_score != q.exact_score or not np.array_equal(p.scores, q.scores):
@@ -239,14 +241,24 @@ def pair_lookup(pairs: Sequence[PairResult]) -> dict[tuple[int, int], PairResult
 
 
 def head_to_head(ev: Any, a: int, b: int) -> tuple[float, float, float | None]:
-    """A's mean score against B over both seats, its 95% half-width, and the exact value."""
+    """A's mean score against B over both seats, its 95% half-width, and the exact value.
+
+    Where one agent plays one seat only (``EvalSettings.seats``), only the seat order they
+    played counts; where they never met, every value is ``nan`` (the exact one ``None``).
+    """
     look = pair_lookup(ev.pairs)
-    p, q = look[(a, b)], look[(b, a)]
-    m, half = mean_ci((p.scores - q.scores) / 2)
-    exact = None
-    if p.exact_score is not None and q.exact_score is not None:
-        exact = (p.exact_score - q.exact_score) / 2
-    return m, half, exact
+    p, q = look.get((a, b)), look.get((b, a))
+    if p is not None and q is not None:
+        m, half = mean_ci((p.scores - q.scores) / 2)
+        exact = None
+        if p.exact_score is not None and q.exact_score is not None:
+            exact = (p.exact_score - q.exact_score) / 2
+        return m, half, exact
+    if p is None and q is None:
+        return float("nan"), float("nan"), None
+    sign, one = (1.0, p) if p is not None else (-1.0, q)
+    m, half = mean_ci(sign * one.scores)
+    return m, half, None if one.exact_score is None else sign * one.exact_score
 
 
 def gap(
@@ -579,8 +591,8 @@ def leaderboard_table(doc: dict[str, Any], width: int = 80) -> list[Any]:
             title=f"{sc['edition']} {sc['scenario']}: score per game vs all opponents, both "
             f"seats ({sc['episodes']} games per pairing and seat)",
             width=width,
-            caption="kind: h heuristic, b baseline, t tuned, p PPO, o optimal; s0: scored on "
-            "seat 0 only (not ranked); = played identically",
+            caption="kind: h heuristic, b baseline, t tuned, p PPO, o optimal; s0: plays and "
+            "is scored on seat 0 only (not ranked); = played identically",
         )
         t.add_column("#", justify="right", no_wrap=True)
         t.add_column("agent", overflow="fold", ratio=1)
@@ -838,6 +850,16 @@ def _md_scenario(res: Any, d: dict[str, Any], plots: dict[str, list[str]]) -> li
             "Exact values where the solver computed them, else sampled (in italics).",
             "",
         ]
+        one_seat = [r for r in d["rows"] if r["seats"] != [0, 1]]
+        if one_seat:
+            lines += [
+                "An agent marked with a seat plays that seat only, so its cells count only "
+                "the games in which it sat there: "
+                + ", ".join(f"`{r['labels'][0]}` seat {', '.join(map(str, r['seats']))}"
+                            for r in one_seat)
+                + "; `-`: the two never meet (both play the same seat only).",
+                "",
+            ]  # fmt: skip
         lines += _md_table(
             ["", *order],
             [[a, *(_h2h_cell(d["head_to_head"], a, b) for b in order)] for a in order],
@@ -935,12 +957,12 @@ def _ppo_lines(d: dict[str, Any]) -> list[str]:
         if a["kind"] != "ppo":
             continue
         seats = a["seats"]
-        text = (f"`{a['label']}` is scored only on the seat(s) it was trained for: "
+        text = (f"`{a['label']}` plays and is scored only on the seat(s) it was trained for: "
                 f"{', '.join(map(str, seats))}")  # fmt: skip
         row = next((r for r in d["rows"] if a["label"] in r["labels"]), None)
         if seats != [0, 1]:
-            text += (" (so it is not ranked: a seat's score includes that seat's advantage; its "
-                     "games in the other seat are left out of every score)")  # fmt: skip
+            text += (" (so it is not ranked: a seat's score includes that seat's advantage; it "
+                     "never sits in the other seat)")  # fmt: skip
             if row is not None:
                 text += f"; it scores {row['mean']:+.2f} ± {row['ci95']:.2f} per game there"
                 if row["exact"] is not None:
@@ -973,6 +995,8 @@ def _h2h_cell(h2h: dict[str, Any], a: str, b: str) -> str:
     cell = h2h[a][b]
     if cell.get("exact") is not None:
         return f"{cell['exact']:+.3f}"
+    if cell.get("mean") is None or not np.isfinite(cell["mean"]):
+        return "-"
     return f"*{cell['mean']:+.2f}*"
 
 

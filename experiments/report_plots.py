@@ -108,11 +108,12 @@ def plot_head_to_head(matrix: np.ndarray, order: Sequence[str], path: Path, titl
 
     Cells show two decimals in black or white by the cell's colour; the colour scale is clipped
     at a robust limit (:func:`robust_limit`) when an outlier would wash it out, and the colour
-    bar says so.
+    bar says so. A ``nan`` cell (the two agents never met) shows ``-``.
     """
     plt = _plt()
     n = len(order)
     off = matrix[~np.eye(n, dtype=bool)] if n > 1 else np.zeros(0)
+    off = off[np.isfinite(off)]  # nan: two agents that play the same one seat never meet
     lim, clipped = robust_limit(off)
     fig, ax = plt.subplots(figsize=(0.75 * n + 3.2, 0.6 * n + 2.4))
     cmap = plt.get_cmap("RdBu")
@@ -122,10 +123,10 @@ def plot_head_to_head(matrix: np.ndarray, order: Sequence[str], path: Path, titl
     ax.set_yticks(range(n), order)
     for r in range(n):
         for c in range(n):
-            if r == c:
-                ax.text(c, r, "·", ha="center", va="center", fontsize=8)
-                continue
             v = matrix[r, c]
+            if r == c or not np.isfinite(v):
+                ax.text(c, r, "·" if r == c else "-", ha="center", va="center", fontsize=8)
+                continue
             rgba = cmap((np.clip(v, -lim, lim) + lim) / (2 * lim))
             mark = "*" if abs(v) > lim else ""
             ax.text(c, r, f"{v:+.2f}{mark}", ha="center", va="center", fontsize=7,

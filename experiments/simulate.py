@@ -40,20 +40,26 @@ def simulate(
         }
         typer.echo(json.dumps(strict_json(doc), indent=2, allow_nan=False))
         return
+    from psygym_experiments.evaluate import TABLE_STYLE, TABLE_WIDTH
     from rich.table import Table as RichTable
 
-    table = RichTable(title=f"{rules.edition} {rules.scenario.name}: {episodes} games, seed {seed}")
-    for col in (
-        "player",
+    table = RichTable(
+        title=f"{rules.edition} {rules.scenario.name}: {episodes} games, seed {seed}",
+        **TABLE_STYLE,
+    )
+    for col in (  # short, wrapped headers: the table fits 80 columns with long agent names
+        "seat",
         "agent",
         "score (95% CI)",
         "perils",
-        "manifest",
-        "deny success",
-        "casts/game",
-        "dice/manifest",
+        "mani-\nfest",
+        "deny\nsucc.",
+        "casts/\ngame",
+        "dice/\nmanif.",
     ):
-        table.add_column(col, justify="right")
+        # The agent's name is never cut; the other headers wrap if the terminal is narrow.
+        table.add_column(col, justify="left" if col == "agent" else "right",
+                         no_wrap=col in ("agent", "score (95% CI)"))  # fmt: skip
     for p, name in enumerate(names):
         r = summaries[p]
         table.add_row(
@@ -66,7 +72,7 @@ def simulate(
             f"{r['attempts_per_game']:.2f}",
             f"{r['dice_per_manifest']:.2f}",
         )
-    console.print(table)
+    console.print(table, width=min(TABLE_WIDTH, console.width))
 
 
 def register(app: typer.Typer) -> None:

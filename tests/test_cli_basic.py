@@ -291,3 +291,15 @@ def test_agents_lists_every_agent_with_its_description():
     text = ok("agents", "--edition", "8th")
     assert "save-deny-for-best" in text and max(len(line) for line in text.splitlines()) <= 80
     assert_clean_error(run("agents", "--edition", "9th"), "unknown edition '9th'")
+
+
+def test_simulate_table_fits_80_columns_with_both_names_in_full(monkeypatch):
+    from psygym_experiments.common import console
+
+    monkeypatch.setattr(console, "width", 80)
+    out = ok("simulate", "--edition", "8th", "--scenario", "single-phase", "--episodes", "20",
+             "--agents", "save-deny-for-best,best-power-first")  # fmt: skip
+    lines = out.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    words = [w for line in lines for w in line.split()]
+    assert "save-deny-for-best" in words and "best-power-first" in words

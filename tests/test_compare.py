@@ -274,3 +274,67 @@ def test_ppo_is_scored_only_on_its_trained_seat():
     assert board["ppo"].mean == pytest.approx((-9 - 7) / 2)
     assert board["a"].mean == pytest.approx((1 - 1) / 2) == board["b"].mean
     assert agent_games(pairs, 0).mean() != board["a"].mean  # without seats ppo's games count
+
+
+def test_one_seat_agents_play_only_their_seat_and_head_to_head_says_so():
+    from psygym_experiments.compare import Entry, _field_pairings
+    from psygym_experiments.report import _h2h_cell, head_to_head
+
+    entries = [Entry("a", "a", "heuristic"), Entry("ppo-seat0", "x", "ppo", seats=(0,)),
+               Entry("ppo-seat1", "y", "ppo", seats=(1,))]  # fmt: skip
+    order = _field_pairings(entries)
+    assert (0, 1) not in order and (2, 0) not in order and (2, 1) not in order
+    assert set(order) == {(0, 2), (1, 0), (1, 2)}
+    labels = [e.label for e in entries]
+    data = {(0, 2): [2, 4], (1, 0): [1, 3], (1, 2): [5, 5]}
+    ev = Evaluation("7th", "x", labels, labels, 2, 0,
+                    [_pair(i, j, labels, s) for (i, j), s in data.items()])  # fmt: skip
+    # a met ppo-seat0 only with ppo-seat0 in seat 0: a's score is minus that seat's.
+    assert head_to_head(ev, 0, 1)[0] == pytest.approx(-2.0)
+    assert head_to_head(ev, 1, 0)[0] == pytest.approx(2.0)
+    assert head_to_head(ev, 0, 2)[0] == pytest.approx(3.0)
+    assert _h2h_cell({"a": {"b": {"mean": None, "exact": None}}}, "a", "b") == "-"
+
+
+def test_agents_that_play_alike_still_merge_beside_one_seat_agents():
+    from psygym_experiments.report import twins
+
+    labels = ["a", "b", "c", "ppo-seat0"]
+    # a and b play alike against c and against ppo-seat0 (which meets them in seat 0 only).
+    data = {(0, 2): [1, 2], (2, 0): [0, 1], (1, 2): [1, 2], (2, 1): [0, 1], (0, 1): [0, 0],
+            (1, 0): [0, 0], (3, 0): [2, 2], (3, 1): [2, 2], (3, 2): [1, 1]}  # fmt: skip
+    ev = Evaluation("7th", "x", labels, labels, 2, 0,
+                    [_pair(i, j, labels, s) for (i, j), s in data.items()])  # fmt: skip
+    assert twins(ev, ["a", "b", "c"]) == [["a", "b"], ["c"]]
+
+
+def test_unsolved_hidden_information_note_recommends_no_agent_outside_the_field(tmp_path):
+    from psygym_agents.solvers import has_hidden_information
+    from psygym_experiments.compare import unsolved_note
+    from psygym_experiments.harness.solving import exact_game_value
+
+    from psygym.edition import editions
+    from psygym.editions import load
+
+    hidden = [load(e.id) for e in editions() if has_hidden_information(load(e.id))]
+    assert hidden, "no edition with hidden information to check"
+    solved = exact_game_value(hidden[0], 1000, 5.0)
+    assert solved.value is None
+    note = unsolved_note(hidden[0], solved).note
+    assert "hidden information" in note and "optimal" not in note  # no agent recommended
+    assert "use the 'optimal' agent" in solved.note  # the solver's own message does
+    # Through the whole scenario (exact scores asked for, as without --quick): no note points
+    # to an agent outside the field.
+    from psygym_experiments.compare import CompareSettings, compare_scenario
+
+    edition = hidden[0].edition
+    name = hidden[0].scenario.name
+    settings = CompareSettings(
+        editions=[edition], scenarios=[(edition, name)], episodes=2, seed=0, workers=1,
+        quick=False, tune_trials=1, train_steps=0, max_states=1000, solve_seconds=5.0,
+        runs_dir=str(tmp_path), agents=["pass", "cast-biggest", "random"],
+    )  # fmt: skip
+    res = compare_scenario(edition, name, settings, show_progress=False)
+    labels = {e.label for e in res.entries}
+    assert "optimal" not in labels and res.notes
+    assert not any("use the" in n for n in res.notes), res.notes

@@ -291,3 +291,47 @@ def test_cli_bad_agent_is_one_line_and_exit_code_2(tmp_path: Path):
                                       "2", "--runs-dir", str(tmp_path)])  # fmt: skip
     assert result.exit_code == 2
     assert "nobody" in result.output and "Traceback" not in result.output
+
+
+# ----------------------------------------------------------------------------- seats, notes, width
+def test_an_agent_limited_to_one_seat_never_plays_the_other(single):
+    ev = tournament(single, ["double-wc", "all-in", "minimum"], 4, 0,
+                    seats={"minimum": (0,)}, exact=False, exploit=False)  # fmt: skip
+    orders = {(p.agent0, p.agent1) for p in ev.pairs}
+    assert not any(b == "minimum" for _, b in orders)
+    assert {("minimum", "double-wc"), ("minimum", "all-in")} <= orders
+    assert len(orders) == 4  # 6 seat orders, less the two with minimum in seat 1
+    assert pairings(3, seats={0: (0,), 1: (1,)}) == [(0, 1), (0, 2), (2, 1)]
+    with pytest.raises(ValueError, match="not an agent"):
+        tournament(single, ["double-wc", "all-in"], 2, 0, seats={"nobody": (0,)})
+    with pytest.raises(ValueError, match="no pairing"):
+        tournament(single, ["double-wc", "all-in"], 2, 0, seats={"double-wc": (1,),
+                                                                 "all-in": (1,)})  # fmt: skip
+
+
+def test_exact_players_are_not_counted_among_agents_that_choose_at_random(tiny):
+    plain = tournament(tiny, ["double-wc", "random"], 4, 0, exact=False, exploit=False)
+    assert plain.stochastic == ["random"]
+    # An equilibrium mix (optimal at a secret bid) is declared exact: no "choose at random".
+    mixed = tournament(tiny, ["double-wc", "random"], 4, 0, exact=False, exploit=False,
+                       exact_players=["random"])  # fmt: skip
+    assert mixed.stochastic == []
+
+
+@pytest.mark.parametrize("fmt_agents", ["save-deny-for-best,best-power-first,random"])
+def test_cli_table_fits_80_columns_with_every_name_in_full(tmp_path: Path, monkeypatch,
+                                                           fmt_agents: str):  # fmt: skip
+    from psygym_experiments.common import console
+
+    monkeypatch.setattr(console, "width", 80)
+    result = CliRunner().invoke(app, [
+        "evaluate", "--edition", "8th", "--scenario", "single-phase", "--agents", fmt_agents,
+        "--episodes", "1000", "--runs-dir", str(tmp_path), "--no-exact",
+    ])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    rows = [line.split() for line in lines]
+    for name in fmt_agents.split(","):
+        assert sum(name in row for row in rows) == 4  # two pairings a seat, each name whole
+    assert any("W/D/L" in line for line in lines) and any("deny 1" in line for line in lines)

@@ -1,7 +1,8 @@
 """Round robin over pairings and seats, with confidence intervals and exact values.
 
 Every pair of agents plays ``episodes`` games in both seats with the common random numbers of
-:mod:`.games`. Each game depends only on its seed and the two agents, so the numbers do not
+:mod:`.games` (an agent restricted to one seat, ``EvalSettings.seats``, plays only that
+seat). Each game depends only on its seed and the two agents, so the numbers do not
 depend on how the games are split over worker processes (``workers=2`` gives exactly what
 ``workers=1`` gives).
 
@@ -17,8 +18,8 @@ from __future__ import annotations
 import math
 import os
 import sys
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -227,6 +228,12 @@ class EvalSettings:
         solve: try to solve the whole game (``False``: it is known to be too big).
         self_play: also pair each agent with itself.
         show_progress: draw a progress bar on stderr.
+        seats: agent label -> the only seats it plays (a model trained for seat 0 never sits
+            in seat 1); agents not named play both seats. A pairing is played only in the seat
+            orders both of its agents allow (:func:`pairings`).
+        exact_players: labels of agents whose mixed choices are exact equilibrium strategies
+            (``optimal`` at simultaneous moves): they are not counted among the agents that
+            choose at random, and their pairings keep their exact scores.
     """
 
     episodes: int
@@ -241,16 +248,20 @@ class EvalSettings:
     solve: bool = True
     self_play: bool = False
     show_progress: bool = True
+    seats: Mapping[str, Collection[int]] = field(default_factory=dict)
+    exact_players: Collection[str] = ()
 
 
 # ----------------------------------------------------------------------------- workers
 class _Context:
     """What a worker needs: the rules and the agent specs, policies built once by name."""
 
-    def __init__(self, rules: Any, specs: Sequence[str]):
+    def __init__(self, rules: Any, specs: Sequence[str], policies: Sequence[Any] = ()):
         self.rules = rules
         self.specs = list(specs)
-        self._policies: dict[int, Any] = {}
+        self._policies: dict[int, Any] = dict(enumerate(policies))
+        if self._policies and "torch" in sys.modules:  # as policy() does for its own builds
+            sys.modules["torch"].set_num_threads(1)
 
     def policy(self, index: int) -> Any:
         """The policy of agent ``index`` (built on first use; solver caches are kept)."""
@@ -352,17 +363,45 @@ def unique_labels(specs: Sequence[str], labels: Sequence[str] | None = None) -> 
     return out
 
 
-def pairings(n: int, *, self_play: bool = False) -> list[tuple[int, int]]:
+def pairings(
+    n: int, *, self_play: bool = False, seats: Mapping[int, Collection[int]] | None = None
+) -> list[tuple[int, int]]:
     """Seat orders of a round-robin over ``n`` agents: both seats of every pair, in a fixed order.
 
     With ``self_play`` each agent also meets itself (once: both seats are the same game).
+    ``seats`` maps an agent index to the only seats it plays: a seat order ``(i, j)`` is kept
+    only when ``i`` may sit in seat 0 and ``j`` in seat 1.
     """
+    allowed = seats or {}
+
+    def ok(i: int, j: int) -> bool:
+        return 0 in allowed.get(i, (0, 1)) and 1 in allowed.get(j, (0, 1))
+
     out = []
     for i in range(n):
-        if self_play:
+        if self_play and ok(i, i):
             out.append((i, i))
         for j in range(i + 1, n):
-            out += [(i, j), (j, i)]
+            out += [o for o in ((i, j), (j, i)) if ok(*o)]
+    return out
+
+
+def seat_indices(names: Sequence[str], seats: Mapping[str, Collection[int]]) -> dict[int, tuple]:
+    """Agent index -> allowed seats, from ``EvalSettings.seats`` (keyed by label).
+
+    Raises:
+        ValueError: a label that is no agent, or seats other than 0 and 1 (or none).
+    """
+    index = {name: i for i, name in enumerate(names)}
+    out: dict[int, tuple] = {}
+    for label, allowed in seats.items():
+        if label not in index:
+            raise ValueError(f"seats given for {label!r}, which is not an agent")
+        chosen = tuple(sorted(set(allowed)))
+        if not chosen or any(x not in (0, 1) for x in chosen):
+            raise ValueError(f"seats of {label!r} must be 0, 1 or both, not {list(allowed)}")
+        if chosen != (0, 1):
+            out[index[label]] = chosen
     return out
 
 
@@ -374,20 +413,22 @@ class _Runner:
     """
 
     def __init__(
-        self, rules: Any, specs: Sequence[str], workers: int, bar: ProgressBar, pool: Any = None
-    ):
+        self, rules: Any, specs: Sequence[str], workers: int, bar: ProgressBar, pool: Any = None,
+        policies: Sequence[Any] = (),
+    ):  # fmt: skip
         import uuid
 
         self.rules, self.specs, self.workers, self.bar = rules, list(specs), workers, bar
         self.pool, self._own = pool, False
         self.ctx: _Context | None = None
         self.token = uuid.uuid4().hex
+        self._policies = list(policies)
 
     def __enter__(self) -> _Runner:
         if self.pool is None and self.workers > 1:
             self.pool, self._own = worker_pool(self.workers), True
-        elif self.pool is None:
-            self.ctx = _Context(self.rules, self.specs)
+        elif self.pool is None:  # in this process: the policies evaluate() already built
+            self.ctx = _Context(self.rules, self.specs, self._policies)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -449,7 +490,10 @@ class _Plan:
 
 def _make_plan(names: list[str], settings: EvalSettings) -> _Plan:
     n = len(names)
-    order = pairings(n, self_play=settings.self_play or n == 1)
+    order = pairings(n, self_play=settings.self_play or n == 1,
+                     seats=seat_indices(names, settings.seats))  # fmt: skip
+    if not order:
+        raise ValueError("no pairing is possible with these seat restrictions")
     exploit = settings.exploit
     if exploit is True:
         br_agents = list(range(n))
@@ -474,10 +518,13 @@ def _play(plan: _Plan, runner: _Runner) -> tuple[str, Any]:
     value = plan.results.get(plan.value_task, ("skipped", "not attempted"))
     if (plan.settings.exact or plan.br_agents) and value[0] not in ("ok", "skipped"):
         plan.notes.add(f"the game is not solved: {value[1]}")
+    exact_players = set(plan.settings.exact_players)
     for t in games:
         _, flags = plan.results[t]
-        plan.stochastic[t[1]] |= flags[0]
-        plan.stochastic[t[2]] |= flags[1]
+        for seat, k in ((0, t[1]), (1, t[2])):
+            # An equilibrium mix (optimal at a secret bid) is exact play, not a random choice.
+            if plan.names[k] not in exact_players:
+                plan.stochastic[k] |= flags[seat]
     return value
 
 
@@ -557,6 +604,7 @@ def evaluate(
     *,
     labels: Sequence[str] | None = None,
     pool: Any = None,
+    policies: Sequence[Any] | None = None,
 ) -> Evaluation:
     """Round-robin over every pair of agents in both seats, with common random numbers.
 
@@ -567,6 +615,9 @@ def evaluate(
         labels: names to show instead of the specs (repeats get ``#2``...).
         pool: a process pool from :func:`worker_pool` to run in (then ``settings.workers`` only
             sizes the work chunks); ``None``: a pool of ``workers`` processes made for this call.
+        policies: policies already built from ``agent_names`` for ``rules`` (``None`` entries
+            are built here), so that a model is loaded once in this process; workers build
+            their own.
 
     Returns:
         The :class:`Evaluation`: one :class:`PairResult` per pairing and seat, in
@@ -583,12 +634,18 @@ def evaluate(
     if settings.episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {settings.episodes}")
     names = unique_labels(specs, labels)
-    for spec in specs:  # fail early with the clear error, before any process starts
-        resolve_policy(spec, rules)
+    # Fail early with the clear error, before any process starts.
+    given = list(policies or [])
+    given += [None] * (len(specs) - len(given))
+    policies = [pol if pol is not None else resolve_policy(spec, rules)
+                for spec, pol in zip(specs, given)]  # fmt: skip
+    exact_players = {*settings.exact_players}
+    exact_players |= {n for n, pol in zip(names, policies) if getattr(pol, "name", "") == "optimal"}
+    settings = replace(settings, exact_players=tuple(sorted(exact_players)))
     plan = _make_plan(names, settings)
     with (
         ProgressBar("evaluating", plan.total(), enabled=settings.show_progress) as bar,
-        _Runner(rules, specs, settings.workers, bar, pool) as runner,
+        _Runner(rules, specs, settings.workers, bar, pool, policies) as runner,
     ):
         value = _play(plan, runner)
         solved = value[0] == "ok"
