@@ -58,8 +58,9 @@ from psygym_experiments.common import (
     user_errors,
 )
 from psygym_experiments.harness.compare_exact import ExactSide
+from psygym_experiments.harness.lifecycle import pool_initializer
 from psygym_experiments.harness.output import write_json
-from psygym_experiments.harness.runs import run_folder, write_command
+from psygym_experiments.harness.runs import inside, run_folder, write_command
 from psygym_experiments.harness.solving import (
     MAX_STATES,
     SOLVE_SECONDS,
@@ -315,8 +316,8 @@ def tuned_entry(
     budget into ``<edition>-<name>-quick/`` (its own Optuna study) so it never stands in for a
     real tuning later, but it uses the real parameters when they exist.
     """
-    target = runs_dir / "tuned" / f"{edition}-{name}" / "best.json"
-    quick_target = runs_dir / "tuned" / f"{edition}-{name}-quick" / "best.json"
+    target = inside(runs_dir, "tuned", f"{edition}-{name}") / "best.json"
+    quick_target = inside(runs_dir, "tuned", f"{edition}-{name}-quick") / "best.json"
     for path in (target, quick_target) if quick else (target,):
         if path.is_file():
             return Entry("tuned", f"tuned:{path}", "tuned", f"saved parameters {path}", TUNED_TEXT)
@@ -380,7 +381,7 @@ def ppo_entry(
     if shipped:
         return shipped[0] if len(shipped) == 1 else shipped  # type: ignore[return-value]
     earlier = sorted(
-        (p for suffix in _MODEL_FILES for p in (folder / edition / name).glob(f"**/{suffix}")),
+        (p for suffix in _MODEL_FILES for p in inside(folder, edition, name).glob(f"**/{suffix}")),
         key=lambda p: p.stat().st_mtime,
     )
     candidates = []
@@ -424,8 +425,9 @@ def ppo_entry(
     return _with_seats(Entry("ppo", f"sb3:{model}", "ppo", f"trained now ({steps} steps), {model}"))
 
 
-_MODEL_FILES = ("model.safetensors", "model.zip")
-"""Model files a training run writes (the safe format first)."""
+_MODEL_FILES = ("model.safetensors",)
+"""Model files compare picks up from a training run: the safe format only (a ``.zip`` could
+hold pickles; compare never loads one it finds)."""
 
 
 def _shipped_models(pretrained_path: Any, edition: str, name: str) -> list[Entry]:
@@ -433,18 +435,11 @@ def _shipped_models(pretrained_path: Any, edition: str, name: str) -> list[Entry
 
     Each is labelled ``ppo`` when there is one, else ``ppo-seat0``, ``ppo-seat1``.
     """
-    import inspect
-
     found = []
-    if "seat" in inspect.signature(pretrained_path).parameters:
-        for seat in (0, 1):
-            path = pretrained_path(edition, name, seat=seat)
-            if path is not None:
-                found.append((seat, path))
-    else:
-        path = pretrained_path(edition, name)
+    for seat in (0, 1):
+        path = pretrained_path(edition, name, seat=seat)
         if path is not None:
-            found.append((None, path))
+            found.append((seat, path))
     label = "ppo" if len(found) == 1 else None
     return [
         _with_seats(Entry(label or f"ppo-seat{seat}", f"sb3:{path}", "ppo",
@@ -807,7 +802,7 @@ def _start_tables(editions: list[str], quick: bool) -> Any:
     wanted = editions_with_tables(editions)
     if not wanted:
         return None
-    pool = ProcessPoolExecutor(max_workers=1)
+    pool = ProcessPoolExecutor(max_workers=1, initializer=pool_initializer, initargs=(os.getpid(),))
     size = "quick" if quick else "full"
     return pool, {eid: pool.submit(compute_tables, eid, size) for eid in wanted}
 

@@ -38,12 +38,20 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+COMMANDS = {
+    "evaluate": ["evaluate", "--edition", "7th", "--scenario", "duel", "--episodes", "200000",
+                 "--workers", "2", "--no-exact"],
+    "compare": ["compare", "--edition", "7th", "--episodes", "100000", "--workers", "2"],
+}  # fmt: skip
+"""Long runs whose worker processes (games, exact values, answer tables) a kill must take down."""
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_killed_evaluate_leaves_no_worker_behind(sig):
-    proc = subprocess.Popen([*CLI, "evaluate", "--edition", "7th", "--scenario", "duel",
-                             "--episodes", "200000", "--workers", "2", "--no-exact"],
+def test_killed_command_leaves_no_worker_behind(sig, command, tmp_path):
+    proc = subprocess.Popen([*CLI, *COMMANDS[command], "--runs-dir", str(tmp_path)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     workers: set[int] = set()
     deadline = time.monotonic() + 60

@@ -12,10 +12,13 @@ is not there yet.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from psygym_experiments.harness.lifecycle import pool_initializer
 
 _GRAPHS: dict[tuple[str, str], Any] = {}
 """Graphs built in the side process, by (edition, scenario)."""
@@ -109,7 +112,9 @@ class ExactSide:
     ):
         from concurrent.futures import ProcessPoolExecutor
 
-        self._pool = ProcessPoolExecutor(max_workers=1)
+        self._pool = ProcessPoolExecutor(
+            max_workers=1, initializer=pool_initializer, initargs=(os.getpid(),)
+        )
         self.builds = {
             sc: self._pool.submit(_build, *sc, max_states, cpu_seconds) for sc in scenarios
         }
