@@ -144,8 +144,6 @@ class PsychicPhaseEnv(gym.Env):
         self._state: Any = None
         self._player = TERMINAL  # current_player(state), kept with the state
         self._mask: np.ndarray | None = None  # the agent's mask at ``state`` (None: not built)
-        self._ones = np.ones(self.rules.num_actions, dtype=bool)
-        self._ones.flags.writeable = False
         self._seat = seat
         self.episode = 0
         self._score = 0.0  # the agent's score now
@@ -233,7 +231,7 @@ class PsychicPhaseEnv(gym.Env):
         action = self._stale_sample(int(action))
         # A legal action is known from the mask already built for this state; anything else
         # goes through the rules' own check, which raises IllegalActionError naming the legal set.
-        legal = self._player == self._seat and 0 <= action < len(self._ones)
+        legal = self._player == self._seat and 0 <= action < self.rules.num_actions
         legal = legal and bool(self.action_masks()[action])
         state, events = rules.apply_with_events(self._state, action, check=not legal)
         self._events.extend(events)
@@ -269,10 +267,10 @@ class PsychicPhaseEnv(gym.Env):
         mask = self._mask
         if mask is None:
             if self._state is None or self._player != self._seat:
-                mask = self._ones
+                mask = np.ones(self.rules.num_actions, dtype=bool)  # its own, once a game
             else:
                 mask = self.rules.legal_mask(self._state)
-                mask.flags.writeable = False
+            mask.flags.writeable = False
             self._mask = mask
         return mask
 
