@@ -284,11 +284,8 @@ class EighthRules(RulesBase):
         )
         bound = sum(m * abs(u.value_per_wound) for m, u in zip(self.max_wounds, self.units))
         bound += casts * max((abs(v) for v in values), default=0.0)
-        return GameInfo(
-            num_players=self.num_players,
-            num_actions=self.num_actions,
-            observation_size=self.observation_size,
-            information=self.information,
+        return evolve(
+            super().game_info(),
             max_chance_outcomes=max_chance,
             max_game_length=length,
             min_utility=-bound,

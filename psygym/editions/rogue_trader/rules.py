@@ -418,11 +418,8 @@ class RogueTraderRules(RulesBase):
             )
             return wounds + uses[p] * max(0.0, best[p]) - uses[1 - p] * min(0.0, worst[1 - p])
 
-        return GameInfo(
-            num_players=self.num_players,
-            num_actions=self.num_actions,
-            observation_size=self.observation_size,
-            information=self.information,
+        return evolve(
+            super().game_info(),
             max_chance_outcomes=self._max_chance_outcomes(),
             min_utility=-most(1),
             max_utility=most(0),

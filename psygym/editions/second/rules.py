@@ -1397,11 +1397,8 @@ class SecondRules(RulesBase):
         P = self.num_psykers
         per_phase = (P + P * self.num_slots) * self.num_units * max(values, default=0.0)
         bound = float(wound_value + 2 * self.game.battle_rounds * per_phase)
-        return GameInfo(
-            num_players=self.num_players,
-            num_actions=self.num_actions,
-            observation_size=self.observation_size,
-            information=self.information,
+        return evolve(
+            super().game_info(),
             max_chance_outcomes=most,
             min_utility=-bound,
             max_utility=bound,

@@ -445,11 +445,8 @@ class SeventhRules(RulesBase):
             len(self.powers),
             max((len(n) for n in self.numbered.values()), default=0),
         )
-        return GameInfo(
-            num_players=self.num_players,
-            num_actions=self.num_actions,
-            observation_size=self.observation_size,
-            information=self.information,
+        return evolve(
+            super().game_info(),
             max_chance_outcomes=most,
         )
 
