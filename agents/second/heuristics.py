@@ -57,6 +57,10 @@ class SecondHeuristic(DeterministicPolicy):
     """
 
     name = "second-heuristic"
+    duel_min = 0.0
+    """Play Psychic Duel only when its expected value exceeds this."""
+    drain = True
+    """Whether to play Energy Drain while the opponent holds cards."""
 
     def __init__(self, threshold: float = 1.0, order: tuple[int, ...] = _SURE_FIRST):
         self.threshold = threshold
@@ -93,11 +97,11 @@ class SecondHeuristic(DeterministicPolicy):
                 return chosen
         if duels:
             value, action = max((rules.duel_value(view, a), a) for a in duels)
-            if value > 0:
+            if value > self.duel_min:
                 return action
         if nullify:
             return nullify[0]
-        if ENERGY_DRAIN in legal and view.opponent_hand_size > 0:
+        if self.drain and ENERGY_DRAIN in legal and view.opponent_hand_size > 0:
             return ENERGY_DRAIN
         return PASS
 

@@ -22,10 +22,7 @@ def _second_class() -> type:
         _NULLIFY_FIRST,
         _SURE_FIRST,
         SecondHeuristic,
-        split_turn_actions,
     )
-
-    from psygym.editions.second.actions import ENERGY_DRAIN, PASS
 
     class SecondParametric(SecondHeuristic):
         """The 2nd-edition thresholds family; like every 2nd heuristic it reads only its view."""
@@ -42,23 +39,6 @@ def _second_class() -> type:
             """The most valuable cast if it is worth more than ``cast_min``."""
             best = max((rules.cast_value(view, a), -a) for a in casts)
             return -best[1] if best[0] > self.cast_min else None
-
-        def turn(self, rules: SecondRules, view: SecondView, legal: list[int]) -> int:
-            """Cast, else duel (if worth ``duel_min``), else nullify in play, else drain."""
-            casts, duels, nullify = split_turn_actions(rules, legal)
-            if casts:
-                chosen = self.pick_cast(rules, view, casts)
-                if chosen is not None:
-                    return chosen
-            if duels:
-                value, action = max((rules.duel_value(view, a), a) for a in duels)
-                if value > self.duel_min:
-                    return action
-            if nullify:
-                return nullify[0]
-            if self.drain and ENERGY_DRAIN in legal and view.opponent_hand_size > 0:
-                return ENERGY_DRAIN
-            return PASS
 
     return SecondParametric
 
