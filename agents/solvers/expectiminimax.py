@@ -375,11 +375,7 @@ class Solver:
         """
         rules = self.rules
         state, phases, plies = key
-        if self.max_depth is None:
-            child, events = rules.apply(state, action, check=False), ()
-        else:
-            # Only the events say where a new Psychic phase starts.
-            child, events = rules.apply_with_events(state, action, check=False)
+        child, events = self._child(state, action)
         player = rules.current_player(child)
         if player == TERMINAL:
             return None, player, rules.returns(child)[0]
@@ -395,6 +391,16 @@ class Solver:
                 return None, player, rules.returns(child)[0]
         return (child, phases, plies), player, 0.0
 
+    def _child(self, state: Hashable, action: int) -> tuple[Hashable, tuple[Any, ...]]:
+        """The state after ``action``, with its events only under a depth limit.
+
+        Only the events say where a new Psychic phase starts; exact and ply-limited search
+        never builds them.
+        """
+        if self.max_depth is None:
+            return self.rules.apply(state, action, check=False), ()
+        return self.rules.apply_with_events(state, action, check=False)
+
     def _step_row(self, key: Hashable, action: int) -> tuple[Hashable | None, float]:
         """:meth:`_step` for the row player's half of a simultaneous move.
 
@@ -408,10 +414,7 @@ class Solver:
             return self._step(key, action)
         rules = self.rules
         state, phases, plies = key
-        if self.max_depth is None:
-            child, events = rules.apply(state, action, check=False), ()
-        else:
-            child, events = rules.apply_with_events(state, action, check=False)
+        child, events = self._child(state, action)
         if rules.current_player(child) == TERMINAL:
             return None, rules.returns(child)[0]
         # A secret pair never spans the start of a Psychic phase; were one to start here, it
