@@ -1,7 +1,7 @@
 """The edition-independent built-in agents, exposed through the ``psygym.agents`` entry point.
 
 ``AGENTS`` maps a name to a factory ``f(rules, arg=None) -> Policy``: ``random``, ``optimal``,
-``tuned`` and ``sb3``. They are imported only when asked for, so naming ``random`` never imports
+``search``, ``tuned`` and ``sb3``. They are imported only when asked for, so naming ``random`` never imports
 torch. Each edition's heuristics are declared by its own ``BOTS`` manifest
 (``psygym_agents.<edition>``), a separate entry point.
 """
@@ -19,6 +19,11 @@ GENERIC: dict[str, tuple[str, str]] = {
     "optimal": (
         "psygym_agents.solvers.policy:make_optimal",
         "the exact solver where the game can be solved; otherwise says so and searches",
+    ),
+    "search": (
+        "psygym_agents.solvers.search:make_search",
+        "solves each cast (or turn) exactly and values the board beyond it with a learned "
+        "value; an information-set search where hands are hidden",
     ),
     "tuned": (
         "psygym_agents.parametric:make_tuned",

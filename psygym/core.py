@@ -290,6 +290,17 @@ class RulesBase(ABC):
         """
         return None
 
+    def horizon(self, state: Hashable) -> tuple[int, int]:
+        """Where ``state`` stands in the game: ``(battle round, step within the round)``.
+
+        The pair never decreases along play and changes exactly where one unit of lookahead
+        ends: the ``search`` agent solves exactly up to the first state whose horizon differs
+        from the one it started at, and values that state with a learned board value. Editions
+        choose the unit (one cast, one turn); round 0 is anything before the first battle
+        round (such as power generation). The default makes the whole game one unit.
+        """
+        return (0, 0)
+
     def game_info(self) -> GameInfo:
         """Static facts of this scenario's game (editions may add bounds)."""
         return GameInfo(

@@ -32,6 +32,11 @@ The search uses an explicit stack, so game length is not limited by Python's rec
   transitions (decisions and chance outcomes) below the state asked about; the two halves of a
   simultaneous move count as one ply (the second), so a limit never cuts between them. A
   depth-limited value is memoised with the depth left.
+- **Horizon.** With ``within=h`` (and ``leaf``), the search stays inside the unit of lookahead
+  where ``rules.horizon(state) == h``: the first state beyond it is a leaf worth
+  ``leaf(state)`` (an estimate of the final score of player 0 from there, such as the score so
+  far plus a learned board value), and ``exact`` becomes False once such a leaf is used. This
+  is the ``search`` agent's exact search of one cast or turn (:mod:`.search`).
 - **State limit.** With ``max_states`` the search raises :class:`~psygym_agents.solvers.NotSolvable`
   once it has memoised more states than that.
 
@@ -154,6 +159,9 @@ class Solver:
         fixed: ``{player: policy}`` for players whose decisions are fixed (best response and
             policy evaluation); the other players are optimised.
         on_progress: called with the number of memoised states every 10,000 new states.
+        within: search only states whose ``rules.horizon`` is this (``None``: no horizon).
+        leaf: value (final score of player 0) of a state beyond a depth limit or the
+            horizon; default: the score so far, ``rules.returns(state)[0]``.
 
     Attributes:
         states: number of states memoised so far (decision and chance nodes, not terminals).
@@ -173,6 +181,8 @@ class Solver:
         max_states: int | None = None,
         fixed: Mapping[int, Policy] | None = None,
         on_progress: Callable[[int], None] | None = None,
+        within: Hashable | None = None,
+        leaf: Callable[[Hashable], float] | None = None,
     ):
         if max_depth is not None and max_depth < 1:
             raise ValueError(f"max_depth must be at least 1 (Psychic phases), got {max_depth}")
@@ -181,7 +191,10 @@ class Solver:
         self.rules = rules
         self.max_depth = max_depth
         self.max_plies = max_plies
-        self._limited = max_depth is not None or max_plies is not None
+        self.within = within
+        self._horizon = rules.horizon if within is not None else None
+        self._limited = max_depth is not None or max_plies is not None or within is not None
+        self._leaf = leaf if leaf is not None else (lambda state: rules.returns(state)[0])
         self.max_states = max_states
         self.fixed = dict(fixed or {})
         if len(self.fixed) < rules.num_players:
@@ -379,16 +392,19 @@ class Solver:
         player = rules.current_player(child)
         if player == TERMINAL:
             return None, player, rules.returns(child)[0]
+        if self._horizon is not None and self._horizon(child) != self.within:
+            self.cache.cut = True
+            return None, player, self._leaf(child)
         if phases >= 0 and any(e.kind == EventKind.PHASE for e in events):
             if phases == 0:
                 self.cache.cut = True
-                return None, player, rules.returns(child)[0]
+                return None, player, self._leaf(child)
             phases -= 1
         if plies >= 0:
             plies -= 1
             if plies == 0:
                 self.cache.cut = True
-                return None, player, rules.returns(child)[0]
+                return None, player, self._leaf(child)
         return (child, phases, plies), player, 0.0
 
     def _child(self, state: Hashable, action: int) -> tuple[Hashable, tuple[Any, ...]]:

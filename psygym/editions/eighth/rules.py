@@ -78,7 +78,7 @@ from psygym.editions.eighth.effects import (
     two_d6,
 )
 from psygym.editions.eighth.spec import Effect, PowerFile, Scenario, TargetKind, Unit
-from psygym.editions.eighth.state import Stage, State
+from psygym.editions.eighth.state import DECISION_STAGES, Stage, State
 from psygym.editions.eighth.views import EighthView, observation_size, plural
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
@@ -388,6 +388,13 @@ class EighthRules(RulesBase):
     def sample_chance(self, state: State, rng: np.random.Generator) -> int:
         """Draw a chance outcome from the same cached table ``chance_outcomes`` lists (one draw)."""
         return self._chance(state).sample(rng)
+
+    def horizon(self, state: State) -> tuple[int, int]:
+        """``(battle round, step)``: a step runs from a choice of psyker or power through the
+        resolution of that attempt (8E-2 to 8E-7), so ``search`` looks ahead one cast at a time.
+        """
+        in_cast = state.stage not in DECISION_STAGES or state.stage == Stage.DENY
+        return (state.round, state.phase * 256 + sum(state.attempts) - in_cast)
 
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (8E-8.2)."""

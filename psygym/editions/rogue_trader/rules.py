@@ -369,6 +369,11 @@ class RogueTraderRules(RulesBase):
             return table.outcomes[0][0]
         return table.sample(rng)
 
+    def horizon(self, state: State) -> tuple[int, int]:
+        """``(battle round, player turn within it)``: ``search`` looks ahead one whole turn,
+        its secret bids solved as matrix games (RT-2, RT-3.4)."""
+        return (state.turn // 2 + 1, state.turn % 2)
+
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (RT-6.2)."""
         return (state.score, -state.score)

@@ -102,6 +102,11 @@ from psygym.scenario import distance
 
 _DECISIONS = frozenset((Stage.DISCIPLINE, Stage.SWAP, Stage.SELECT, Stage.DICE, Stage.DENY))
 _CHANCE_STAGES = frozenset(Stage) - _DECISIONS - {Stage.OVER}
+_GENERATION_STAGES = frozenset((Stage.DISCIPLINE, Stage.GEN_ROLL, Stage.SWAP))
+_AFTER_CAST_ROLL = frozenset(
+    (Stage.PERILS, Stage.LD_TEST, Stage.PERILS_HITS, Stage.PURGE, Stage.DRAIN, Stage.DENY,
+     Stage.DENY_ROLL, Stage.EFFECT)
+)
 _CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _OVER = range(5)
 _ROLE_OF = {
     Stage.DISCIPLINE: _GENERATOR,
@@ -1195,6 +1200,19 @@ class SeventhRules(RulesBase):
             ev.append(
                 _event(EventKind.HEAL, f"{self.names[unit]} regains a wound", self.owner[unit])
             )
+
+    def horizon(self, s: State) -> tuple[int, int]:
+        """``(battle round, step)``: one step per generated power, then one per cast.
+
+        Round 0 is power generation (7E-2), a step per psyker's pick (its discipline, roll and
+        keep-or-swap). In a battle round a step runs from a choice at ``SELECT`` through that
+        cast's resolution (7E-4 to 7E-7), so ``search`` looks ahead one whole cast at a time.
+        """
+        st = s.stage
+        if st in _GENERATION_STAGES:
+            return (0, 1 + s.gen_unit * 16 + s.gen_pick)
+        rolled = st in _AFTER_CAST_ROLL  # the cast is already in ``attempted`` (7E-4.3)
+        return (s.phase // 2 + 1, (s.phase % 2) * 64 + len(s.attempted) - rolled)
 
     def returns(self, s: State) -> tuple[float, float]:
         """Zero-sum score so far (7E-8.2)."""

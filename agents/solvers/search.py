@@ -1,0 +1,164 @@
+"""The ``search`` agent: exact within one unit of lookahead, a learned board value beyond it.
+
+A whole duel is far too large to solve, but one cast (7th, 8th) or one turn (Rogue Trader) is
+small. :class:`LookaheadPolicy` solves exactly, with every chance outcome weighted by its exact
+probability, all states whose ``rules.horizon`` equals the current one; the first state past
+that edge is a leaf worth the score so far plus ``V(leaf)``, the learned value of the board
+(:class:`psygym_agents.value.BoardValue`). Secret bids inside the unit are matrix games, as in
+the exact solver.
+
+- On a scenario the edition declares solvable whole (``Edition.solvable_scenarios``) the agent
+  is the exact solver, so its action values are the game's.
+- Without a board value for the scenario the leaf is the score so far (``V = 0``), which the
+  agent's :attr:`LookaheadPolicy.note` says.
+- Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead:
+  :func:`make_search` chooses.
+
+One solver is kept per unit of lookahead and rules object, so every decision of a cast after
+the first reuses what the first one solved.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Hashable
+from typing import Any
+
+from psygym_agents.solvers.expectiminimax import Solver
+
+from psygym.core import Information
+
+_KEEP = 4
+"""Solvers kept per rules object (the newest units of lookahead; older ones are dropped)."""
+
+_LOOKAHEAD: weakref.WeakKeyDictionary[Any, dict[Hashable, Solver]] = weakref.WeakKeyDictionary()
+
+
+def solvable_whole(rules: Any) -> bool:
+    """Whether ``rules``' edition declares this scenario solvable exactly in one piece."""
+    from psygym.edition import edition_of
+
+    scenario = getattr(getattr(rules, "scenario", None), "name", None)
+    try:
+        return scenario in edition_of(rules).solvable_scenarios
+    except (KeyError, ValueError):
+        return False
+
+
+class LookaheadPolicy:
+    """Exact search of the current unit of lookahead with ``V`` at its edge (perfect or
+    simultaneous information).
+
+    Args:
+        rules: the rules this agent plays.
+        value: the board value; ``None``: the shipped one for the scenario, if any.
+        exact: solve the whole game exactly; ``None``: when the edition says the scenario is
+            solvable whole.
+
+    Attributes:
+        note: one plain sentence on what the values are (exact, or exact within the unit plus
+            an estimate).
+    """
+
+    name = "search"
+
+    def __init__(self, rules: Any, value: Any = None, *, exact: bool | None = None):
+        from psygym_agents.value import shipped_value
+
+        self.rules = rules
+        self.exact = solvable_whole(rules) if exact is None else exact
+        self.value = None if self.exact else (value if value is not None else shipped_value(rules))
+        scenario = getattr(getattr(rules, "scenario", None), "name", "")
+        if self.exact:
+            self.note = f"exact: {rules.edition} {scenario} is solved whole"
+        elif self.value is None:
+            self.note = (
+                f"exact within each {self.unit}; no board value is trained for {rules.edition} "
+                f"{scenario}, so the board beyond counts only the score so far"
+            )
+        else:
+            err = self.value.meta.get("rmse")
+            tail = f" (its error about {err:.2f} points)" if isinstance(err, float) else ""
+            self.note = f"exact within each {self.unit}; the board beyond is estimated{tail}"
+
+    @property
+    def unit(self) -> str:
+        """What one unit of lookahead is, in player words."""
+        return "turn" if self.rules.information == Information.SIMULTANEOUS else "cast"
+
+    def solver(self, rules: Any, state: Hashable) -> Solver:
+        """The solver of ``state``'s unit of lookahead (created once per unit and rules)."""
+        if self.exact:
+            from psygym_agents.solvers.policy import shared_solver
+
+            return shared_solver(rules)
+        per_rules = _LOOKAHEAD.setdefault(rules, {})
+        within = rules.horizon(state)
+        key = (within, id(self.value))
+        solver = per_rules.get(key)
+        if solver is None:
+            while len(per_rules) >= _KEEP:
+                per_rules.pop(next(iter(per_rules)))
+            value = self.value
+            returns = rules.returns
+            if value is None:
+                leaf = None
+            else:
+
+                def leaf(s: Hashable) -> float:
+                    return returns(s)[0] + value(rules, s)
+
+            solver = per_rules[key] = Solver(rules, within=within, leaf=leaf)
+        return solver
+
+    def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
+        """Each legal action -> the final score it leads to, from the mover's point of view."""
+        return self.solver(rules, state).action_values(state)
+
+    def value_of(self, rules: Any, state: Hashable) -> float:
+        """The final score of player 0 expected from ``state`` (exact within the unit)."""
+        return self.solver(rules, state).value(state)
+
+    def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
+        """The best action (a mixed strategy at a secret simultaneous move)."""
+        return self.solver(rules, state).strategy(state)
+
+    def choose(self, rules: Any, state: Hashable, player: int) -> int:
+        """The most probable action of :meth:`action_probabilities`."""
+        probs = self.action_probabilities(rules, state, player)
+        return max(probs, key=lambda a: (probs[a], -a))
+
+    def __repr__(self) -> str:
+        return f"<policy {self.name}>"
+
+
+def make_search(rules: Any, arg: str | None = None) -> Any:
+    """Factory of the ``search`` agent: :class:`LookaheadPolicy`, or for hidden hands the
+    information-set search of :mod:`.ismcts`.
+
+    Args:
+        rules: the rules to play.
+        arg: for hidden hands, ``iterations=N,seed=N``; otherwise a board-value file path
+            (``search:runs/v/value.safetensors``).
+    """
+    from psygym_agents.solvers import has_hidden_information
+
+    if has_hidden_information(rules):
+        from psygym_agents.solvers.ismcts import SearchPolicy
+        from psygym_agents.solvers.policy import parse_options
+
+        from psygym.policies import reference_policy
+
+        opts = parse_options(arg)
+        kwargs = {k: opts[k] for k in ("iterations", "seed") if k in opts}
+        return SearchPolicy(rules, rollout=reference_policy(rules), **kwargs)
+    value = None
+    if arg:
+        from psygym_agents.value import BoardValue
+
+        value = BoardValue.load(arg)
+        value.check_rules(rules)
+    return LookaheadPolicy(rules, value)
+
+
+__all__ = ["LookaheadPolicy", "make_search", "solvable_whole"]
