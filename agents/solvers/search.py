@@ -46,8 +46,9 @@ def solvable_whole(rules: Any) -> bool:
 
 
 class LookaheadPolicy:
-    """Exact search of the current unit of lookahead with ``V`` at its edge (perfect or
-    simultaneous information).
+    """Exact search of the current unit of lookahead with ``V`` at its edge.
+
+    For perfect and simultaneous information (secret bids are matrix games).
 
     Args:
         rules: the rules this agent plays.
@@ -133,8 +134,9 @@ class LookaheadPolicy:
 
 
 def make_search(rules: Any, arg: str | None = None) -> Any:
-    """Factory of the ``search`` agent: :class:`LookaheadPolicy`, or for hidden hands the
-    information-set search of :mod:`.ismcts`.
+    """Factory of the ``search`` agent.
+
+    :class:`LookaheadPolicy`, or for hidden hands the information-set search of :mod:`.ismcts`.
 
     Args:
         rules: the rules to play.

@@ -115,9 +115,14 @@ class BoardValue:
             tensors[f"b{i}"] = np.ascontiguousarray(b, np.float32)
         stem.parent.mkdir(parents=True, exist_ok=True)
         save_file(tensors, str(weights_path))
-        meta = {**self.meta, "format": FORMAT, "layers": len(self.weights),
-                "activation": "tanh", "input_size": self.input_size,
-                "weights_sha256": _sha256(weights_path)}
+        meta = {
+            **self.meta,
+            "format": FORMAT,
+            "layers": len(self.weights),
+            "activation": "tanh",
+            "input_size": self.input_size,
+            "weights_sha256": _sha256(weights_path),
+        }
         stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         return weights_path
 

@@ -1,0 +1,171 @@
+"""Head to head over both seats, with common random numbers and an adaptive game count.
+
+Game ``i`` is played twice from the same seed (:func:`~.games.play_crn`): agent A in seat 0
+against B, then B in seat 0 against A. A's margin of game ``i`` is the mean of its two scores, so
+the luck of the dice cancels as far as the two games allow. Games are played in batches until
+the 95% interval of the mean margin excludes 0 (or ``max_games`` pairs are played): the stopping
+rule of "play until the difference is clear". Batches run in worker processes that die with
+their parent.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from psygym_experiments.harness.games import game_seed, mean_ci, play_crn
+
+
+@dataclass
+class HeadToHead:
+    """The result of a match between two agents over both seats.
+
+    Attributes:
+        agent, opponent: the agents' specs.
+        margins: A's mean score of each seed's pair of games (seat 0 and seat 1).
+        seat_scores: A's scores in seat 0 and in seat 1, per game.
+    """
+
+    agent: str
+    opponent: str
+    margins: list[float] = field(default_factory=list)
+    seat_scores: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+
+    @property
+    def games_per_seat(self) -> int:
+        """Games played in each seat."""
+        return len(self.margins)
+
+    @property
+    def margin(self) -> float:
+        """A's mean score per game over both seats."""
+        return mean_ci(np.asarray(self.margins))[0]
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95% interval of :attr:`margin`."""
+        return mean_ci(np.asarray(self.margins))[1]
+
+    @property
+    def decided(self) -> bool:
+        """Whether the 95% interval excludes 0."""
+        return self.games_per_seat > 1 and abs(self.margin) > self.ci95
+
+    def verdict(self) -> str:
+        """One line: who is ahead, by how much, over how many games."""
+        if not self.decided:
+            word = "no clear difference from"
+        else:
+            word = "beats" if self.margin > 0 else "loses to"
+        return (
+            f"{self.agent} {word} {self.opponent}: {self.margin:+.3f} ± {self.ci95:.3f} per game "
+            f"(95%), {self.games_per_seat} games per seat"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready summary."""
+        return {
+            "agent": self.agent,
+            "opponent": self.opponent,
+            "games_per_seat": self.games_per_seat,
+            "margin": self.margin,
+            "ci95": self.ci95,
+            "decided": self.decided,
+            "seat0_mean": float(np.mean(self.seat_scores[0])) if self.margins else math.nan,
+            "seat1_mean": float(np.mean(self.seat_scores[1])) if self.margins else math.nan,
+        }
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _policies(rules: Any, specs: tuple[str, str]) -> tuple[Any, Any]:
+    from psygym.policies import resolve_policy
+
+    key = (id(rules), specs)
+    if _WORKER.get("key") != key:
+        _WORKER["key"] = key
+        _WORKER["policies"] = tuple(resolve_policy(s, rules) for s in specs)
+    return _WORKER["policies"]
+
+
+def play_pairs(
+    rules: Any, specs: tuple[str, str], seed: int, games: range
+) -> list[tuple[float, float]]:
+    """A's score in seat 0 and in seat 1 for each game of ``games`` (same dice in both)."""
+    a, b = _policies(rules, specs)
+    out = []
+    for g in games:
+        s = game_seed(seed, g)
+        first = rules.returns(play_crn(rules, [a, b], s))[0]
+        second = -rules.returns(play_crn(rules, [b, a], s))[0]
+        out.append((float(first), float(second)))
+    return out
+
+
+def head_to_head(
+    rules: Any,
+    agent: str,
+    opponent: str,
+    *,
+    seed: int = 0,
+    max_games: int = 1000,
+    min_games: int = 20,
+    batch: int = 10,
+    adaptive: bool = True,
+    workers: int = 1,
+    on_batch: Callable[[HeadToHead], None] | None = None,
+) -> HeadToHead:
+    """Play ``agent`` against ``opponent`` in both seats until the margin is clear.
+
+    Args:
+        rules: the game.
+        agent: spec of the agent measured (a name or path, as ``psygym evaluate`` takes it).
+        opponent: spec of its opponent.
+        seed: game ``i`` uses seed ``seed + i`` in both seats.
+        max_games: most games per seat.
+        min_games: fewest games per seat before the stopping rule applies.
+        batch: games per seat of one worker task.
+        adaptive: stop once the 95% interval excludes 0; otherwise play ``max_games``.
+        workers: processes to play in (the results do not depend on it).
+        on_batch: called with the running result after every batch (progress).
+    """
+    result = HeadToHead(agent, opponent)
+    specs = (agent, opponent)
+    ranges = [range(i, min(i + batch, max_games)) for i in range(0, max_games, batch)]
+
+    def add(pairs: list[tuple[float, float]]) -> bool:
+        for first, second in pairs:
+            result.seat_scores[0].append(first)
+            result.seat_scores[1].append(second)
+            result.margins.append((first + second) / 2)
+        if on_batch is not None:
+            on_batch(result)
+        return adaptive and result.games_per_seat >= min_games and result.decided
+
+    if workers <= 1:
+        for r in ranges:
+            if add(play_pairs(rules, specs, seed, r)):
+                break
+        return result
+    from psygym_experiments.harness.tournament import worker_pool
+
+    with worker_pool(workers) as pool:
+        pending = [pool.submit(play_pairs, rules, specs, seed, r) for r in ranges[:workers]]
+        nxt = workers
+        while pending:
+            done = pending.pop(0).result()  # in order, so the result does not depend on timing
+            if add(done):
+                for f in pending:
+                    f.cancel()
+                break
+            if nxt < len(ranges):
+                pending.append(pool.submit(play_pairs, rules, specs, seed, ranges[nxt]))
+                nxt += 1
+    return result
+
+
+__all__ = ["HeadToHead", "head_to_head", "play_pairs"]
