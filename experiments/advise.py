@@ -1,21 +1,36 @@
-"""``psygym advise``: every legal action of one situation with its exact value, best first.
+"""``psygym advise``: every legal choice of one decision with its value, in player terms.
 
-For 2nd edition (secret hands) the values are estimates of an information-set search, and the
-output says they are not exact. The situation is given by ``--state FILE`` (JSON, any
-edition), by a 7th-edition description (``--situation "dice=7,enemy_dice=4,power=Smite"``
-and/or ``--dice``, ``--enemy-dice``, ``--powers``, ``--power``, ``--wounds``,
-``--successes``...), or, with neither, it is the first decision of the scenario (chance
-resolved by its most likely outcome). For each named heuristic
-the command also shows its choice and how much it gives up against the best action.
+The board comes from one of:
 
-``--table`` (for an edition whose agents declare a ``dice_table`` tool) prints the optimal
-number of dice to commit to one power for every pool size (1-12), warp charge (1-3) and enemy
-deny dice (0-6), beside what ``double-wc`` commits, and saves
-it as a PNG heatmap, CSV and JSON under ``--runs-dir/advise-table-<time>/``.
+- a scenario and the edition's situation options (``BOTS.tools["situation"]``): 7th
+  ``--dice 7 --enemy-dice 4 --cast "Smite,Psychic Maelstrom"`` (which power first and with how
+  many dice), ``--power Smite --successes 2`` (the deny); 8th ``--caster Farseer --power Smite
+  --test 8 --still Doom`` (deny now or keep it), ``--still Doom`` (which psyker next); Rogue
+  Trader ``--turn 3 --points Librarian:7`` (which ability, or rest); or ``--situation
+  "key=value,..."`` with the same keys;
+- ``--from-log runs/games/X.jsonl --at N``: the state before the N-th decision of a played game
+  (chance rolls are not decisions); the output says which decision it was and what was played;
+- ``--state FILE``: JSON with a list of actions replayed from the start, or a situation;
+- nothing: the scenario's first decision (chance resolved by its most likely outcome).
 
-Situation descriptions and the dice table come from the edition agents' ``BOTS.tools``
-(``situation``, ``parse_situation``, ``normalize_situation``, ``dice_table``,
-``plot_dice_table``), so this command names no edition.
+Values come from the ``search`` agent (:mod:`psygym_experiments.harness.advice`): the expected
+final score of the side to decide, exact within this cast (7th, 8th) or turn (Rogue Trader) and
+with the scenario's learned board value beyond it, or exact for the whole game on a scenario
+solved whole; one line (the agent's note) says which, with the value's error estimate. Each
+choice also shows the same player's best follow-up in the same cast (after "which power", the
+number of dice). For each named heuristic the command shows its choice and what it gives up.
+
+``--generation`` (an edition whose agents declare ``generation_state``: 7th) values the choices
+of power generation for ``--psyker``'s ``--pick``-th power: each discipline, and for each power
+it may roll, keeping it or taking the Primaris power.
+
+``--table`` (an edition whose agents declare a ``dice_table`` tool) prints the optimal number of
+dice to commit to one power for every pool size (1-12), warp charge (1-3) and enemy deny dice
+(0-6), beside what ``double-wc`` commits, and saves it as a PNG heatmap, CSV and JSON under
+``--runs-dir/advise-table-<time>/``.
+
+Situations, questions and tables come from the edition agents' ``BOTS.tools``, so this command
+names no edition.
 """
 
 from __future__ import annotations
@@ -35,26 +50,30 @@ from psygym_experiments.common import (
 )
 from psygym_experiments.harness.output import csv_rows, json_text, write_json
 from psygym_experiments.harness.runs import run_folder, write_command
-from psygym_experiments.harness.solving import MAX_STATES
 
 from psygym.editions import edition_id, load
 from psygym.policies import bots_for
 
-ADVISE_MAX_STATES = 10 * MAX_STATES
-"""Default ``--max-states``: one position may search ten times the harness's budget."""
-
 STATE_FILE_HELP = (
     'JSON state file: {"edition": ID, "scenario": "single-phase", "actions": [...]} '
     "replays those actions (decisions and chance outcomes) from the initial state (any edition); "
-    'or (7th) {"situation": {"dice": 7, "enemy_dice": 4, "power": "Smite"}} or the '
-    "same as text. edition and scenario are optional."
+    'or {"situation": {...}} with the keys of the edition\'s situation options, or the same as '
+    "text. edition and scenario are optional."
 )
 SITUATION_HELP = (
-    "7th: comma-separated key=value pairs: dice, enemy_dice, powers (Name[:WC][@Caster] "
-    "separated by ';'), power, wc, caster, target, successes (ask the deny decision), cast_dice, "
-    "wounds (Unit:N separated by ';'), side, phase, decision (select|dice|deny). Example: "
-    '"dice=7,enemy_dice=4,power=Smite,wc=1".'
+    "The situation as comma-separated key=value pairs (lists inside a value separated by ';'). "
+    "Keys per edition: 7th dice, enemy_dice, powers, power, wc, caster, target, successes, "
+    "cast_dice, wounds, side, round, phase, decision; 8th side, round, wounds, denies, still, "
+    "caster, power, target, test; rt turn, points, wounds, psyker. Example: "
+    '"dice=7,enemy_dice=4,powers=Smite;Psychic Maelstrom".'
 )
+_OPTION_NAMES = {
+    "dice": "--dice", "enemy_dice": "--enemy-dice", "powers": "--cast", "power": "--power",
+    "wounds": "--wounds", "successes": "--successes", "round": "--round", "caster": "--caster",
+    "target": "--target", "test": "--test", "still": "--still", "denies": "--denies",
+    "side": "--side", "turn": "--turn", "points": "--points", "psyker": "--psyker",
+}  # fmt: skip
+"""Situation key -> the command's option for it (for error lines)."""
 
 
 def _tool(edition: str, name: str) -> Any:
@@ -65,9 +84,11 @@ def _tool(edition: str, name: str) -> Any:
     which = ", ".join(editions_with_tool(name)) or "no installed"
     if name in ("dice_table", "plot_dice_table"):
         raise ValueError(f"--table is for {which} edition")
+    if name == "generation_state":
+        raise ValueError(f"--generation is for {which} edition (power generation before the game)")
     raise ValueError(
-        f"situation descriptions (--situation, --dice, ...) are for {which} edition; for "
-        f"{edition} use --state FILE with a list of actions"
+        f"situation options are for {which} edition; for {edition} use --state FILE with a list "
+        "of actions or --from-log"
     )
 
 
@@ -77,16 +98,37 @@ def _situation_options(
     given = {k: v for k, v in extra.items() if v is not None}
     if not situation and not given:
         return {}
+    normalize = _tool(edition, "normalize_situation")
     opts = _tool(edition, "parse_situation")(situation) if situation else {}
-    opts.update(_tool(edition, "normalize_situation")(given))
+    try:
+        opts.update(normalize(given))
+    except ValueError:
+        bad = [k for k in given if _rejects(normalize, k)]
+        if not bad:
+            raise
+        key = bad[0]
+        others = [e for e in editions_with_tool("normalize_situation") if e != edition]
+        users = [e for e in others if not _rejects(_tool(e, "normalize_situation"), key)]
+        name = _OPTION_NAMES.get(key, key)
+        where = f"; {name} is for {', '.join(users)} edition" if users else ""
+        raise ValueError(f"{name} is not a situation option of {edition} edition{where}") from None
     return opts
+
+
+def _rejects(normalize: Any, key: str) -> bool:
+    """Whether an edition's ``normalize_situation`` refuses ``key`` itself (not its value)."""
+    try:
+        normalize({key: None})
+    except ValueError:
+        return True
+    return False
 
 
 def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[str, Any]) -> Any:
     """The decision state to advise on (see the module docstring).
 
     Raises:
-        ValueError: a 7th-edition description for another edition, or a bad description.
+        ValueError: situation options for an edition without them, or a bad description.
     """
     from psygym_agents.solvers.situations import first_decision, replay
 
@@ -101,7 +143,8 @@ def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[st
                                         written if isinstance(written, dict) else {}),
                    **options}  # fmt: skip
     if options:
-        return _tool(rules.edition, "situation")(rules, **options)
+        state = _tool(rules.edition, "situation")(rules, **options)
+        return first_decision(rules, state)
     return first_decision(rules)
 
 
@@ -111,122 +154,85 @@ def heuristic_names(rules: Any) -> list[str]:
     return list(bots.heuristics) if bots is not None else []
 
 
-def advice(
-    rules: Any,
-    state: Any,
-    *,
-    heuristics: list[str] | None = None,
-    max_depth: int | None = None,
-    max_states: int | None = None,
-    iterations: int = 2000,
-    seed: int = 0,
-) -> dict[str, Any]:
-    """Values of every legal action at ``state`` and the heuristics' choices.
-
-    For an edition with hidden information (2nd) the values are estimates of an
-    information-set search from what the player to move may see (``method`` says so).
-
-    Returns:
-        ``{"player", "actions": [{"action", "label", "value", "loss"}...] best first,
-        "heuristics": [{"name", "action", "label", "loss"}...], "states", "exact",
-        "method"}``; values are the expected final score of the player to move.
-
-    Raises:
-        NotSolvable: too many states.
-    """
-    from psygym_agents.solvers import has_hidden_information
-    from psygym_agents.solvers.expectiminimax import Solver
-
-    from psygym.policies import resolve_policy
-
-    if has_hidden_information(rules):
-        from psygym_agents.solvers.ismcts import SearchPolicy
-
-        from psygym.policies import reference_policy
-
-        search = SearchPolicy(
-            rules, iterations=iterations, seed=seed, rollout=reference_policy(rules)
-        )
-        _, values = search.search(rules, state, rules.current_player(state))
-        for a in rules.legal_actions(state):
-            values.setdefault(a, float("-inf"))
-        states, exact = 0, False
-        method = f"information-set search, {iterations} iterations (NOT exact: estimates)"
-    else:
-        solver = Solver(rules, max_depth=max_depth, max_states=max_states)
-        values = solver.action_values(state)
-        states, exact = solver.states, solver.exact
-        method = "exact expectiminimax" if exact else "depth-limited expectiminimax (NOT exact)"
-    best = max(values.values())
-    order = sorted(values, key=lambda a: (-values[a], a))
-    player = rules.current_player(state)
-    actions = [
-        {"action": a, "label": rules.action_label(state, a), "value": values[a],
-         "loss": best - values[a]}
-        for a in order
-    ]  # fmt: skip
-    picks = []
-    for name in heuristics or []:
-        policy = resolve_policy(name, rules)
-        probs = policy.action_probabilities(rules, state, player)
-        chosen = max(probs, key=lambda a: (probs[a], -a))
-        expected = sum(p * values[a] for a, p in probs.items())
-        picks.append(
-            {
-                "name": name,
-                "action": chosen,
-                "label": rules.action_label(state, chosen),
-                "loss": best - expected,
-                "mixed": len(probs) > 1,
-            }
-        )
-    return {
-        "player": player,
-        "actions": actions,
-        "heuristics": picks,
-        "states": states,
-        "exact": exact,
-        "method": method,
-    }
-
-
-def _print_advice(rules: Any, state: Any, result: dict[str, Any]) -> None:
+def _print_advice(rules: Any, state: Any, result: dict[str, Any], origin: str | None) -> None:
+    from rich.markup import escape
     from rich.table import Table as RichTable
 
     player = result["player"]
-    side = rules.scenario.sides[player].name
+    side = result["side"]
     console.print(rules.render(state, player), highlight=False)
     console.print()
-    chosen_by: dict[int, list[str]] = {}
+    if origin:
+        console.print(escape(origin), highlight=False)
+    console.print(f"[bold]{escape(result['question'])}[/bold]", highlight=False)
+    chosen_by: dict[str, list[str]] = {}
     for h in result["heuristics"]:
-        chosen_by.setdefault(h["action"], []).append(h["name"])
-    table = RichTable(title=f"{side} (player {player}) to decide: expected final score of {side}")
-    for col, justify in (
-        ("#", "right"),
-        ("action", "left"),
-        ("value", "right"),
-        ("vs best", "right"),
-        ("chosen by", "left"),
-    ):
-        table.add_column(col, justify=justify)
+        chosen_by.setdefault(h["label"], []).append(h["name"])
+    mixed = any("probability" in row for row in result["actions"])
+    table = RichTable(title=f"expected final score of {side}, best first")
+    columns = [("#", "right"), ("choice", "left"), ("value", "right"), ("vs best", "right")]
+    if mixed:
+        columns.append(("play with", "right"))
+    follows = any(row.get("then") for row in result["actions"])
+    if follows:
+        columns.append(("then", "left"))
+    columns.append(("chosen by", "left"))
+    for col, justify in columns:
+        table.add_column(col, justify=justify)  # type: ignore[arg-type]
     for i, row in enumerate(result["actions"], 1):
-        table.add_row(
+        then = "; ".join(f["best"] for f in row.get("then", []))
+        cells = [
             str(i),
-            row["label"],
-            f"{row['value']:+.4f}",
-            "best" if row["loss"] <= 1e-9 else f"-{row['loss']:.4f}",
-            ", ".join(chosen_by.get(row["action"], [])),
-        )
+            escape(row["label"]),
+            f"{row['value']:+.3f}",
+            "best" if row["loss"] <= 1e-9 else f"-{row['loss']:.3f}",
+        ]
+        if mixed:
+            cells.append(f"{row.get('probability', 0.0):.0%}")
+        if follows:
+            cells.append(escape(then))
+        cells.append(", ".join(chosen_by.get(row["label"], [])))
+        table.add_row(*cells)
     console.print(table)
+    best = result["actions"][0]
+    for step in best.get("then", [])[:1]:
+        sub = RichTable(title=f'after "{escape(best["label"])}": {escape(step["question"])}')
+        sub.add_column("choice")
+        sub.add_column("value", justify="right")
+        for c in step["choices"]:
+            sub.add_row(escape(c["label"]), f"{c['value']:+.3f}")
+        console.print(sub)
     for h in result["heuristics"]:
-        best = "optimal" if result["exact"] else "best (estimate)"
-        gap = best if h["loss"] <= 1e-9 else f"gives up {h['loss']:.4f}"
-        mixed = " (mixed; expected loss)" if h["mixed"] else ""
-        console.print(f"  {h['name']:<18} {h['label']:<44} {gap}{mixed}", highlight=False)
-    if result["exact"]:
-        console.print(f"  {result['states']:,} states solved, exact", highlight=False)
-    else:
-        console.print(f"  [yellow]warning:[/yellow] {result['method']}", highlight=False)
+        gap = "best" if h["loss"] <= 1e-9 else f"gives up {h['loss']:.3f}"
+        tag = " (mixed; expected loss)" if h["mixed"] else ""
+        console.print(f"  {h['name']:<18} {h['label']:<44} {gap}{tag}", highlight=False)
+    console.print(f"  {escape(result['note'])}", highlight=False)
+
+
+def _print_generation(rules: Any, state: Any, result: dict[str, Any]) -> None:
+    from rich.markup import escape
+    from rich.table import Table as RichTable
+
+    console.print(rules.render(state, rules.current_player(state)), highlight=False)
+    console.print()
+    console.print(f"[bold]{escape(result['question'])}[/bold]", highlight=False)
+    table = RichTable(title=f"expected final score of {result['side']}, best first")
+    for col in ("choice", "value", "roll", "chance", "keep or swap (value)"):
+        table.add_column(col)
+    for choice in result["choices"]:
+        first = True
+        for roll in choice["rolls"] or [{"label": "", "probability": None}]:
+            options = ", ".join(f"{c['label']} {c['value']:+.3f}" for c in roll.get("choices", []))
+            table.add_row(
+                escape(choice["label"]) if first else "",
+                f"{choice['value']:+.3f}" if first else "",
+                escape(roll["label"]),
+                "" if roll["probability"] is None else f"{roll['probability']:.0%}",
+                escape(options or "(no choice)"),
+            )
+            first = False
+    console.print(table)
+    console.print(f"  {escape(result['note'])}", highlight=False)
 
 
 DICE_TABLE_COLUMNS = (
@@ -301,24 +307,52 @@ def advise(
     scenario: str = typer.Option(None, help="Shipped scenario name or TOML path."),
     state_file: str = typer.Option(None, "--state", help=STATE_FILE_HELP),
     situation: str = typer.Option(None, help=SITUATION_HELP),
+    from_log: str = typer.Option(
+        None, "--from-log", help="A game log (runs/games/X.jsonl) to take the board from."
+    ),
+    at: int = typer.Option(
+        None, min=1, help="--from-log: the decision to advise on, from 1 (chance rolls excluded)."
+    ),
     dice: int = typer.Option(None, min=0, help="7th: dice left to the casting player."),
     enemy_dice: int = typer.Option(None, min=0, help="7th: dice left to the denying player."),
-    powers: str = typer.Option(
-        None, help='7th: powers still to cast, e.g. "Smite:1,Psychic Maelstrom:2".'
+    cast: str = typer.Option(
+        None,
+        "--cast",
+        "--powers",
+        help='7th: powers still to cast this phase, e.g. "Smite,Psychic Maelstrom:2" '
+        "(Name[:WC][@Caster]).",
     ),
-    power: str = typer.Option(None, help="7th: the one power to advise on (its dice)."),
-    wounds: str = typer.Option(None, help='7th: wounds left, e.g. "Librarian:1,Chosen:3".'),
+    power: str = typer.Option(
+        None,
+        help="7th: the one power to advise on (its dice, or its deny with --successes); "
+        "8th: the power --caster attempts (with --test).",
+    ),
+    wounds: str = typer.Option(None, help='Wounds left, e.g. "Librarian:1,Chosen:3".'),
     successes: int = typer.Option(
         None, min=0, help="7th: advise the deny against --power cast with this many successes."
     ),
+    round_: int = typer.Option(None, "--round", min=1, help="7th, 8th: the battle round."),
+    caster: str = typer.Option(None, help="7th, 8th: the psyker casting --power."),
+    target: str = typer.Option(None, help="7th, 8th: the target of --power."),
+    test: int = typer.Option(
+        None, help="8th: --power's psychic test total (2-12): advise the deny."
+    ),
+    still: str = typer.Option(
+        None, help='8th: powers the casting side may still attempt this phase, e.g. "Doom".'
+    ),
+    denies: str = typer.Option(None, help='8th: deny attempts left, e.g. "Librarian:0".'),
+    side: str = typer.Option(None, help="8th: the casting side (name, 0 or 1)."),
+    turn: int = typer.Option(None, min=1, help="Rogue Trader: the player turn, from 1."),
+    points: str = typer.Option(None, help='Rogue Trader: psi-points left, e.g. "Librarian:7".'),
+    psyker: str = typer.Option(
+        None, help="Rogue Trader: the psyker choosing; --generation: the psyker generating."
+    ),
+    generation: bool = typer.Option(
+        False, "--generation", help="7th: the value of each power-generation choice of --psyker."
+    ),
+    pick: int = typer.Option(1, min=1, help="--generation: which of its powers (1 = the first)."),
     heuristics: str = typer.Option(
         "all", help="Heuristics to compare (comma-separated), 'all' or 'none'."
-    ),
-    max_depth: int = typer.Option(
-        None, min=1, help="Search only this many Psychic phases (not exact then)."
-    ),
-    max_states: int = typer.Option(
-        ADVISE_MAX_STATES, min=1, help="Give up beyond this many states."
     ),
     iterations: int = typer.Option(
         2000, min=1, help="2nd (secret hands): search iterations for the estimates."
@@ -330,47 +364,92 @@ def advise(
     runs_dir: str = typer.Option("runs", help="Folder for --table outputs."),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    """Every legal action of one situation with its exact value, and the heuristics' choices."""
+    """Every legal choice of one decision with its expected final score, best first."""
     from psygym_agents.solvers.situations import load_state_file
+    from psygym_experiments.harness.advice import (
+        advise_state,
+        decision_from_log,
+        generation_advice,
+        search_agent,
+    )
 
+    situation_given = {
+        "dice": dice, "enemy_dice": enemy_dice, "powers": cast, "power": power,
+        "wounds": wounds, "successes": successes, "round": round_, "caster": caster,
+        "target": target, "test": test, "still": still, "denies": denies, "side": side,
+        "turn": turn, "points": points,
+    }  # fmt: skip
     with user_errors():
         if table:
             with_table = editions_with_tool("dice_table")
-            target = edition_id(edition) if edition is not None else next(iter(with_table), "")
-            _tool(target or default_edition(), "dice_table")
-            _dice_table(target, max_pool, max_enemy_dice, runs_dir, as_json)
+            target_ed = edition_id(edition) if edition is not None else next(iter(with_table), "")
+            _tool(target_ed or default_edition(), "dice_table")
+            _dice_table(target_ed, max_pool, max_enemy_dice, runs_dir, as_json)
             return
-        doc = load_state_file(state_file) if state_file is not None else None
-        edition = edition or (doc or {}).get("edition") or default_edition()
-        scenario = scenario or (doc or {}).get("scenario") or "default"
-        rules = load(edition, scenario)
-        options = _situation_options(edition_id(edition), situation, {
-            "dice": dice, "enemy_dice": enemy_dice, "powers": powers, "power": power,
-            "wounds": wounds, "successes": successes,
-        })  # fmt: skip
-        state = build_state(rules, file_doc=doc, options=options)
+        origin = None
+        info: dict[str, Any] = {}
+        if from_log is not None or at is not None:
+            if from_log is None or at is None:
+                raise ValueError("--from-log FILE and --at N go together")
+            given = [k for k, v in situation_given.items() if v is not None]
+            if given or situation or state_file or generation or psyker:
+                raise ValueError(
+                    "--from-log takes the board from the game; give no situation, --state or "
+                    "--generation with it"
+                )
+            rules, state, info = decision_from_log(from_log, at)
+            origin = (
+                f"Decision {info['decision']} of {info['decisions']} in {from_log} (line "
+                f"{info['line']}): {info['side']} to decide; the game played "
+                f'"{info["played"]}".'
+            )
+        else:
+            doc = load_state_file(state_file) if state_file is not None else None
+            edition = edition or (doc or {}).get("edition") or default_edition()
+            scenario = scenario or (doc or {}).get("scenario") or "default"
+            rules = load(edition, scenario)
+            if generation:
+                given = [k for k, v in situation_given.items() if v is not None]
+                if given or situation or state_file:
+                    raise ValueError(
+                        "--generation asks about power generation before the game; give no "
+                        "situation or --state with it"
+                    )
+                make = _tool(rules.edition, "generation_state")
+                agent = search_agent(rules)
+
+                def best(s: Any) -> int:
+                    values = agent.action_values(rules, s)
+                    return max(values, key=lambda a: (values[a], -a))
+
+                state = make(rules, psyker, pick, best)
+                result = generation_advice(rules, state, agent=agent)
+                if as_json:
+                    body = {"edition": rules.edition, "scenario": rules.scenario.name, **result}
+                    typer.echo(json_text(body, strict=False))
+                else:
+                    _print_generation(rules, state, result)
+                return
+            extra = {**situation_given, "psyker": psyker}
+            options = _situation_options(edition_id(edition), situation, extra)
+            state = build_state(rules, file_doc=doc, options=options)
         if heuristics.strip().lower() == "all":
             names = heuristic_names(rules)
         elif heuristics.strip().lower() == "none":
             names = []
         else:
             names = split_names(heuristics)
-        result = advice(
-            rules,
-            state,
-            heuristics=names,
-            max_depth=max_depth,
-            max_states=max_states,
-            iterations=iterations,
-            seed=seed,
-        )
+        agent = search_agent(rules, iterations=iterations, seed=seed)
+        result = advise_state(rules, state, agent=agent, heuristics=names)
+        if info:
+            result["from_log"] = info
     if as_json:
         typer.echo(
             json_text({"edition": rules.edition, "scenario": rules.scenario.name, **result},
                       strict=False)
         )  # fmt: skip
         return
-    _print_advice(rules, state, result)
+    _print_advice(rules, state, result, origin)
 
 
 def register(app: typer.Typer) -> None:
@@ -378,4 +457,4 @@ def register(app: typer.Typer) -> None:
     app.command("advise")(advise)
 
 
-__all__ = ["advice", "advise", "build_state", "heuristic_names", "register"]
+__all__ = ["advise", "build_state", "heuristic_names", "register"]

@@ -134,7 +134,9 @@ def test_advise_state_files(tmp_path, small_rt):
     f = tmp_path / "state.json"
     f.write_text(json.dumps({"edition": "rt", "scenario": str(small_rt), "actions": []}))
     doc = json.loads(ok("advise", "--state", f, "--json"))
-    assert doc["edition"] == "rt" and doc["actions"] and doc["exact"]
+    # A scenario file is not one the edition declares solvable whole: exact within the turn.
+    assert doc["edition"] == "rt" and doc["actions"] and doc["exact"] is False
+    assert "exact within each turn" in doc["note"]
     g = tmp_path / "situation.json"
     g.write_text(
         json.dumps({"scenario": "single-phase", "situation": "dice=3,enemy_dice=2,power=Smite"})
@@ -175,7 +177,7 @@ def test_advise_bad_input_is_one_clean_line(tmp_path):
         ),
         "warp charge 1",
     )
-    clean_error(run("advise", "--edition", "8th", "--dice", "3"), "for 7th edition")
+    clean_error(run("advise", "--edition", "8th", "--dice", "3"), "--dice", "for 7th edition")
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     clean_error(run("advise", "--state", bad), "not valid JSON")

@@ -1,7 +1,8 @@
 """8th-edition agents: which psyker and power next and when to deny, and the parametric family.
 
 ``BOTS`` is this edition's manifest (entry point ``psygym.agents``); :mod:`.heuristics` holds
-the heuristics and :mod:`.parametric` the ``eighth-weights`` family.
+the heuristics, :mod:`.parametric` the ``eighth-weights`` family and :mod:`.situations` the
+situations ``psygym advise`` builds.
 """
 
 from __future__ import annotations
@@ -31,7 +32,13 @@ BOTS = Bots(
     },
     reference="smite-first",
     family=FAMILY,
-    tools={"answer_tables": "psygym_agents.eighth.deny_table:answer_tables"},
+    tools={
+        "answer_tables": "psygym_agents.eighth.deny_table:answer_tables",
+        "situation": "psygym_agents.eighth.situations:eighth_situation",
+        "parse_situation": "psygym_agents.eighth.situations:parse_situation",
+        "normalize_situation": "psygym_agents.eighth.situations:normalize",
+        "question": "psygym_agents.eighth.situations:question",
+    },
 )
 """The 8th edition's agents."""
 

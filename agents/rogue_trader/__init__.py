@@ -1,7 +1,8 @@
 """Rogue Trader agents: when to spend psi-points, what to bid, and the parametric family.
 
 ``BOTS`` is this edition's manifest (entry point ``psygym.agents``); :mod:`.heuristics` holds
-the heuristics and :mod:`.parametric` the ``rogue-trader-bids`` family.
+the heuristics, :mod:`.parametric` the ``rogue-trader-bids`` family and :mod:`.situations`
+the situations ``psygym advise`` builds.
 """
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ BOTS = Bots(
     },
     reference="spend-freely",
     family=FAMILY,
+    tools={
+        "situation": "psygym_agents.rogue_trader.situations:rt_situation",
+        "parse_situation": "psygym_agents.rogue_trader.situations:parse_situation",
+        "normalize_situation": "psygym_agents.rogue_trader.situations:normalize",
+        "question": "psygym_agents.rogue_trader.situations:question",
+    },
 )
 """Rogue Trader's agents."""
 

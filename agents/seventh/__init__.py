@@ -35,6 +35,8 @@ BOTS = Bots(
         "situation": "psygym_agents.seventh.situations:seventh_situation",
         "parse_situation": "psygym_agents.seventh.situations:parse_situation",
         "normalize_situation": "psygym_agents.seventh.situations:normalize",
+        "question": "psygym_agents.seventh.situations:question",
+        "generation_state": "psygym_agents.seventh.situations:generation_state",
         "dice_table": "psygym_agents.seventh.dice_table:optimal_dice_table",
         "plot_dice_table": "psygym_agents.seventh.dice_table:plot_dice_table",
         "commit_table": "psygym_agents.seventh.dice_table:commit_table",

@@ -37,7 +37,10 @@ cast_dice   dice the caster rolled for that cast (default: ``successes``); with 
             dice left after it) one pool, at most the scenario's largest (7E-3.1)
 wounds      wounds left, ``Unit:N`` separated by commas (``;`` in the compact form)
 side        the casting player, 0 or 1 (default: the scenario's first player)
-phase       the Psychic phase index, from 0 (default 0)
+round       the battle round, from 1 (default: the first in which every power named has a
+            living target in range; powers generated before the game, 7E-2, are taught to the
+            first psyker of the side whose disciplines hold them)
+phase       the Psychic phase index, from 0 (instead of ``round``)
 decision    ``select``, ``dice`` or ``deny`` (default: deny with ``successes``, dice with one
             power, else select)
 ========== ===============================================================================
@@ -56,11 +59,11 @@ if TYPE_CHECKING:
 
 SITUATION_KEYS = (
     "dice", "enemy_dice", "powers", "power", "wc", "caster", "target", "successes",
-    "cast_dice", "wounds", "side", "phase", "decision",
+    "cast_dice", "wounds", "side", "round", "phase", "decision",
 )  # fmt: skip
 """Keys of a 7th-edition situation."""
 
-_INT_KEYS = ("dice", "enemy_dice", "wc", "successes", "cast_dice", "side", "phase")
+_INT_KEYS = ("dice", "enemy_dice", "wc", "successes", "cast_dice", "side", "round", "phase")
 
 
 def parse_situation(text: str) -> dict[str, Any]:
@@ -175,6 +178,25 @@ def _unit(rules: SeventhRules, name: str, what: str) -> int:
     return rules.names.index(name)
 
 
+def _teach(rules: SeventhRules, unit: Any, p: int) -> Any:
+    """``unit`` knowing power ``p`` too (a generated power's discipline recorded, 7E-2.3)."""
+    powers = tuple(sorted({*unit.powers, p}))
+    discipline = rules.powers[p].discipline
+    generated = unit.generated
+    if discipline in rules.disciplines:
+        generated = (*generated, rules.disciplines.index(discipline))
+    return evolve(unit, powers=powers, generated=generated)
+
+
+def _has_target(rules: SeventhRules, s: Any, units: list[Any], phase: int, c: int, p: int) -> bool:
+    """Whether power ``p`` of ``c`` has a living target (or nova victim) in ``phase``'s round."""
+    probe = evolve(s, phase=phase, units=tuple(units))
+    power = rules.powers[p]
+    if power.target == "enemies":
+        return bool(rules.nova_targets(probe, c, power))
+    return any(units[t].alive() for t in rules.targets_in_range(probe, c, p))
+
+
 def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
     """A 7th-edition decision state described by the keys of the module docstring.
 
@@ -244,21 +266,32 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
             if c not in casters:
                 raise ValueError(f"situation: {who} is not a living psyker of the casting side")
             if p not in units[c].powers:
-                units[c] = evolve(units[c], powers=tuple(sorted({*units[c].powers, p})))
+                units[c] = _teach(rules, units[c], p)
         else:
             knowing = [c for c in casters if p in units[c].powers]
             if not knowing:
-                if len(casters) != 1:
+                discipline = rules.powers[p].discipline
+                able = [
+                    c
+                    for c in casters
+                    if (spec := rules.specs[c].psyker) is not None
+                    and rules.scenario.game.generate_powers
+                    and discipline in spec.disciplines
+                ]
+                if able:
+                    knowing = able[:1]
+                    units[able[0]] = _teach(rules, units[able[0]], p)
+                elif len(casters) != 1:
                     raise ValueError(
                         f"situation: no psyker of the casting side knows {name}; "
                         f"say which with {name}@Caster"
                     )
-                knowing = casters
-                units[casters[0]] = evolve(
-                    units[casters[0]], powers=tuple(sorted({*units[casters[0]].powers, p}))
-                )
+                else:
+                    knowing = casters
+                    units[casters[0]] = _teach(rules, units[casters[0]], p)
             c = knowing[0]
         chosen.append((c, p))
+    named = list(chosen)
     wc_filter = opts.get("wc")
     if wc_filter is not None:
         _warp_charge(wc_filter, "wc")
@@ -297,9 +330,33 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
             f"situation: dice must be 1..{rules.max_dice} and enemy_dice 0..{rules.max_dice}"
         )
     pools = (dice, enemy) if side == 0 else (enemy, dice)
-    phase = opts.get("phase", 0)
+    first = rules.scenario.game.first_player
+    own = 0 if side == first else 1
+    if "round" in opts:
+        rounds = -(-rules.total_phases // 2)
+        if not 1 <= opts["round"] <= rounds:
+            raise ValueError(f"situation: round must be 1..{rounds}, got {opts['round']}")
+        phase = 2 * (opts["round"] - 1) + own
+    elif "phase" in opts:
+        phase = opts["phase"]
+    else:
+        phase = next(
+            (
+                ph
+                for ph in range(own, rules.total_phases, 2)
+                if all(_has_target(rules, s, units, ph, c, p) for c, p in named)
+            ),
+            own,
+        )
     if phase >= rules.total_phases:
         raise ValueError(f"situation: phase must be below {rules.total_phases}")
+    for c, p in named:
+        if not _has_target(rules, s, units, phase, c, p):
+            power = rules.powers[p]
+            raise ValueError(
+                f'situation: {power.name} ({power.range:g}") has no living target in range of '
+                f"{rules.names[c]} in battle round {phase // 2 + 1}; give another round"
+            )
     s = evolve(
         s, stage=Stage.SELECT, units=tuple(units), phase=phase, active=side, pools=pools,
         attempted=attempted, effects=frozenset(), cast=None, targets=(), gen_unit=-1,
@@ -344,4 +401,107 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
     return evolve(s, stage=Stage.DENY, cast=cast, attempted=attempted | {(c, p)})
 
 
-__all__ = ["SITUATION_KEYS", "normalize", "parse_situation", "seventh_situation"]
+def question(rules: SeventhRules, state: Hashable) -> str:
+    """What the decision at ``state`` asks, in player words."""
+    from psygym.editions.seventh.state import Stage
+
+    s: Any = state
+    if s.stage == Stage.GEN_ROLL:
+        side = rules.scenario.sides[rules.owner[s.gen_unit]].name
+        return (
+            f"{side}: {rules.names[s.gen_unit]} rolls on {rules.disciplines[s.gen_disc]} for "
+            f"power {s.gen_pick + 1}: keep what it rolls or take the Primaris power?"
+        )
+    side = rules.scenario.sides[rules.current_player(s)].name
+    cast = s.cast
+    if s.stage == Stage.SELECT:
+        return f"{side}: which power to cast next (or end the phase)?"
+    if s.stage == Stage.DICE and cast is not None:
+        return (
+            f"{side}: how many dice {rules.names[cast.caster]} rolls for "
+            f"{rules.powers[cast.power].name} ({s.pools[s.active]} left)?"
+        )
+    if s.stage == Stage.DENY and cast is not None:
+        return (
+            f"{side}: deny {rules.powers[cast.power].name} ({cast.successes} successes), and "
+            f"with how many of {s.pools[1 - s.active]} dice?"
+        )
+    if s.stage == Stage.DISCIPLINE:
+        who = rules.names[s.gen_unit]
+        return f"{side}: which discipline {who} rolls on for power {s.gen_pick + 1}?"
+    if s.stage == Stage.SWAP:
+        return (
+            f"{side}: {rules.names[s.gen_unit]} keeps {rules.powers[s.gen_power].name} or takes "
+            "the Primaris power?"
+        )
+    return f"{side} to decide"
+
+
+def generation_state(
+    rules: SeventhRules,
+    psyker: str | None = None,
+    pick: int = 1,
+    choose: Any = None,
+) -> Hashable:
+    """The state where ``psyker`` chooses the discipline of its ``pick``-th power (7E-2.1).
+
+    With one discipline to roll on there is no choice: the state is then that roll.
+
+    Earlier picks (of this psyker or of psykers generating before it) are made by ``choose``
+    (``choose(state) -> action``; default: the first legal action), their rolls by the most
+    likely outcome (the middle one of ties).
+
+    Raises:
+        ValueError: the scenario generates no powers, or ``psyker``/``pick`` is not a pick of it.
+    """
+    from psygym.editions.seventh.state import Stage
+
+    if not rules.scenario.game.generate_powers:
+        raise ValueError(
+            f"--generation: scenario {rules.scenario.name} generates no powers (7E-2); "
+            "use one with generate_powers = true, such as duel"
+        )
+    generating = [
+        i for i, u in enumerate(rules.specs) if u.psyker is not None and u.psyker.disciplines
+    ]
+    if psyker is None:
+        unit = generating[0]
+    elif psyker not in rules.names or rules.names.index(psyker) not in generating:
+        raise ValueError(
+            f"--psyker: {psyker!r} generates no powers in {rules.scenario.name}; psykers that do: "
+            f"{', '.join(rules.names[i] for i in generating)}"
+        )
+    else:
+        unit = rules.names.index(psyker)
+    most = rules.mastery[unit]
+    if not 1 <= pick <= most:
+        raise ValueError(
+            f"--pick: {rules.names[unit]} generates {most} power(s) (its mastery level, 7E-2.1), "
+            f"so pick is 1..{most}, got {pick}"
+        )
+    s: Any = rules.initial_state()
+    while True:
+        if (
+            s.stage in (Stage.DISCIPLINE, Stage.GEN_ROLL)
+            and s.gen_unit == unit
+            and s.gen_pick == pick - 1
+        ):
+            return s  # a psyker with one discipline has no choice of it: its roll (7E-2.1)
+        if s.stage not in (Stage.DISCIPLINE, Stage.GEN_ROLL, Stage.SWAP):
+            raise ValueError(
+                f"--pick: {rules.names[unit]} has no discipline to choose for power {pick}"
+            )
+        player = rules.current_player(s)
+        if player < 0:
+            outcomes = rules.chance_outcomes(s)
+            best = max(q for _, q in outcomes)
+            tied = [o for o, q in outcomes if q >= best - 1e-12]
+            s = rules.apply(s, tied[len(tied) // 2])
+        else:
+            s = rules.apply(s, choose(s) if choose else rules.legal_actions(s)[0])
+
+
+__all__ = [
+    "SITUATION_KEYS", "generation_state", "normalize", "parse_situation", "question",
+    "seventh_situation",
+]  # fmt: skip
