@@ -226,17 +226,18 @@ class PsychicPhaseEnv(gym.Env):
         """Apply the agent's action, then resolve chance and the opponent's moves."""
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        rules = self.rules
+        rules, seat = self.rules, self._seat
         self._events = []
-        action = self._stale_sample(int(action))
+        action = int(action)
+        if self.action_space.last_sample is not None:
+            action = self._stale_sample(action)
         # A legal action is known from the mask already built for this state; anything else
         # goes through the rules' own check, which raises IllegalActionError naming the legal set.
-        legal = self._player == self._seat and 0 <= action < self.rules.num_actions
+        legal = self._player == seat and 0 <= action < rules.num_actions
         legal = legal and bool(self.action_masks()[action])
         state, events = rules.apply_with_events(self._state, action, check=not legal)
         self._events.extend(events)
         state = self._advance(state)
-        seat = self._seat
         score = rules.returns(state)[seat]
         # What happened before the agent's first decision is paid with its first reward, so the
         # rewards of an episode always add up to the final score.

@@ -390,8 +390,10 @@ class EighthRules(RulesBase):
         return self._chance(state).sample(rng)
 
     def horizon(self, state: State) -> tuple[int, int]:
-        """``(battle round, step)``: a step runs from a choice of psyker or power through the
-        resolution of that attempt (8E-2 to 8E-7), so ``search`` looks ahead one cast at a time.
+        """``(battle round, step)``: one step per cast, the unit of ``search`` lookahead.
+
+        A step runs from a choice of psyker or power through the resolution of that attempt
+        (8E-2 to 8E-7), so ``search`` looks ahead one cast at a time.
         """
         in_cast = state.stage not in DECISION_STAGES or state.stage == Stage.DENY
         return (state.round, state.phase * 256 + sum(state.attempts) - in_cast)

@@ -141,6 +141,7 @@ _RESET = {"used": 0, "ability": -1, "target": -1, "amount": 0, "attack_bid": 0, 
 Events = list[Event] | None
 """Where a transition records its events; ``None`` in event-free search (:meth:`apply`)."""
 _MAX_EVENTS = 50_000  # memoised events kept (each a few hundred bytes)
+_MAX_LEGAL = 50_000  # memoised legal sets kept
 
 
 # ----------------------------------------------------------------------------- rules
@@ -239,6 +240,8 @@ class RogueTraderRules(RulesBase):
         self.num_actions = self.actions.num_actions
         self._legal_state: State | None = None
         self._legal_last: tuple[int, ...] = ()
+        self._legal_memo: dict[tuple, tuple[int, ...]] = {}
+        """:meth:`_legal` by the fields it reads (about three asks in four repeat one)."""
         self._chance = ChanceCache()
         self._initial: State | None = None
         self._event_memo: dict[tuple, Event] = {}
@@ -324,10 +327,23 @@ class RogueTraderRules(RulesBase):
         if state is self._legal_state:  # the same (immutable) state asked again
             return list(self._legal_last)
         legal = self._legal(state)
-        self._legal_state, self._legal_last = state, tuple(legal)
+        self._legal_state, self._legal_last = state, legal
+        return list(legal)
+
+    def _legal(self, state: State) -> tuple[int, ...]:
+        """The legal actions, memoised by every field legality reads (the units included)."""
+        phase = state.phase
+        if phase not in DECISIONS:
+            return ()
+        key = (phase, state.actor, state.used, state.ability, state.target, state.units)
+        legal = self._legal_memo.get(key)
+        if legal is None:
+            if len(self._legal_memo) >= _MAX_LEGAL:
+                self._legal_memo.clear()
+            legal = self._legal_memo[key] = tuple(self._find_legal(state))
         return legal
 
-    def _legal(self, state: State) -> list[int]:
+    def _find_legal(self, state: State) -> list[int]:
         phase = state.phase
         if phase == _CHOOSE:
             u = state.actor
@@ -370,8 +386,11 @@ class RogueTraderRules(RulesBase):
         return table.sample(rng)
 
     def horizon(self, state: State) -> tuple[int, int]:
-        """``(battle round, player turn within it)``: ``search`` looks ahead one whole turn,
-        its secret bids solved as matrix games (RT-2, RT-3.4)."""
+        """``(battle round, player turn within it)``: one unit of ``search`` lookahead.
+
+        ``search`` looks ahead one whole turn, its secret bids solved as matrix games (RT-2,
+        RT-3.4).
+        """
         return (state.turn // 2 + 1, state.turn % 2)
 
     def returns(self, state: State) -> tuple[float, float]:

@@ -114,6 +114,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from fractions import Fraction
 from functools import cache
+from operator import add, sub
 
 import numpy as np
 
@@ -200,7 +201,7 @@ def _plus(counts: tuple[int, ...], card: int, n: int = 1) -> tuple[int, ...]:
 
 
 def _sum(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple(x + y for x, y in zip(a, b))
+    return tuple(map(add, a, b))
 
 
 def _draw(
@@ -1251,7 +1252,7 @@ class SecondRules(RulesBase):
                 if self.settings.retain_specials
                 else _NO_CARDS
             )
-            thrown = tuple(h - k for h, k in zip(hand, keep))
+            thrown = hand if keep is _NO_CARDS else tuple(map(sub, hand, keep))
             discard = _sum(discard, thrown)
             if not self.settings.public_discards:  # face down: only its owner has seen them
                 face_down[p] = _sum(face_down[p], thrown)

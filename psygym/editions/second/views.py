@@ -17,6 +17,7 @@ The rules class (:class:`~psygym.editions.second.rules.SecondRules`) builds one
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import sub
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -175,7 +176,7 @@ def face_up(state: SecondState) -> tuple[int, ...]:
     down0, down1 = state.face_down
     if not (any(down0) or any(down1)):
         return state.discard
-    return tuple(d - a - b for d, a, b in zip(state.discard, down0, down1))
+    return tuple(map(sub, map(sub, state.discard, down0), down1))
 
 
 def cards_text(counts: tuple[int, ...]) -> str:
@@ -190,10 +191,11 @@ class SecondViews:
     Args:
         rules: the rules of the scenario.
 
-    The observation joins the card and phase entries (built per call: cards are dealt one by
-    one), a board block (units and psykers) memoised per ``(player, wounds, powers, used, powers
-    in play)`` and built from memoised per-unit and per-psyker parts, and a pending-power block
-    memoised per pending power: the board changes only when a power resolves.
+    The observation joins, in one ``np.concatenate``, the card and phase entries (built per
+    call: cards are dealt one by one), the units block memoised per ``(player, wounds)``, one
+    block per psyker memoised by the few fields it shows, and a pending-power block memoised
+    per pending power. Whole boards are not memoised: power cards differ from game to game, so
+    three boards in four would miss.
     """
 
     def __init__(self, rules: SecondRules):
@@ -205,7 +207,6 @@ class SecondViews:
         self.board_start = NUM_DECISIONS + 5 + 5 * K + 3 + 1
         self.pending_start = self.board_start + 4 * U + P * per_psyker
         self.observation_size = self.pending_start + 1 + P + M + (U + 1) + 3
-        self._board_cache: dict[tuple, np.ndarray] = {}
         self._unit_blocks: dict[tuple, np.ndarray] = {}
         self._psyker_blocks: dict[tuple, np.ndarray] = {}
         self._pending_blocks: dict[Pending | None, np.ndarray] = {}
@@ -301,37 +302,18 @@ class SecondViews:
         head.append(state.score if player == 0 else -state.score)
         head += own_down
         head.append(sum(state.face_down[1 - player]))
-        board = self._board(player, state.wounds, state.powers, state.used, state.in_play)
-        pending = self._pending_block(state.pending)
-        return np.concatenate((np.array(head, dtype=np.float32), board, pending))
-
-    def _board(
-        self,
-        player: int,
-        wounds: tuple[int, ...],
-        powers: tuple[tuple[int, ...], ...],
-        used: tuple[bool, ...],
-        in_play: tuple[InPlay, ...],
-    ) -> np.ndarray:
-        """The units and psykers block of the observation (memoised; callers only copy it).
-
-        Memoised whole by ``(player, wounds, powers, used, in-play slots)``; a miss joins the
-        units block and one block per psyker, each memoised by the few fields it shows (power
-        cards differ from game to game, so whole boards repeat far less often than their parts).
-        """
-        held = tuple((ip.psyker, ip.slot, ip.ultimate) for ip in in_play)
-        key = (player, wounds, powers, used, held)
-        block = self._board_cache.get(key)
-        if block is not None:
-            return block
-        rules = self.rules
-        parts = [self._units_block(player, wounds)]
+        wounds, powers, used = state.wounds, state.powers, state.used
+        parts = [np.array(head, dtype=np.float32), self._units_block(player, wounds)]
+        in_play = state.in_play
+        psyker_block, psyker_unit = self._psyker_block, rules.psyker_unit
         for i in range(rules.num_psykers):
-            mine = tuple((slot, ultimate) for psyker, slot, ultimate in held if psyker == i)
-            alive = wounds[rules.psyker_unit[i]] > 0
-            parts.append(self._psyker_block(player, i, alive, used[i], powers[i], mine))
-        block = np.concatenate(parts)
-        return _remember(self._board_cache, key, block)
+            mine = (
+                tuple((ip.slot, ip.ultimate) for ip in in_play if ip.psyker == i) if in_play else ()
+            )
+            alive = wounds[psyker_unit[i]] > 0
+            parts.append(psyker_block(player, i, alive, used[i], powers[i], mine))
+        parts.append(self._pending_block(state.pending))
+        return np.concatenate(parts)  # the one copy of the memoised blocks
 
     def _units_block(self, player: int, wounds: tuple[int, ...]) -> np.ndarray:
         """Per unit: mine, alive, wounds left, fraction of wounds left (memoised)."""
