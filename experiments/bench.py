@@ -12,6 +12,17 @@ default edition's first solvable scenario, against a fixed pure-Python reference
 same run: a dict-memoised expectimax over a small synthetic dice game (:func:`reference_solve`),
 which does comparable work per state (list the children, look each up in the memo, recurse,
 combine). No edition is named here: the scenario comes from the edition declarations.
+
+Agents mode (``--agents``): CPU seconds per decision of the ``search`` agent on the default
+scenario (the duel) of every edition whose players see the whole board, and of ``optimal`` on
+every scenario an edition declares solvable whole. Each plays ``--games`` seeded games against
+the edition's reference heuristic, half in each seat (common random numbers,
+:func:`psygym_experiments.harness.games.play_crn`); every decision of the agent is timed with
+``time.process_time``. The table gives the median, 90th percentile and maximum, the largest
+number of states one decision searched, and whether any decision hit a state limit (``optimal``
+giving up exact play) - it must not. The median is also given as a ratio to the reference
+expectimax of ``--solver`` solving :data:`AGENT_REFERENCE_STATES` states, timed in the same run
+(the median of one timing before each subject).
 """
 
 from __future__ import annotations
@@ -23,12 +34,17 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import typer
-from psygym_experiments.common import check_choice, console, user_errors
+from psygym_experiments.common import check_choice, console, err_console, user_errors
 
 REFERENCE_ENV = "Blackjack-v1"
+AGENT_GAMES = 4
+"""Games per subject of ``--agents`` (half in each seat)."""
+AGENT_REFERENCE_STATES = 20_000
+"""States the reference expectimax solves for ``--agents``' ratio (a few hundredths of a second)."""
 
 
 @dataclass
@@ -187,6 +203,185 @@ def _solver_subjects(
     return name, [("reference expectimax", run_reference), (name, run_solver)], states
 
 
+# ----------------------------------------------------------------------------- agents
+@dataclass
+class DecisionTimes:
+    """CPU seconds of every decision of one agent on one scenario.
+
+    Attributes:
+        agent: the agent's name (``search``, ``optimal``).
+        edition: the edition's id.
+        scenario: the scenario's name.
+        seconds: CPU seconds of each decision, in play order.
+        states: the most states one decision added to the agent's search.
+        limit_hit: whether any decision hit a state limit (exact play given up, or a search
+            stopped by its state budget).
+        games: games played.
+        note: what the agent's values are (its ``note``), if it says.
+    """
+
+    agent: str
+    edition: str
+    scenario: str
+    seconds: list[float] = field(default_factory=list)
+    states: int = 0
+    limit_hit: bool = False
+    games: int = 0
+    note: str = ""
+
+    def quantile(self, q: float) -> float:
+        """The ``q`` quantile of :attr:`seconds` (0 without decisions)."""
+        return float(np.quantile(self.seconds, q)) if self.seconds else 0.0
+
+
+class _Timed:
+    """A policy wrapper timing every decision (CPU seconds) and the states its search added."""
+
+    def __init__(self, policy: Any, times: DecisionTimes):
+        self.policy = policy
+        self.times = times
+        self.name = getattr(policy, "name", "agent")
+
+    def _searched(self, rules: Any, state: Any) -> Any:
+        """The solver the decision at ``state`` uses, when the agent exposes it."""
+        solver = getattr(self.policy, "solver", None)
+        if callable(solver):
+            return solver(rules, state)
+        return solver
+
+    def action_probabilities(self, rules: Any, state: Any, player: int) -> dict[int, float]:
+        """The wrapped policy's answer, timed."""
+        from psygym_agents.solvers import NotSolvable
+
+        start = time.process_time()
+        solver = self._searched(rules, state)
+        before = getattr(solver, "states", 0)
+        try:
+            probs = self.policy.action_probabilities(rules, state, player)
+        except NotSolvable:
+            self.times.limit_hit = True
+            raise
+        self.times.seconds.append(time.process_time() - start)
+        after = getattr(self._searched(rules, state), "states", 0)
+        if after is not None and solver is not None:
+            self.times.states = max(self.times.states, after - (before or 0))
+        if getattr(self.policy, "exact", True) is False and self.times.agent == "optimal":
+            self.times.limit_hit = True  # optimal gave up exact play (its state budget)
+        return probs
+
+
+def agent_subjects() -> list[tuple[str, Any, Any]]:
+    """(agent name, edition, scenario) triples for ``bench --agents``.
+
+    ``search`` on the default scenario of every edition without hidden hands, ``optimal`` on
+    every scenario an edition declares solvable whole; found through the edition registry, so
+    no edition is named here.
+    """
+    from psygym.edition import editions
+
+    out: list[tuple[str, Any, Any]] = []
+    for ed in editions():
+        if ed.hidden_information:
+            continue
+        out.append(("search", ed, ed.default_scenario))
+        out += [("optimal", ed, name) for name in ed.solvable_scenarios]
+    return out
+
+
+def time_agent(agent: str, edition: Any, scenario: str, games: int, seed: int) -> DecisionTimes:
+    """Time every decision of ``agent`` over ``games`` seeded games against the reference.
+
+    Half the games are in each seat (games ``2k`` and ``2k + 1`` share their dice). A fresh
+    rules object is built, so nothing solved earlier in the process is reused.
+    """
+    from psygym_experiments.harness.games import game_seed, play_crn
+
+    from psygym.editions import load
+    from psygym.policies import reference_policy, resolve_policy
+
+    rules = load(edition.id, scenario)
+    times = DecisionTimes(agent, edition.id, str(getattr(rules.scenario, "name", scenario)))
+    policy = resolve_policy(agent, rules)
+    times.note = str(getattr(policy, "note", ""))
+    timed = _Timed(policy, times)
+    reference = reference_policy(rules) or resolve_policy("random", rules)
+    for g in range(games):
+        seat = g % 2
+        policies = [timed, reference] if seat == 0 else [reference, timed]
+        play_crn(rules, policies, game_seed(seed, g // 2))
+        times.games += 1
+    return times
+
+
+def _agent_rows(times: DecisionTimes, reference: float) -> list[str]:
+    return [
+        times.agent, times.edition, times.scenario, str(times.games), str(len(times.seconds)),
+        f"{times.quantile(0.5):.4f}", f"{times.quantile(0.9):.4f}",
+        f"{max(times.seconds, default=0.0):.4f}", str(times.states),
+        "yes" if times.limit_hit else "no", f"{times.quantile(0.5) / reference:.3f}",
+    ]  # fmt: skip
+
+
+AGENT_COLUMNS = ("agent", "edition", "scenario", "games", "decisions", "median_s", "p90_s",
+                 "max_s", "max_states", "state_limit_hit", "median_ratio_to_reference")  # fmt: skip
+"""Columns of ``bench --agents`` (CSV header; the table shows the same)."""
+
+
+def bench_agents(games: int, seed: int, fmt: str) -> list[DecisionTimes]:
+    """Time the agents of :func:`agent_subjects` and print the table (or CSV)."""
+    subjects = agent_subjects()
+    if not subjects:
+        raise ValueError("no installed edition has a scenario the search agent can play")
+
+    def run_reference() -> float:
+        start = time.process_time()
+        reference_solve(AGENT_REFERENCE_STATES)
+        return max(time.process_time() - start, 1e-9)
+
+    reference_times = [run_reference()]
+    results = []
+    for k, (agent, edition, scenario) in enumerate(subjects, 1):
+        err_console.print(
+            f"bench --agents [{k}/{len(subjects)}]: {agent} on {edition.id} {scenario}, "
+            f"{games} games against the reference heuristic",
+            highlight=False,
+        )
+        reference_times.append(run_reference())
+        results.append(time_agent(agent, edition, scenario, games, seed))
+    reference = statistics.median(reference_times)
+    rows = [_agent_rows(r, reference) for r in results]
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(AGENT_COLUMNS)
+        writer.writerows(rows)
+        typer.echo(out.getvalue(), nl=False)
+        return results
+    from rich.table import Table
+
+    table = Table(
+        title="CPU seconds per decision, against the reference heuristic in both seats",
+        box=None, padding=(0, 1), pad_edge=False, header_style="bold underline",
+    )  # fmt: skip
+    heads = ("agent", "edition", "scenario", "games", "decisions", "median", "90%", "max",
+             "states", "limit hit", "median/ref")  # fmt: skip
+    for h in heads:
+        table.add_column(h, justify="left" if h in ("agent", "edition", "scenario") else "right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    console.print(
+        f"reference: the expectimax of --solver solving {AGENT_REFERENCE_STATES:,} states, "
+        f"{reference:.4f} CPU s (median of {len(reference_times)} timings in this run); "
+        "states: the most one decision searched; limit hit: a decision hit a state limit.",
+        highlight=False,
+    )
+    for r in results:
+        if r.note:
+            console.print(f"{r.agent} on {r.edition} {r.scenario}: {r.note}.", highlight=False)
+    return results
+
+
 def bench(
     steps: int = typer.Option(20000, min=100, help="Steps per env (split over the rounds)."),
     rounds: int = typer.Option(5, min=1, help="Interleaved rounds; the median ratio is shown."),
@@ -198,10 +393,23 @@ def bench(
     max_states: int | None = typer.Option(
         None, min=100, help="--solver: stop the solve after this many states (default: solve)."
     ),
+    agents: bool = typer.Option(
+        False,
+        "--agents",
+        help="Time search (every duel) and optimal (solvable scenarios): CPU s per decision.",
+    ),
+    games: int = typer.Option(
+        AGENT_GAMES, min=1, help="--agents: games per agent and scenario (half in each seat)."
+    ),
 ) -> None:
-    """Env steps/s as ratios to Blackjack-v1 (median over rounds, CPU time), or --solver."""
+    """Env steps/s as ratios to Blackjack-v1 (median over rounds, CPU time), --solver, --agents."""
     with user_errors():
         check_choice(fmt, ("table", "csv"), "--format")
+        if solver and agents:
+            raise ValueError("--solver and --agents are separate benches; give one of them")
+        if agents:
+            bench_agents(games, seed, fmt)
+            return
         if solver:
             title, subjects, work = _solver_subjects(max_states)
         else:

@@ -17,7 +17,12 @@ the time and state limits, the optimum is known). On each scenario the field is:
   ``psygym_experiments.harness.training.train_agent`` run (not with ``--quick``: then the agent
   is left out and the report says so);
 - ``optimal``: the exact expectiminimax player, where the game is solved within the limits
-  (each scenario's game is solved in the background while the previous scenario plays).
+  (each scenario's game is solved in the background while the previous scenario plays);
+- ``search``: on every scenario that cannot be solved whole (every duel), the agent that solves
+  each cast (or turn) exactly and values the board beyond it with a learned value (an
+  information-set search where hands are secret). On a scenario solvable whole it is the exact
+  solver, so ``optimal`` stands for it. It takes up to a few seconds a game, so ``--quick``
+  leaves it out (the report says so).
 
 All of them meet in a round-robin in both seats with common random numbers
 (``psygym_experiments.harness.tournament``). The leaderboard ranks agents by their mean score per
@@ -95,8 +100,10 @@ QUICK_SOLVE_SECONDS = SOLVE_SECONDS / 6
 """The same with ``--quick``."""
 EXTRA_SCENARIO = "single-phase"
 """Scenario compared besides each edition's default, where shipped and exactly solvable."""
-GENERIC_AGENTS = ("optimal", "tuned", "sb3")
+GENERIC_AGENTS = ("optimal", "search", "tuned", "sb3")
 """Registry names that are not heuristics (they are added by their own rules below)."""
+SEARCH = "search"
+"""The search agent's name (and spec)."""
 
 
 @dataclass
@@ -106,7 +113,8 @@ class Entry:
     Attributes:
         label: the short name shown in tables and plots.
         spec: what ``resolve_policy`` is given (a name or a path).
-        kind: ``heuristic``, ``baseline`` (random), ``tuned``, ``ppo`` or ``optimal``.
+        kind: ``heuristic``, ``baseline`` (random), ``tuned``, ``ppo``, ``search`` or
+            ``optimal``.
         source: where it came from, in words (for the report).
         description: one sentence on how it plays.
         seats: the seats it is scored on (a PPO model: the seats it was trained for).
@@ -583,7 +591,42 @@ def _prepared_entries(
         found = ppo_entry(edition, scenario, name, runs_dir, settings.train_steps,
                           settings.seed, notes, rules)  # fmt: skip
         extra += found if isinstance(found, list) else [found]
+    found = search_entry(rules, settings, notes)
+    if found is not None and (wanted is None or SEARCH in wanted):
+        extra.append(found)
     return entries + [e for e in extra if e is not None and usable(e, rules, notes)]
+
+
+def search_entry(rules: Any, settings: CompareSettings, notes: list[str]) -> Entry | None:
+    """The ``search`` agent where the game cannot be solved whole (``None`` elsewhere).
+
+    With ``--quick`` it is left out (a note says so): it spends up to a few seconds a game, far
+    more than a quick run has. Where the scenario is solvable whole it is the exact solver,
+    which the field has as ``optimal``.
+    """
+    try:
+        from psygym_agents.solvers.search import solvable_whole
+    except ImportError as exc:
+        notes.append(f"search agent left out: it is not installed ({exc}).")
+        return None
+    if solvable_whole(rules) and not _hidden(rules):
+        return None
+    if settings.quick:
+        notes.append("search agent left out with --quick: it takes up to a few seconds a game; "
+                     "the full compare has it.")  # fmt: skip
+        return None
+    return Entry(SEARCH, SEARCH, "search", "built in", search_text(rules))
+
+
+def search_text(rules: Any) -> str:
+    """How the search agent plays here (one sentence, its own note where it has one)."""
+    if _hidden(rules):
+        return ("an information-set search over the hands it cannot see, with the reference "
+                "heuristic as its rollout (not exact)")  # fmt: skip
+    from psygym.policies import resolve_policy
+
+    note = getattr(resolve_policy(SEARCH, rules), "note", "")
+    return f"searches every line of play within each cast or turn: {note}" if note else SEARCH
 
 
 def _hidden(rules: Any) -> bool:
@@ -1016,7 +1059,7 @@ def compare(
         str | None,
         typer.Option(
             help="Keep only these agents (comma-separated: heuristic names, random, "
-            "tuned, ppo, optimal; default: everyone)."
+            "tuned, ppo, search, optimal; default: everyone)."
         ),
     ] = None,
     solve_seconds: Annotated[

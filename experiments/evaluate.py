@@ -1,6 +1,7 @@
 """``psygym evaluate``: a round-robin tournament between agents with common random numbers.
 
-Every pair of agents plays ``episodes`` games in both seats; game ``i`` of every pairing uses the
+Every pair of agents (by default ``search``, the edition's reference heuristic and ``random``)
+plays ``episodes`` games in both seats; game ``i`` of every pairing uses the
 seed ``seed + i`` (the protocol is :mod:`psygym_experiments.harness.games`, the tournament
 :mod:`psygym_experiments.harness.tournament`). Where the exact solver can handle the scenario the
 table adds each pairing's exact expected score, the game's value and each agent's exploitability.
@@ -21,6 +22,22 @@ from psygym_experiments.harness.output import check_choice, json_text, rate, sig
 from psygym_experiments.harness.runs import run_folder, write_command
 from psygym_experiments.harness.solving import MAX_STATES
 from psygym_experiments.harness.tournament import EvalSettings, Evaluation, csv_text, evaluate
+
+DEFAULT_AGENTS = "default"
+"""The ``--agents`` value meaning :func:`default_agents`."""
+
+
+def default_agents(rules: Any) -> list[str]:
+    """The default field: ``search``, the edition's reference heuristic and ``random``.
+
+    ``search`` is on every scenario (exact within each cast or turn, a learned board value
+    beyond; the information-set search where hands are secret), so every duel has it.
+    """
+    from psygym.policies import bots_for
+
+    bots = bots_for(rules.edition)
+    names = ["search", bots.reference if bots is not None else "", "random"]
+    return list(dict.fromkeys(n for n in names if n))
 
 
 def write_evaluation(ev: Evaluation, run_dir: Path, config: dict[str, Any]) -> None:
@@ -79,7 +96,9 @@ def evaluate_command(
     edition: str = edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     agents: str = typer.Option(
-        "double-wc,all-in,minimum,random", help="Comma-separated agents (names or paths)."
+        DEFAULT_AGENTS,
+        help="Comma-separated agents (names or paths); 'default': search, the edition's "
+        "reference heuristic and random.",
     ),
     episodes: int = typer.Option(1000, min=1, help="Games per pairing and seat."),
     seed: int = typer.Option(0, min=0, help="Base seed: game i of every pairing uses seed + i."),
@@ -100,7 +119,7 @@ def evaluate_command(
     with user_errors():
         check_choice(fmt, ("table", "csv", "json"), "--format")
         rules = load(edition, scenario)
-        names = split_names(agents)
+        names = default_agents(rules) if agents.strip() == DEFAULT_AGENTS else split_names(agents)
         if not names:
             raise ValueError("--agents needs at least one agent name")
         start = time.perf_counter()
@@ -148,4 +167,11 @@ def register(app: typer.Typer) -> None:
     app.command("evaluate")(evaluate_command)
 
 
-__all__ = ["evaluate_command", "pairs_table", "register", "write_evaluation"]
+__all__ = [
+    "DEFAULT_AGENTS",
+    "default_agents",
+    "evaluate_command",
+    "pairs_table",
+    "register",
+    "write_evaluation",
+]

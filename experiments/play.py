@@ -2,8 +2,10 @@
 
 ``play`` shows the state as the human's side may see it, the legal actions numbered with their
 odds (from public information only), every roll with its chance and what it caused, and the AI's
-decisions; ``--hint`` adds the solver's value of every option (estimates of the information-set
-search where hands are secret). Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
+decisions; ``--hint`` adds the ``search`` agent's value of every option (exact within the cast or
+turn in progress, the board beyond it valued by a learned value; estimates of the
+information-set search where hands are secret). The default AI is ``search`` too where the
+players see the whole board. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
 (format in :mod:`psygym_experiments.play_session`). ``replay`` applies a log's actions and chance
 outcomes through the rules, without random numbers, and fails with the line number when the log
 does not match them.
@@ -34,7 +36,10 @@ from psygym.editions import edition_id, load
 from psygym.policies import resolve_policy
 
 AUTO = "auto"
-"""The default opponent: a shipped trained model if there is one, else a heuristic."""
+"""The default opponent: ``search`` where hands are open, else a shipped model or a heuristic."""
+
+SEARCH = "search"
+"""The agent that plays (and advises) where the players see the whole board."""
 
 
 def _loads(spec: str, rules: Any) -> bool:
@@ -49,10 +54,18 @@ def _loads(spec: str, rules: Any) -> bool:
 def default_opponent(rules: Any, seat: int = 1) -> str:
     """The ``auto`` opponent of an edition and scenario, playing ``seat``.
 
-    The pretrained model shipped for the scenario and that seat
-    (``psygym_agents.sb3.pretrained_path``) if there is one and it loads for these rules, else
-    the edition's reference heuristic (``BOTS.reference``), else ``random``.
+    ``search`` (exact within each cast or turn, a learned board value beyond) where the players
+    see the whole board and it loads. With secret hands: the pretrained model shipped for the
+    scenario and that seat (``psygym_agents.sb3.pretrained_path``) if there is one and it loads
+    for these rules, else the edition's reference heuristic (``BOTS.reference``), else
+    ``random``.
     """
+    from psygym.core import Information
+
+    if getattr(rules, "information", Information.PERFECT) != Information.HIDDEN and _loads(
+        SEARCH, rules
+    ):
+        return SEARCH
     name = getattr(rules.scenario, "name", "")
     if importlib.util.find_spec("psygym_agents.sb3") is not None:
         try:
@@ -77,8 +90,9 @@ def play(
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     opponent: str = typer.Option(
         AUTO,
-        help="The AI: an agent name (double-wc, optimal, random...), a .zip model or "
-        "tuned .json; 'auto' picks the shipped trained model, else a heuristic.",
+        help="The AI: an agent name (search, optimal, random...), a .zip model or tuned "
+        ".json; 'auto' picks search where hands are open, else the shipped trained model or a "
+        "heuristic.",
     ),
     seat: int = typer.Option(0, min=0, max=1, help="Your player: 0 (first side) or 1."),
     seed: int | None = typer.Option(
@@ -87,10 +101,11 @@ def play(
     hint: bool = typer.Option(
         False,
         "--hint",
-        help="Show the solver's value of each option (estimated by search where hands are secret).",
+        help="Show the value of each option (the search agent's: exact within the cast or "
+        "turn, estimated beyond it and where hands are secret).",
     ),
     hint_seconds: float = typer.Option(
-        HINT_BUDGET, min=0.1, help="Time the solver may take per hint (h searches further)."
+        HINT_BUDGET, min=0.1, help="Time a fallback solver may take per hint (h searches further)."
     ),
     runs_dir: str = typer.Option("runs", help="Games are logged to <runs-dir>/games/."),
 ) -> None:

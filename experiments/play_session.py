@@ -48,7 +48,6 @@ import math
 import shlex
 import sys
 import time
-import warnings
 import zlib
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -92,6 +91,8 @@ class Advice:
         message: why there is no advice, or a note about it.
         iterations: the information-set search iterations behind ``values`` when they are
             estimated by search (secret hands), else ``None``.
+        note: what the ``search`` agent's values are, in one sentence (its ``note``), when
+            they come from it and are not exact.
     """
 
     values: dict[int, float] = field(default_factory=dict)
@@ -99,6 +100,7 @@ class Advice:
     depth: int | None = None
     message: str = ""
     iterations: int | None = None
+    note: str = ""
 
 
 def _solver_parts() -> tuple[Any, Any, type[BaseException], Callable[[Any], bool]] | str:
@@ -112,13 +114,15 @@ def _solver_parts() -> tuple[Any, Any, type[BaseException], Callable[[Any], bool
 
 
 class Advisor:
-    """Values of every option of a decision from the expectiminimax solver, within a time budget.
+    """Values of every option of a decision from the ``search`` agent.
 
-    A request first searches the Psychic phase in progress (``max_depth=1``: later phases count
-    at the score reached; exact when the game ends with the phase), then, with the time left, the
-    whole game exactly. Each search stops after about ``budget`` seconds' worth of states (the
-    solver's ``max_states``; the rate is measured as the game goes) and its memo is kept for the
-    whole game, so every later request, and every ``h`` typed at the prompt, searches further.
+    Perfect- and simultaneous-information editions get the values of
+    :class:`psygym_agents.solvers.search.LookaheadPolicy`: exact where the edition declares the
+    scenario solvable whole, else exact within the cast (or turn) in progress with the board
+    beyond it valued by a learned board value (an estimate; the agent's ``note`` says what is
+    exact). A hint takes about a second at most on the shipped duels, so ``budget`` only
+    bounds the older depth-limited solver, which :meth:`advise` uses when the search agent is
+    not installed.
     Editions with secret hands (``rules.information``) have no exact advice: their values are
     estimated by the information-set search of the edition's ``optimal`` agent
     (:class:`psygym_agents.solvers.ismcts.SearchPolicy`), :data:`SEARCH_ITERATIONS` iterations
@@ -159,6 +163,19 @@ class Advisor:
         self._solver_cls, self._cache_cls, self._not_solvable, hidden = parts
         if hidden(rules):
             self.searches = True
+        self._lookahead: Any = None
+        if not self.searches:
+            try:
+                from psygym_agents.solvers.search import LookaheadPolicy
+            except ImportError:
+                pass
+            else:
+                self._lookahead = LookaheadPolicy(rules)
+
+    @property
+    def note(self) -> str:
+        """What the values are, in one sentence (the ``search`` agent's note), if it is used."""
+        return "" if self._lookahead is None else str(self._lookahead.note)
 
     def advise(
         self,
@@ -190,11 +207,22 @@ class Advisor:
             )
         key = (state, parent)
         hit = self._answers.get(key)
-        if hit is not None and (not further or (hit.exact and hit.values)):
+        if hit is not None and (not further or (hit.exact and hit.values) or hit.note):
             return hit
-        answer = self._search(state, parent, hit)
+        if self._lookahead is not None:
+            answer = self._lookahead_advice(state, parent)
+        else:
+            answer = self._search(state, parent, hit)
         self._answers[key] = answer
         return answer
+
+    def _lookahead_advice(self, state: Hashable, parent: Hashable | None) -> Advice:
+        """The ``search`` agent's values (exact within the cast or turn, or whole)."""
+        search = self._lookahead
+        solver = search.solver(self.rules, state if parent is None else parent)
+        values = self._values(solver, state, parent)
+        exact = bool(search.exact)
+        return Advice(values=values, exact=exact, note="" if exact else search.note)
 
     def _search_advice(self, state: Hashable, further: bool) -> Advice:
         """Values estimated by the information-set search from the mover's view only."""
@@ -213,12 +241,10 @@ class Advisor:
             if iterations == hit.iterations:
                 return hit
         try:
-            from psygym_agents.solvers.policy import make_optimal
+            from psygym_agents.solvers.search import make_search
         except ImportError as exc:
             return Advice(message=f"no search is installed ({exc})")
-        with warnings.catch_warnings():  # "not exact": the note under the values says so
-            warnings.simplefilter("ignore")
-            search = make_optimal(rules, f"iterations={iterations},seed={zlib.crc32(seen)}")
+        search = make_search(rules, f"iterations={iterations},seed={zlib.crc32(seen)}")
         _, means = search.search(rules, state, player)
         answer = Advice(
             values={int(a): float(v) for a, v in means.items()},
@@ -446,6 +472,7 @@ class PlaySession:
         self.secret_hands = _declares_hidden_information(rules)
         self.hidden_seen = self.secret_hands
         self._revealed_later: list[tuple[int, str, tuple[Event, ...]]] = []
+        self._noted = False  # the search's note was shown under a menu
 
     @property
     def advisor(self) -> Advisor:
@@ -606,15 +633,24 @@ class PlaySession:
             if advice is not None and a in advice.values:
                 v = advice.values[a]
                 mark = " (best)" if best is not None and math.isclose(v, best, abs_tol=1e-9) else ""
-                word = "estimated value" if advice.iterations is not None else "value"
+                word = "value" if advice.exact else "estimated value"
                 line += f"  {word} {v:+.3f}{mark}"
             self.narrator.text(line.rstrip())
         if advice is not None:
             self._advice_note(advice)
 
-    def _advice_note(self, advice: Advice) -> None:
+    def _advice_note(self, advice: Advice, *, again: bool = False) -> None:
+        """The line under the values: what they are (the search's note in full only once)."""
         if not advice.values:
             self.narrator.text(f"  Hint: {advice.message}", "dim")
+        elif advice.note:
+            if not self._noted or again:
+                self._noted = True
+                self.narrator.text(
+                    f"  Hint: values are your expected final score, estimated by search: "
+                    f"{advice.note}.",
+                    "dim",
+                )
         elif advice.iterations is not None:
             self.narrator.text(
                 "  Hint: values are estimated (search), not exact: your mean score at the end "
@@ -693,9 +729,9 @@ class PlaySession:
             ranked = sorted(advice.values.items(), key=lambda kv: -kv[1])
             for a, v in ranked:
                 i = legal.index(a) + 1 if a in legal else "?"
-                word = "estimated value" if advice.iterations is not None else "value"
+                word = "value" if advice.exact else "estimated value"
                 self.narrator.text(f"  {i}. {self.rules.action_label(state, a)}: {word} {v:+.3f}")
-        self._advice_note(advice)
+        self._advice_note(advice, again=True)
 
     # ------------------------------------------------------------------ the end
     def finish(self, state: Hashable, result: str) -> None:

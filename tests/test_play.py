@@ -381,7 +381,7 @@ def test_hint_in_second_edition_is_an_estimate_from_the_search(tmp_path):
     assert "estimated value" in out and "(best)" in out
 
 
-def test_depth_limited_advice_says_so():
+def test_duel_advice_comes_from_search_and_says_what_is_exact():
     rules = load("7th", "duel")
     rng = np.random.default_rng(0)
     s = rules.initial_state()
@@ -390,10 +390,11 @@ def test_depth_limited_advice_says_so():
             s = rules.apply(s, rules.sample_chance(s, rng))
         else:
             s = rules.apply(s, rules.legal_actions(s)[-1])
-    advice = Advisor(rules, budget=0.5).advise(s)
-    assert advice.values or "too large" in advice.message
-    if advice.values and not advice.exact:
-        assert advice.depth == 1
+    advisor = Advisor(rules, budget=0.5)
+    advice = advisor.advise(s)
+    assert set(advice.values) == set(rules.legal_actions(s))  # every option gets a value
+    assert not advice.exact and "exact within each cast" in advice.note
+    assert advisor.advise(s, further=True) is advice  # h answers the same, at once
 
 
 # ----------------------------------------------------------------------------- hidden information

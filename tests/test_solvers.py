@@ -466,13 +466,23 @@ def test_optimal_policy_shares_its_cache_per_rules():
     assert OptimalPolicy(DiceGame()).solver is not a.solver
 
 
-def test_optimal_policy_falls_back_when_too_large():
+def test_optimal_policy_falls_back_to_search_when_too_large(capsys):
+    import warnings
+
+    from psygym_agents.solvers.policy import _ANNOUNCED
+
     rules = DiceGame()
     assert make_optimal(rules).auto and make_optimal(rules).exact
+    _ANNOUNCED.discard((rules.edition, ""))
     policy = OptimalPolicy(rules, auto=True, max_states=2)  # as if the game were too large
-    with pytest.warns(RuntimeWarning, match="not exact"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # one plain line, no Python warning
         probs = policy.action_probabilities(rules, rules.initial_state(), 0)
+        policy.action_probabilities(rules, rules.initial_state(), 0)
     assert set(probs) <= {0, 1} and not policy.exact
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "playing search" in err and "states" in err
+    assert "/" not in err and ".py" not in err  # no file path
 
 
 # ----------------------------------------------------------------------------- 7th edition
@@ -748,8 +758,7 @@ def test_second_edition_is_not_solvable_but_searchable():
         Solver(rules)
     with pytest.raises(NotSolvable):
         policy_value(rules, [RandomPolicy(), RandomPolicy()])
-    with pytest.warns(UserWarning, match="NOT an exact solver"):
-        policy = make_optimal(rules, "iterations=30,seed=1")
+    policy = make_optimal(rules, "iterations=30,seed=1")
     assert policy.name == "search" and policy.exact is False
     end = play_game(rules, [policy, RandomPolicy()], np.random.default_rng(0))
     assert rules.is_terminal(end)
@@ -833,9 +842,13 @@ def test_situation_errors_name_the_problem(seventh):
         seventh_situation(seventh, power="Smite", target="Librarian")
     with pytest.raises(ValueError, match="warp charge 1 in the power data"):
         seventh_situation(seventh, powers="Smite:2")
-    duel = load("7th", "duel")  # two casting psykers: say which one knows it
-    with pytest.raises(ValueError, match="no psyker of the casting side knows"):
-        seventh_situation(duel, power="Psychic Shriek")
+    duel = load("7th", "duel")
+    # Flame Breath is Pyromancy, a discipline no Ultramarines psyker may generate from (7E-2.1).
+    with pytest.raises(ValueError, match="no psyker of the casting side knows Flame Breath"):
+        seventh_situation(duel, power="Flame Breath")
+    # Psychic Shriek is Telepathy: the Codicier's discipline, so the Codicier is taught it.
+    taught = seventh_situation(duel, power="Psychic Shriek")
+    assert taught.units[1].powers == (duel.power_index["Psychic Shriek"],)
 
 
 def test_first_decision_takes_the_middle_of_tied_outcomes(seventh):

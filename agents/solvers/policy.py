@@ -6,8 +6,8 @@ strategy). Its memo is kept per rules object and shared by every ``OptimalPolicy
 rules, so an env, an evaluation and a play session reuse what was solved before.
 
 For an edition with hidden information (secret hands, ``rules.information``) exact play does
-not apply: :func:`make_optimal` returns the information-set search of
-:mod:`psygym_agents.solvers.ismcts` (name ``"search"``), which is **not** exact.
+not apply: :func:`make_optimal` returns the ``search`` agent, there the information-set search
+of :mod:`psygym_agents.solvers.ismcts`, which is **not** exact.
 
 The agent spec is ``optimal`` or ``optimal:<options>`` with comma-separated options
 ``depth=N`` (Psychic phases searched, counting the current one; the score so far is the leaf
@@ -16,27 +16,32 @@ value beyond them), ``plies=N`` (transitions searched below each decision), ``st
 number is ``depth=N``. The two halves of a secret simultaneous move (such as secret bids)
 count as one ply, and the second mover never reads the first one's secret: it plays its
 equilibrium mix of the pair's matrix game, solved from the node where the pair began (see
-:mod:`psygym_agents.solvers.expectiminimax`). Plain ``optimal`` plays exactly while the game
-needs at most :data:`AUTO_MAX_STATES` states and otherwise warns once and plays an
-:data:`AUTO_PLIES`-ply search (not exact).
+:mod:`psygym_agents.solvers.expectiminimax`).
+
+Plain ``optimal`` is exact wherever the game can be solved whole. Where it cannot (hidden hands;
+a shipped scenario its edition does not list in ``Edition.solvable_scenarios``; a game that
+needs more than :data:`AUTO_MAX_STATES` states) it says so in one plain line on standard error,
+once per edition and scenario in a process (:func:`announce`), and plays the ``search`` agent
+(:func:`psygym_agents.solvers.search.make_search`) instead.
 """
 
 from __future__ import annotations
 
-import warnings
+import sys
 import weakref
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TextIO
 
 from psygym_agents.solvers import NotSolvable, has_hidden_information
 from psygym_agents.solvers.expectiminimax import Solver
 
-from psygym.policies import reference_policy
-
 AUTO_MAX_STATES = 200_000
 """States the automatic ``optimal`` agent may memoise before it gives up exact play."""
 AUTO_PLIES = 6
-"""Ply horizon of the automatic agent's fallback search (not exact)."""
+"""A short ply horizon (``optimal:plies=6``) for callers that want a cheap fixed-depth search."""
+
+_ANNOUNCED: set[tuple[str, str]] = set()
+"""(edition, scenario) pairs whose "playing search" line this process has printed."""
 
 _SOLVERS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
 
@@ -62,6 +67,33 @@ def shared_solver(
     return solver
 
 
+def _scenario_name(rules: Any) -> str:
+    return str(getattr(getattr(rules, "scenario", None), "name", "") or "")
+
+
+def announce(rules: Any, reason: str, search: Any, stream: TextIO | None = None) -> None:
+    """Say once per edition and scenario in this process that ``optimal`` plays ``search``.
+
+    One plain line on standard error (no warning machinery, no file path), such as
+    ``optimal: <edition> duel cannot be solved whole (...); playing search: exact within each
+    cast``.
+
+    Args:
+        rules: the rules ``optimal`` was asked to play.
+        reason: why the game cannot be solved whole, in a few words.
+        search: the agent played instead (its ``note``, if any, ends the line).
+        stream: where to write (default: ``sys.stderr`` at the time of the call).
+    """
+    key = (str(rules.edition), _scenario_name(rules))
+    if key in _ANNOUNCED:
+        return
+    _ANNOUNCED.add(key)
+    note = getattr(search, "note", "") or "an information-set search, not exact"
+    what = f"{rules.edition} {key[1]}".strip()
+    line = f"optimal: {what} cannot be solved whole ({reason}); playing search"
+    print(f"{line}: {note}", file=stream or sys.stderr, flush=True)
+
+
 class OptimalPolicy:
     """Optimal play from the exact game tree (perfect-information editions).
 
@@ -71,7 +103,7 @@ class OptimalPolicy:
         max_plies: transitions to search below each decision (``None``: no ply limit).
         max_states: raise :class:`~psygym_agents.solvers.NotSolvable` beyond this many states.
         auto: play exactly while the game needs at most :data:`AUTO_MAX_STATES` states, else
-            warn once and switch to a search of :data:`AUTO_PLIES` plies (not exact).
+            say so once (:func:`announce`) and play the ``search`` agent (not exact).
 
     Raises:
         NotSolvable: the edition has hidden information (use :func:`make_optimal`).
@@ -97,41 +129,42 @@ class OptimalPolicy:
 
     @property
     def exact(self) -> bool:
-        """False once a depth limit has cut any search this policy relied on."""
-        return self.solver.exact and not (self.auto and self._fell_back(self.rules))
+        """False once a depth limit (or the ``search`` fallback) played any decision."""
+        return self.solver.exact and not (self.auto and self._fallback(self.rules) is not None)
 
-    def _fell_back(self, rules: Any) -> bool:
-        return bool(_SOLVERS.get(rules, {}).get("too-large"))
+    def _fallback(self, rules: Any) -> Any:
+        """The ``search`` agent this policy plays on ``rules`` once exact play gave up."""
+        return _SOLVERS.get(rules, {}).get("too-large")
 
     def _solver(self, rules: Any) -> Solver:
-        if self.auto and self._fell_back(rules):
-            return shared_solver(rules, max_plies=AUTO_PLIES)
         if rules is self.solver.rules:
             return self.solver
         return shared_solver(rules, **self.settings)
 
+    def _give_up(self, rules: Any) -> Any:
+        """Switch ``rules`` to the ``search`` agent (said once), freeing the partial memo."""
+        from psygym_agents.solvers.search import LookaheadPolicy
+
+        per_rules = _SOLVERS.setdefault(rules, {})
+        search = per_rules.get("too-large")
+        if search is None:
+            search = per_rules["too-large"] = LookaheadPolicy(rules, exact=False)
+            per_rules.pop((None, None, self.settings["max_states"]), None)
+            announce(rules, f"more than {self.settings['max_states']:,} states", search)
+        return search
+
     def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
         """An optimal action with probability 1 (a mixed strategy at simultaneous moves)."""
+        if self.auto:
+            search = self._fallback(rules)
+            if search is not None:
+                return search.action_probabilities(rules, state, player)
         try:
             return self._solver(rules).strategy(state)
         except NotSolvable:
             if not self.auto:
                 raise
-        scenario = getattr(getattr(rules, "scenario", None), "name", "")
-        warnings.warn(
-            f"optimal: {rules.edition} {scenario} needs more than "
-            f"{self.settings['max_states']:,} states to solve exactly; playing a "
-            f"{AUTO_PLIES}-ply search instead (not exact; use optimal:states=N for more)",
-            RuntimeWarning,
-            stacklevel=2,
-        )
-        per_rules = _SOLVERS.setdefault(rules, {})
-        per_rules["too-large"] = True
-        per_rules.pop((None, None, self.settings["max_states"]), None)  # free the partial memo
-        solver = self._solver(rules)
-        if rules is self.rules:
-            self.solver = solver
-        return solver.strategy(state)
+        return self._give_up(rules).action_probabilities(rules, state, player)
 
     def choose(self, rules: Any, state: Hashable, player: int) -> int:
         """The most probable action of :meth:`action_probabilities`."""
@@ -140,7 +173,16 @@ class OptimalPolicy:
 
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
         """Value of every legal action for the player to move (from its point of view)."""
-        return self._solver(rules).action_values(state)
+        if self.auto:
+            search = self._fallback(rules)
+            if search is not None:
+                return search.action_values(rules, state)
+        try:
+            return self._solver(rules).action_values(state)
+        except NotSolvable:
+            if not self.auto:
+                raise
+        return self._give_up(rules).action_values(rules, state)
 
     def __repr__(self) -> str:
         return f"<policy {self.name}>"
@@ -173,36 +215,59 @@ def parse_options(arg: str | None) -> dict[str, int]:
     return out
 
 
+def _declared_unsolvable(rules: Any) -> bool:
+    """Whether the scenario is one its edition ships but does not list as solvable whole.
+
+    A scenario the edition does not ship (a user's file, a test's toy game) is tried exactly
+    within :data:`AUTO_MAX_STATES` states instead.
+    """
+    from psygym.edition import edition_of
+
+    try:
+        edition = edition_of(rules)
+    except (KeyError, ValueError, AttributeError):
+        return False
+    name = _scenario_name(rules)
+    if name in edition.solvable_scenarios:
+        return False
+    return name in edition.scenario_names()
+
+
 def make_optimal(rules: Any, arg: str | None = None) -> Any:
     """Factory of the ``optimal`` agent (``psygym_agents.registry``): exact where possible.
 
-    For editions with hidden information this returns
-    :class:`~psygym_agents.solvers.ismcts.SearchPolicy` (name ``"search"``), the strongest practical
-    search, which is not exact (a ``UserWarning`` says so), with the edition's reference
-    heuristic as its rollout policy.
+    Plain ``optimal`` is the exact solver where the game can be solved whole; elsewhere it
+    returns the ``search`` agent (:func:`~psygym_agents.solvers.search.make_search`) and says so
+    in one line on standard error (:func:`announce`): for hidden hands the information-set
+    search of :mod:`psygym_agents.solvers.ismcts` with the edition's reference heuristic as its
+    rollout policy (``iterations=N,seed=N`` are passed on), for a shipped scenario the edition
+    does not declare solvable the exact search of each cast or turn with a learned board value
+    beyond it. Explicit ``depth``, ``plies`` or ``states`` options always give the solver with
+    those limits.
 
     Args:
         rules: the rules to play.
         arg: options, see the module docstring (``"depth=2"``, ``"iterations=800,seed=3"``).
     """
+    from psygym_agents.solvers.search import make_search
+
     opts = parse_options(arg)
     if has_hidden_information(rules):
-        from psygym_agents.solvers.ismcts import SearchPolicy
-
-        warnings.warn(
-            f"optimal: {rules.edition} has hidden information, so this agent is an "
-            "information-set search ('search'), NOT an exact solver",
-            UserWarning,
-            stacklevel=2,
-        )
-        kwargs = {k: opts[k] for k in ("iterations", "seed") if k in opts}
-        return SearchPolicy(rules, rollout=reference_policy(rules), **kwargs)
+        kwargs = ",".join(f"{k}={opts[k]}" for k in ("iterations", "seed") if k in opts)
+        search = make_search(rules, kwargs or None)
+        announce(rules, "the players' hands are hidden", search)
+        return search
+    limits = {"depth", "plies", "states"} & set(opts)
+    if not limits and _declared_unsolvable(rules):
+        search = make_search(rules)
+        announce(rules, "too large to solve exactly", search)
+        return search
     return OptimalPolicy(
         rules,
         max_depth=opts.get("depth"),
         max_plies=opts.get("plies"),
         max_states=opts.get("states"),
-        auto=not ({"depth", "plies", "states"} & set(opts)),
+        auto=not limits,
     )
 
 
@@ -211,6 +276,7 @@ __all__ = [
     "AUTO_PLIES",
     "NotSolvable",
     "OptimalPolicy",
+    "announce",
     "make_optimal",
     "parse_options",
     "shared_solver",

@@ -1,6 +1,6 @@
 """The ``search`` agent: exact within one unit of lookahead, a learned board value beyond it.
 
-A whole duel is far too large to solve, but one cast (7th, 8th) or one turn (Rogue Trader) is
+A whole duel is far too large to solve, but one cast or one turn (the edition's ``horizon`` says which) is
 small. :class:`LookaheadPolicy` solves exactly, with every chance outcome weighted by its exact
 probability, all states whose ``rules.horizon`` equals the current one; the first state past
 that edge is a leaf worth the score so far plus ``V(leaf)``, the learned value of the board

@@ -220,6 +220,7 @@ class Game:
         self._secret_parent: Hashable | None = None
         self._secret_twins: list[int] = []
         self._hint_caches: dict[Any, Any] = {}
+        self._hint_search: Any = None  # the search agent for hints (False: not installed)
         self.result: str | None = None
         self.state = rules.initial_state()
         self._advance()
@@ -364,13 +365,16 @@ class Game:
 
     # ------------------------------------------------------------------ hints
     def hint(self) -> dict[str, Any]:
-        """Values of the human's options: exact, depth-limited (estimated) or searched (estimated).
+        """Values of the human's options: exact, or estimated by search.
 
-        Perfect-information editions and secret bids (``simultaneous_info``) use the
-        expectiminimax solver: the whole game within :data:`HINT_STATES` new states (exact),
-        else the Psychic phase in progress (exact only when nothing was cut). Editions with
-        hidden information use the information-set search, which reads only what the human
-        may know (their hand and the public table), so its values are estimates.
+        Perfect-information editions and secret bids (``simultaneous_info``) use the ``search``
+        agent (:class:`psygym_agents.solvers.search.LookaheadPolicy`): exact where the scenario
+        is solvable whole, else exact within the cast or turn in progress with a learned value
+        of the board beyond it (its ``note`` says so); at the second secret bid the values are
+        expectations against the opponent's equilibrium mix, never its actual bid. Without the
+        search agent the expectiminimax solver is tried within :data:`HINT_STATES` new states.
+        Editions with hidden information use the information-set search, which reads only what
+        the human may know (their hand and the public table), so its values are estimates.
 
         Raises:
             BadRequest: the game is over or it is not the human's turn.
@@ -383,6 +387,16 @@ class Game:
             return self._hint_answer({legal[0]: float("nan")}, True, "the only legal action")
         if self.hidden_seen:
             return self._search_hint(state)
+        lookahead = self._lookahead()
+        if lookahead is not None:
+            values = lookahead.action_values(rules, state)
+            exact = bool(lookahead.exact)
+            note = (
+                "exact: your expected final score under best play by both sides"
+                if exact
+                else f"estimated by search: {lookahead.note}"
+            )
+            return self._hint_answer(values, exact, note)
         try:
             from psygym_agents.solvers import NotSolvable
             from psygym_agents.solvers.expectiminimax import Cache, Solver
@@ -425,6 +439,17 @@ class Game:
             False,
             "too large to search within the hint budget; click Hint again to search further",
         )
+
+    def _lookahead(self) -> Any:
+        """The ``search`` agent of this game's rules (built once), or ``None`` if unavailable."""
+        if self._hint_search is None:
+            try:
+                from psygym_agents.solvers.search import LookaheadPolicy
+            except ImportError:
+                self._hint_search = False
+            else:
+                self._hint_search = LookaheadPolicy(self.rules)
+        return self._hint_search or None
 
     def _search_hint(self, state: Hashable) -> dict[str, Any]:
         try:
@@ -854,8 +879,13 @@ class GameStore:
 
 
 def _reference_name(edition_id: str, agents: list[dict[str, str]] | None) -> str:
+    """The default AI: ``search`` where the players see the whole board, else the reference."""
     from psygym.policies import bots_for
 
+    if not registry.get(edition_id).hidden_information and (
+        agents is None or any(a["name"] == "search" for a in agents)
+    ):
+        return "search"
     bots = bots_for(edition_id)
     if bots is not None:
         return bots.reference
