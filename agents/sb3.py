@@ -458,7 +458,7 @@ def make_sb3(
     if path is None or path == "pretrained":
         found = pretrained_path(rules.edition, rules.scenario.name, seat)
         if found is None:
-            shipped = sorted(PRETRAINED_DIR.glob(f"*{WEIGHTS_SUFFIX}"))
+            shipped = sorted(PRETRAINED_DIR.glob(f"*-seat*{WEIGHTS_SUFFIX}"))
             have = ", ".join(p.stem for p in shipped) or "none"
             raise ValueError(
                 f"no pretrained model for {rules.edition} {rules.scenario.name} seat {seat} "

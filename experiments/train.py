@@ -24,6 +24,26 @@ from psygym_experiments.harness.training import (
     run_training,
     start_run,
 )
+from psygym_experiments.harness.value_training import ALGO as VALUE_ALGO
+from psygym_experiments.harness.value_training import (
+    export_value,
+    final_value,
+    is_value_run,
+    make_value_config,
+    read_value_metrics,
+    resume_value_run,
+    run_value_training,
+    start_value_run,
+    value_command_line,
+)
+
+VALUE_GAMES = 2000
+"""Default ``--steps`` (games of the Monte-Carlo stage) of ``--algo value``."""
+_RL_ONLY = {
+    "opponent": "random", "eval_opponent": "", "seat": "", "eval_every": 0,
+    "eval_episodes": 200, "n_envs": 0, "subproc": False, "exact_eval": False,
+}  # fmt: skip
+"""Options of the RL algorithms with their defaults (they do not apply to ``--algo value``)."""
 
 
 def train(
@@ -32,13 +52,14 @@ def train(
     algo: str = typer.Option(
         "maskable-ppo",
         help="maskable-ppo (action masks), ppo or dqn (illegal actions are "
-        "replaced by a legal one, with the config's illegal_penalty).",
+        "replaced by a legal one, with the config's illegal_penalty); or value: a board value "
+        "for the search agent (--steps counts games, --config sets its budget).",
     ),
     steps: int | None = typer.Option(
         None,
-        min=1,
         help="Total environment steps of the run (default 100000; with --resume: keep the "
-        "run's target unless given).",
+        "run's target unless given). --algo value: games of its Monte-Carlo stage (default "
+        f"{VALUE_GAMES}).",
     ),
     seed: int = typer.Option(0, min=0, help="Random seed (model, envs, evaluation dice)."),
     opponent: str = typer.Option(
@@ -93,20 +114,56 @@ def train(
     --opponent self: the opponent is a frozen copy of the learner (sampling its policy),
     refreshed every self_play_refresh steps (config); the learner alternates seats.
     Models and checkpoints are written in the safe format (safetensors + JSON, no pickles).
+    --algo value trains the search agent's board value instead (--steps: games of its
+    Monte-Carlo stage; --config: a YAML of its settings; runs/<edition>/<scenario>/value_<n>/:
+    data/, labels/, checkpoints/, fits.csv, learning_curve.png, metrics.csv + metrics.json,
+    value.safetensors + value.json; see psygym_experiments.harness.value_training).
     """
+    options = dict(locals())
     with user_errors():
+        if steps is not None and steps < 1:
+            raise ValueError(f"--steps must be at least 1, not {steps}")
+        value_run = algo == VALUE_ALGO or (bool(resume) and is_value_run(resume))
         try:
             if resume:
                 run_dir = Path(resume)
                 cmd = command_text() if invoked_as_cli() else None
-                resume_run(run_dir, steps, show_progress=show_progress, command=cmd)
+                again = resume_value_run if value_run else resume_run
+                again(run_dir, steps, show_progress=show_progress, command=cmd)
+            elif value_run:
+                run_dir = _start_value(options)
             else:
-                run_dir = _start(_config(locals()), runs_dir, show_progress)
+                run_dir = _start(_config(options), runs_dir, show_progress)
         except TrainingInterrupted as exc:
             err_console.print(f"[yellow]{exc}[/yellow]", highlight=False)
             raise typer.Exit(128 + exc.signum) from None
-        exported = export_model(run_dir, export) if export else None
-    _print_summary(run_dir, exported)
+        if value_run:
+            exported = export_value(run_dir, export) if export else None
+        else:
+            exported = export_model(run_dir, export) if export else None
+    if value_run:
+        _print_value_summary(run_dir, exported)
+    else:
+        _print_summary(run_dir, exported)
+
+
+def _start_value(o: dict[str, Any]) -> Path:
+    """Create a board-value run folder, record the command and train; returns the folder."""
+    changed = [k for k, default in _RL_ONLY.items() if o[k] != default]
+    if changed:
+        names = ", ".join("--" + k.replace("_", "-") for k in changed)
+        raise ValueError(f"{names}: not an option of --algo value (it plays its own games)")
+    steps = VALUE_GAMES if o["steps"] is None else o["steps"]
+    cfg = make_value_config(o["edition"], o["scenario"], steps, o["seed"],
+                            config=o["config"] or None)  # fmt: skip
+    run_dir = start_value_run(cfg, o["runs_dir"])
+    if invoked_as_cli():
+        write_command(run_dir)
+    else:  # called in-process (tests, notebooks): record the equivalent command
+        write_command(run_dir, value_command_line(cfg, o["runs_dir"], o["config"] or None))
+    console.print(f"run folder: {run_dir}", highlight=False)
+    run_value_training(cfg, run_dir, show_progress=o["show_progress"])
+    return run_dir
 
 
 def _config(o: dict[str, Any]) -> TrainConfig:
@@ -142,6 +199,21 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
         f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.safetensors'}",
         highlight=False,
     )
+    if exported is not None:
+        console.print(f"exported: {exported} ({exported.stat().st_size} bytes)", highlight=False)
+
+
+def _print_value_summary(run_dir: Path, exported: Path | None) -> None:
+    """The per-round errors of a finished value run, and the exported model if any."""
+    rows = [r for r in read_value_metrics(run_dir) if r.get("model") == "final"]
+    for r in rows:
+        mc, sd, bellman = (float(r[k] or "nan") for k in ("mc_rmse", "target_sd", "bellman_rmse"))
+        console.print(
+            f"round {r['round']}: {r['boards']} test boards, Monte-Carlo RMSE {mc:.3f} "
+            f"(targets' sd {sd:.3f}), Bellman RMSE {bellman:.3f} on {r['bellman_boards']} boards",
+            highlight=False,
+        )
+    console.print(f"done: board value {final_value(run_dir)}", highlight=False)
     if exported is not None:
         console.print(f"exported: {exported} ({exported.stat().st_size} bytes)", highlight=False)
 

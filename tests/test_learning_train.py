@@ -304,7 +304,8 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
 
 
 def test_pretrained_models_are_small_documented_and_playable():
-    shipped = sorted((Path(__file__).parents[1] / "agents" / "pretrained").glob("*.safetensors"))
+    folder = Path(__file__).parents[1] / "agents" / "pretrained"
+    shipped = sorted(folder.glob("*-seat*.safetensors"))  # the value-* files are board values
     if not shipped:
         pytest.skip("no pretrained models shipped yet")
     for path in shipped:

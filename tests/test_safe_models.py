@@ -32,6 +32,7 @@ from psygym_agents.sb3 import (
     make_sb3,
     pretrained_path,
 )
+from psygym_agents.value import BoardValue
 from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL
@@ -351,7 +352,12 @@ def _fixture_rules(entry):
 
 def test_shipped_models_are_safe_format_only():
     assert not list(PRETRAINED_DIR.glob("*.zip"))
-    shipped = sorted(PRETRAINED_DIR.glob("*.safetensors"))
+    shipped = sorted(PRETRAINED_DIR.glob("*-seat*.safetensors"))
+    values = sorted(PRETRAINED_DIR.glob("value-*.safetensors"))
+    assert set(PRETRAINED_DIR.glob("*.safetensors")) == {*shipped, *values}
+    for path in values:  # board values: plain arrays and JSON, checked on load
+        BoardValue.load(path)
+        assert path.stat().st_size < 1_000_000, path
     fixture = json.loads(FIXTURE.read_text())
     assert {p.stem for p in shipped} == set(fixture)
     seats: dict[tuple[str, str], set[int]] = {}
