@@ -112,6 +112,16 @@ def evaluate_command(
         MAX_STATES, min=1, help="Solver state limit: bigger games get no exact values."
     ),
     self_play: bool = typer.Option(False, "--self-play", help="Also pair each agent with itself."),
+    until_clear: bool = typer.Option(
+        False,
+        "--until-clear",
+        help="Head to head instead: the first agent against each other one over both seats, "
+        "each match stopped once its 95% interval excludes 0 (at most --episodes games per "
+        "seat). '{seat}' in a spec becomes the seat played (one-seat models).",
+    ),
+    min_episodes: int = typer.Option(
+        20, min=2, help="--until-clear: fewest games per seat before a match may stop."
+    ),
 ) -> None:
     """Round-robin between agents in both seats (common random numbers), with exact values."""
     from psygym.editions import load
@@ -122,6 +132,8 @@ def evaluate_command(
         names = default_agents(rules) if agents.strip() == DEFAULT_AGENTS else split_names(agents)
         if not names:
             raise ValueError("--agents needs at least one agent name")
+        if until_clear:
+            return _until_clear(rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt)
         start = time.perf_counter()
         settings = EvalSettings(
             episodes, seed, workers, exact=exact, exploit=exact, max_states=max_states,
@@ -159,6 +171,55 @@ def evaluate_command(
                 console.print(f"  exploitability of {name}: {signed(value, 3)}", highlight=False)
         for note in ev.notes:
             console.print(f"  note: {note}", highlight=False)
+    err_console.print(f"results written to {run_dir}", highlight=False)
+
+
+def _until_clear(
+    rules: Any, names: list[str], episodes: int, min_episodes: int, seed: int, workers: int,
+    runs_dir: str, fmt: str,
+) -> None:  # fmt: skip
+    """``evaluate --until-clear``: adaptive matches of ``names[0]`` against each other agent."""
+    from psygym_experiments.harness.head_to_head import head_to_head, seat_spec
+    from psygym_experiments.harness.progress import ProgressBar
+
+    from psygym.policies import resolve_policy
+
+    if len(names) < 2:
+        raise ValueError("--until-clear needs at least two agents: the first meets each other one")
+    for name in names:  # a bad name fails here, in one line, before any game
+        for seat in (0, 1):
+            resolve_policy(seat_spec(name, seat), rules)
+    start = time.perf_counter()
+    results = []
+    for opponent in names[1:]:
+        with ProgressBar(f"{names[0]} vs {opponent}", episodes) as bar:
+            match = head_to_head(
+                rules, names[0], opponent, seed=seed, max_games=episodes,
+                min_games=min(min_episodes, episodes), workers=workers,
+                on_batch=lambda r: bar.update(
+                    completed=r.games_per_seat, note=f"{r.margin:+.2f} ± {r.ci95:.2f}"
+                ),
+            )  # fmt: skip
+        results.append(match)
+        if fmt == "table":
+            console.print(f"  {match.verdict()}", highlight=False)
+    run_dir = run_folder(runs_dir, "evaluate")
+    rows = [m.as_dict() for m in results]
+    write_json(run_dir / "results.json", {"edition": rules.edition, "matches": rows})
+    header = "agent,opponent,games_per_seat,margin,ci95,decided,seat0_mean,seat1_mean"
+    lines = [header] + [",".join(str(r[k]) for k in header.split(",")) for r in rows]
+    (run_dir / "results.csv").write_text("\n".join(lines) + "\n")
+    write_json(run_dir / "config.json", {
+        "edition": rules.edition, "scenario": getattr(rules.scenario, "name", ""),
+        "agents": names, "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
+        "workers": workers, "until_clear": True,
+        "seconds": round(time.perf_counter() - start, 2),
+    })  # fmt: skip
+    write_command(run_dir)
+    if fmt == "csv":
+        typer.echo("\n".join(lines))
+    elif fmt == "json":
+        typer.echo(json_text({"matches": rows}))
     err_console.print(f"results written to {run_dir}", highlight=False)
 
 

@@ -75,12 +75,15 @@ def test_search_values_equal_the_exact_solver_on_single_phase(edition, scenario)
     search = resolve_policy("search", rules)
     assert search.exact and "exact" in search.note
     oracle = LookaheadPolicy(rules, _ExactRest(rules), exact=False)  # one cast, exact V
+    two = LookaheadPolicy(rules, _ExactRest(rules), exact=False, steps=2)  # two casts
     exact = Solver(rules)  # fresh: shares nothing with the agent
     n = 0
     for s in _decisions(rules, SEARCH_GAMES):
         want = exact.action_values(s)
         assert search.action_values(rules, s) == pytest.approx(want, abs=1e-9)
         assert oracle.action_values(rules, s) == pytest.approx(want, abs=1e-9)
+        if n % 5 == 0:
+            assert two.action_values(rules, s) == pytest.approx(want, abs=1e-9)
         n += 1
     assert n >= SEARCH_GAMES  # every game had decisions
 
@@ -216,7 +219,7 @@ def test_optimal_on_a_duel_says_once_in_one_line_that_it_plays_search(capsys):
     err = capsys.readouterr().err
     assert first.name == again.name == "search"
     assert err.count("\n") == 1 and err.startswith("optimal: 8th duel")
-    assert "playing search" in err and "exact within each cast" in err
+    assert "playing search" in err and "exact over each cast and the 1 after it" in err
     assert ".py" not in err and "/" not in err  # no file path
 
 
@@ -267,7 +270,7 @@ def test_play_hint_shows_search_values_on_every_duel_menu(tmp_path):
     assert menus > 1 and out.count("(best)") >= menus  # every menu has values, a best one
     assert "estimated value" in out and "too large" not in out
     # The search's note: once under the menus, and again for the h typed at the prompt.
-    assert out.count("exact within each cast") == 2
+    assert out.count("exact over each cast and the 1 after it") == 2
 
 
 def _settings(quick: bool):
@@ -313,3 +316,39 @@ def test_evaluate_default_field_has_search_and_the_reference(edition, scenario):
     assert bots is None or bots.reference in names
     for name in names:
         resolve_policy(name, rules)  # every default agent loads
+
+
+def test_two_steps_see_past_the_first_cast_where_one_step_does_not():
+    """With no board value, one cast of lookahead values the board after it at the score so far;
+    two casts also count what the next cast scores, so some values must differ."""
+    rules = load("8th", "duel")
+    one = LookaheadPolicy(rules, _Zero(), exact=False, steps=1)
+    two = LookaheadPolicy(rules, _Zero(), exact=False, steps=2)
+    differs = 0
+    for s in _decisions(rules, 3):
+        if rules.horizon(s)[0] >= 1 and not rules.is_response(s):
+            a, b = one.action_values(rules, s), two.action_values(rules, s)
+            assert a.keys() == b.keys()
+            differs += any(abs(a[k] - b[k]) > 1e-9 for k in a)
+    assert differs > 0
+    assert "the 1 after it" in two.note
+
+
+class _Zero:
+    """A board value of 0 everywhere (the score so far is the leaf)."""
+
+    meta: dict = {}
+
+    def __call__(self, rules, state):
+        return 0.0
+
+
+@pytest.mark.parametrize(
+    "arg,message",
+    [("steps=0", "steps must be a whole number"), ("depth=2", "unknown option 'depth'")],
+)
+def test_search_options_are_checked(arg, message):
+    from psygym_agents.solvers.search import make_search
+
+    with pytest.raises(ValueError, match=message):
+        make_search(load("8th", "duel"), arg)

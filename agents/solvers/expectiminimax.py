@@ -36,7 +36,9 @@ The search uses an explicit stack, so game length is not limited by Python's rec
   where ``rules.horizon(state) == h``: the first state beyond it is a leaf worth
   ``leaf(state)`` (an estimate of the final score of player 0 from there, such as the score so
   far plus a learned board value), and ``exact`` becomes False once such a leaf is used. This
-  is the ``search`` agent's exact search of one cast or turn (:mod:`.search`).
+  is the ``search`` agent's exact search of one cast or turn (:mod:`.search`). With
+  ``steps=k`` the search spans ``k`` units: the one ``within`` names and the next ``k - 1``
+  (each key then carries the units left, as a depth limit's keys carry the phases left).
 - **State limit.** With ``max_states`` the search raises :class:`~psygym_agents.solvers.NotSolvable`
   once it has memoised more states than that.
 
@@ -162,6 +164,7 @@ class Solver:
         within: search only states whose ``rules.horizon`` is this (``None``: no horizon).
         leaf: value (final score of player 0) of a state beyond a depth limit or the
             horizon; default: the score so far, ``rules.returns(state)[0]``.
+        steps: units of lookahead searched with ``within``, counting the one it names.
 
     Attributes:
         states: number of states memoised so far (decision and chance nodes, not terminals).
@@ -183,6 +186,7 @@ class Solver:
         on_progress: Callable[[int], None] | None = None,
         within: Hashable | None = None,
         leaf: Callable[[Hashable], float] | None = None,
+        steps: int = 1,
     ):
         if max_depth is not None and max_depth < 1:
             raise ValueError(f"max_depth must be at least 1 (Psychic phases), got {max_depth}")
@@ -191,7 +195,12 @@ class Solver:
         self.rules = rules
         self.max_depth = max_depth
         self.max_plies = max_plies
+        if steps < 1:
+            raise ValueError(f"steps must be at least 1 (units of lookahead), got {steps}")
+        if steps > 1 and (within is None or max_depth is not None):
+            raise ValueError("steps > 1 needs within= and no max_depth")
         self.within = within
+        self.steps = steps
         self._horizon = rules.horizon if within is not None else None
         self._limited = max_depth is not None or max_plies is not None or within is not None
         self._leaf = leaf if leaf is not None else (lambda state: rules.returns(state)[0])
@@ -362,6 +371,8 @@ class Solver:
         if not self._limited:
             return state
         phases = -1 if self.max_depth is None else self.max_depth - 1
+        if self.steps > 1:
+            phases = self.steps - 1  # units of lookahead left after the current one
         plies = -1 if self.max_plies is None else self.max_plies
         return (state, phases, plies)
 
@@ -392,9 +403,16 @@ class Solver:
         player = rules.current_player(child)
         if player == TERMINAL:
             return None, player, rules.returns(child)[0]
-        if self._horizon is not None and self._horizon(child) != self.within:
-            self.cache.cut = True
-            return None, player, self._leaf(child)
+        if self._horizon is not None:
+            if self.steps == 1:
+                if self._horizon(child) != self.within:
+                    self.cache.cut = True
+                    return None, player, self._leaf(child)
+            elif self._horizon(child) != self._horizon(state):
+                if phases == 0:
+                    self.cache.cut = True
+                    return None, player, self._leaf(child)
+                phases -= 1
         if phases >= 0 and any(e.kind == EventKind.PHASE for e in events):
             if phases == 0:
                 self.cache.cut = True

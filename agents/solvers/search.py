@@ -1,9 +1,10 @@
 """The ``search`` agent: exact within one unit of lookahead, a learned board value beyond it.
 
-A whole duel is far too large to solve, but one cast or one turn (the edition's ``horizon`` says which) is
-small. :class:`LookaheadPolicy` solves exactly, with every chance outcome weighted by its exact
-probability, all states whose ``rules.horizon`` equals the current one; the first state past
-that edge is a leaf worth the score so far plus ``V(leaf)``, the learned value of the board
+A whole duel is far too large to solve, but one cast or one turn (the edition's ``horizon``
+says which) is small. :class:`LookaheadPolicy` solves exactly, with every chance outcome weighted
+by its exact probability, all states whose ``rules.horizon`` equals the current one (and the
+next ``steps - 1`` units with ``search:steps=N``); the first state past that edge is a leaf
+worth the score so far plus ``V(leaf)``, the learned value of the board
 (:class:`psygym_agents.value.BoardValue`). Secret bids inside the unit are matrix games, as in
 the exact solver.
 
@@ -55,6 +56,8 @@ class LookaheadPolicy:
         value: the board value; ``None``: the shipped one for the scenario, if any.
         exact: solve the whole game exactly; ``None``: when the edition says the scenario is
             solvable whole.
+        steps: units of lookahead searched exactly (the current one and ``steps - 1`` more);
+            ``None``: the ``search_steps`` the board value's JSON records (else 1).
 
     Attributes:
         note: one plain sentence on what the values are (exact, or exact within the unit plus
@@ -63,24 +66,38 @@ class LookaheadPolicy:
 
     name = "search"
 
-    def __init__(self, rules: Any, value: Any = None, *, exact: bool | None = None):
+    def __init__(
+        self, rules: Any, value: Any = None, *, exact: bool | None = None,
+        steps: int | None = None,
+    ):  # fmt: skip
         from psygym_agents.value import shipped_value
 
         self.rules = rules
         self.exact = solvable_whole(rules) if exact is None else exact
         self.value = None if self.exact else (value if value is not None else shipped_value(rules))
+        if steps is None:
+            meta = getattr(self.value, "meta", None) or {}
+            steps = int(meta.get("search_steps", 1))
+        self.steps = steps
         scenario = getattr(getattr(rules, "scenario", None), "name", "")
         if self.exact:
             self.note = f"exact: {rules.edition} {scenario} is solved whole"
         elif self.value is None:
             self.note = (
-                f"exact within each {self.unit}; no board value is trained for {rules.edition} "
+                f"exact {self.span}; no board value is trained for {rules.edition} "
                 f"{scenario}, so the board beyond counts only the score so far"
             )
         else:
             err = self.value.meta.get("rmse")
             tail = f" (its error about {err:.2f} points)" if isinstance(err, float) else ""
-            self.note = f"exact within each {self.unit}; the board beyond is estimated{tail}"
+            self.note = f"exact {self.span}; the board beyond is estimated{tail}"
+
+    @property
+    def span(self) -> str:
+        """What is searched exactly, in player words ("within each cast", ...)."""
+        if self.steps == 1:
+            return f"within each {self.unit}"
+        return f"over each {self.unit} and the {self.steps - 1} after it"
 
     @property
     def unit(self) -> str:
@@ -95,7 +112,7 @@ class LookaheadPolicy:
             return shared_solver(rules)
         per_rules = _LOOKAHEAD.setdefault(rules, {})
         within = rules.horizon(state)
-        key = (within, id(self.value))
+        key = (within, id(self.value), self.steps)
         solver = per_rules.get(key)
         if solver is None:
             while len(per_rules) >= _KEEP:
@@ -109,7 +126,7 @@ class LookaheadPolicy:
                 def leaf(s: Hashable) -> float:
                     return returns(s)[0] + value(rules, s)
 
-            solver = per_rules[key] = Solver(rules, within=within, leaf=leaf)
+            solver = per_rules[key] = Solver(rules, within=within, leaf=leaf, steps=self.steps)
         return solver
 
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
@@ -154,13 +171,25 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         opts = parse_options(arg)
         kwargs = {k: opts[k] for k in ("iterations", "seed") if k in opts}
         return SearchPolicy(rules, rollout=reference_policy(rules), **kwargs)
-    value = None
-    if arg:
-        from psygym_agents.value import BoardValue
+    value, steps = None, None
+    for part in (arg or "").split(","):
+        name, sep, text = part.strip().partition("=")
+        if not name:
+            continue
+        if not sep:  # a bare path is the board value
+            name, text = "value", name
+        if name == "steps":
+            if not text.isdigit() or int(text) < 1:
+                raise ValueError(f"search: steps must be a whole number >= 1, got {text!r}")
+            steps = int(text)
+        elif name == "value":
+            from psygym_agents.value import BoardValue
 
-        value = BoardValue.load(arg)
-        value.check_rules(rules)
-    return LookaheadPolicy(rules, value)
+            value = BoardValue.load(text)
+            value.check_rules(rules)
+        else:
+            raise ValueError(f"search: unknown option {name!r}; allowed: steps=N, value=PATH")
+    return LookaheadPolicy(rules, value, steps=steps)
 
 
 __all__ = ["LookaheadPolicy", "make_search", "solvable_whole"]

@@ -82,13 +82,28 @@ class HeadToHead:
 _WORKER: dict[str, Any] = {}
 
 
-def _policies(rules: Any, specs: tuple[str, str]) -> tuple[Any, Any]:
+SEAT_FIELD = "{seat}"
+"""In an agent spec, replaced by the seat it plays (models trained for one seat only:
+``agents/pretrained/7th-duel-seat{seat}.safetensors``)."""
+
+
+def seat_spec(spec: str, seat: int) -> str:
+    """``spec`` for an agent playing ``seat`` (see :data:`SEAT_FIELD`)."""
+    return spec.replace(SEAT_FIELD, str(seat))
+
+
+def _policies(rules: Any, specs: tuple[str, str]) -> dict[tuple[int, int], Any]:
+    """``{(agent index, seat): policy}``, built once per worker and match."""
     from psygym.policies import resolve_policy
 
     key = (id(rules), specs)
     if _WORKER.get("key") != key:
         _WORKER["key"] = key
-        _WORKER["policies"] = tuple(resolve_policy(s, rules) for s in specs)
+        _WORKER["policies"] = {
+            (i, seat): resolve_policy(seat_spec(spec, seat), rules)
+            for i, spec in enumerate(specs)
+            for seat in (0, 1)
+        }
     return _WORKER["policies"]
 
 
@@ -96,12 +111,12 @@ def play_pairs(
     rules: Any, specs: tuple[str, str], seed: int, games: range
 ) -> list[tuple[float, float]]:
     """A's score in seat 0 and in seat 1 for each game of ``games`` (same dice in both)."""
-    a, b = _policies(rules, specs)
+    p = _policies(rules, specs)
     out = []
     for g in games:
         s = game_seed(seed, g)
-        first = rules.returns(play_crn(rules, [a, b], s))[0]
-        second = -rules.returns(play_crn(rules, [b, a], s))[0]
+        first = rules.returns(play_crn(rules, [p[0, 0], p[1, 1]], s))[0]
+        second = -rules.returns(play_crn(rules, [p[1, 0], p[0, 1]], s))[0]
         out.append((float(first), float(second)))
     return out
 
@@ -168,4 +183,4 @@ def head_to_head(
     return result
 
 
-__all__ = ["HeadToHead", "head_to_head", "play_pairs"]
+__all__ = ["SEAT_FIELD", "HeadToHead", "head_to_head", "play_pairs", "seat_spec"]

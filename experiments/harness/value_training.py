@@ -437,7 +437,7 @@ def play_boards(
         raise ValueError(f"edition {rules.edition} has no heuristics to play the games with")
     names = list(bots.heuristics)
     made = {n: bots.heuristics[n](rules) for n in names}
-    search = LookaheadPolicy(rules, value) if search_share > 0 else None
+    search = LookaheadPolicy(rules, value, steps=1) if search_share > 0 else None
     split = np.zeros(n_games, np.int8) if split is None else split
     cols: dict[str, list[Any]] = {k: [] for k in ("x", "round", "score", "target", "game", "ply")}
     states: list[Hashable] = []
@@ -527,7 +527,7 @@ def backup(rules: Any, value: Any, state: Hashable) -> float:
     """
     from psygym_agents.solvers.search import LookaheadPolicy
 
-    return LookaheadPolicy(rules, value).value_of(rules, state) - rules.returns(state)[0]
+    return LookaheadPolicy(rules, value, steps=1).value_of(rules, state) - rules.returns(state)[0]
 
 
 def zero_value(rules: Any) -> Any:
