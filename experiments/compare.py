@@ -175,6 +175,8 @@ class CompareSettings:
         solve_seconds: time allowed to solve a scenario's game.
         runs_dir: the runs folder.
         agents: labels to keep in each field (``None``: everyone).
+        search: put ``search`` in the round-robin of every duel (``--search``; also when
+            ``agents`` names it).
         exact_pairs: exact scores of pairings (off with ``--quick``).
         exact_budget: states the solver may spend on best responses and on exact scores of
             random agents' pairings, per scenario (see :func:`exact_plan`).
@@ -194,6 +196,7 @@ class CompareSettings:
     agents: list[str] | None = None
     exact_pairs: bool = True
     exact_budget: int = 2_000_000
+    search: bool = False
 
 
 # ----------------------------------------------------------------------------- planning
@@ -613,7 +616,13 @@ def search_entry(rules: Any, settings: CompareSettings, notes: list[str]) -> Ent
         return None
     if settings.quick:
         notes.append("search agent left out with --quick: it takes up to a few seconds a game; "
-                     "the full compare has it.")  # fmt: skip
+                     "compare --search has it.")  # fmt: skip
+        return None
+    if not settings.search and SEARCH not in (settings.agents or ()):
+        notes.append("search agent left out of the round-robin: it takes seconds a game, which "
+                     "would make this comparison take hours; compare --search includes it, and "
+                     "psygym evaluate --until-clear measures it head to head "
+                     "(docs/strength.md).")  # fmt: skip
         return None
     return Entry(SEARCH, SEARCH, "search", "built in", search_text(rules))
 
@@ -924,6 +933,7 @@ def run_compare(
     solve_seconds: float | None = None,
     agents: list[str] | None = None,
     show_progress: bool = True,
+    search: bool = False,
 ) -> Path:
     """Run the comparison and write its folder; returns ``<runs_dir>/compare-<time>/``.
 
@@ -942,6 +952,7 @@ def run_compare(
         agents: keep only these agents in each field (labels: heuristic names, ``random``,
             ``tuned``, ``ppo``, ``optimal``; ``None``: everyone).
         show_progress: progress bars and status lines on stderr.
+        search: include the ``search`` agent on every duel (slow: seconds a game).
     """
     start = time.perf_counter()
     pairs, plan_notes = plan(editions, scenario)
@@ -960,6 +971,7 @@ def run_compare(
         agents=agents or None,
         exact_pairs=not quick,
         exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
+        search=search,
     )
     tables_side = _start_tables(settings.editions, quick)
 
@@ -1070,6 +1082,13 @@ def compare(
             f"{SOLVE_SECONDS:.0f}, quick {QUICK_SOLVE_SECONDS:.0f}).",
         ),
     ] = None,
+    search: Annotated[
+        bool,
+        typer.Option(
+            "--search",
+            help="Put the search agent in every duel's round-robin (seconds a game: hours).",
+        ),
+    ] = False,
 ) -> None:
     """The main job: every heuristic, tuned, PPO and optimal agent per edition; a report."""
     with user_errors():
@@ -1078,7 +1097,7 @@ def compare(
             names, scenario=scenario, quick=quick, episodes=episodes, seed=seed,
             runs_dir=runs_dir, workers=workers, tune_trials=tune_trials, train_steps=train_steps,
             max_states=max_states, solve_seconds=solve_seconds,
-            agents=split_names(agents) if agents else None,
+            agents=split_names(agents) if agents else None, search=search,
         )  # fmt: skip
     write_command(run_dir)
     _print_leaderboards(run_dir)

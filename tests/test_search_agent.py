@@ -283,17 +283,23 @@ def _settings(quick: bool):
 
 
 @pytest.mark.parametrize("edition,scenario", DUELS)
-def test_compare_has_search_on_every_duel_but_not_with_quick(edition, scenario):
+def test_compare_has_search_on_every_duel_with_search_and_says_so_without(edition, scenario):
+    from dataclasses import replace
+
     from psygym_experiments.compare import heuristic_entries, search_entry
 
     rules = load(edition, scenario)
     notes: list[str] = []
-    entry = search_entry(rules, _settings(quick=False), notes)
+    entry = search_entry(rules, replace(_settings(quick=False), search=True), notes)
     assert entry is not None and entry.kind == "search" and entry.spec == "search"
     assert entry.description and not notes
     assert "search" not in {e.label for e in heuristic_entries(rules)}  # not a heuristic
+    named = search_entry(rules, replace(_settings(quick=False), agents=["search"]), notes)
+    assert named is not None and not notes
+    assert search_entry(rules, _settings(quick=False), notes) is None  # the default: left out
+    assert notes and "compare --search includes it" in notes[0]
     assert search_entry(rules, _settings(quick=True), notes) is None
-    assert notes and "--quick" in notes[0]
+    assert "--quick" in notes[-1]
 
 
 @pytest.mark.parametrize("edition,scenario", SINGLE_PHASE)
