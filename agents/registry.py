@@ -1,8 +1,8 @@
 """The edition-independent built-in agents, exposed through the ``psygym.agents`` entry point.
 
 ``AGENTS`` maps a name to a factory ``f(rules, arg=None) -> Policy``: ``random``, ``optimal``,
-``search``, ``tuned`` and ``sb3``. They are imported only when asked for, so naming ``random`` never imports
-torch. Each edition's heuristics are declared by its own ``BOTS`` manifest
+``search``, ``tuned`` and ``sb3``. They are imported only when asked for, so naming ``random``
+never imports torch. Each edition's heuristics are declared by its own ``BOTS`` manifest
 (``psygym_agents.<edition>``), a separate entry point.
 """
 

@@ -10,14 +10,13 @@ with the number of the first bad line, and so is a log without an end line or wi
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from psygym_experiments.harness.gamelog import ChainError, verify_chain
+from psygym_experiments.harness.gamelog import ChainError, read_json_lines, verify_chain
 from psygym_experiments.play_session import Narrator, state_digest, state_text
 from rich.console import Console
 from rich.markup import escape
@@ -46,20 +45,7 @@ def read_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Raises:
         ReplayError: a line is not a JSON object.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no game log at {p}")
-    with p.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ReplayError(f"{p}: line {n}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ReplayError(f"{p}: line {n}: expected a JSON object")
-            yield n, obj
+    return read_json_lines(path, ReplayError)
 
 
 def read_chained_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:

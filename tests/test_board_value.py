@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import numpy as np
-import psygym
 import pytest
 from psygym_agents.value import BoardValue, ValueModelError
+
+import psygym
 
 
 def _model(n_in: int, seed: int = 0) -> BoardValue:

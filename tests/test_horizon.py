@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
-import psygym
 import pytest
+
+import psygym
 from psygym.core import CHANCE, TERMINAL
 
 

@@ -80,15 +80,9 @@ def parse_situation(text: str) -> dict[str, Any]:
     Raises:
         ValueError: a part is not ``key=value`` or the key is unknown.
     """
-    out: dict[str, Any] = {}
-    for part in re.split(r",(?=\s*[A-Za-z_][\w-]*\s*=)", text.strip()):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise ValueError(f"--situation: {part.strip()!r} is not key=value")
-        out[key.strip()] = value.strip()
-    return normalize(out)
+    from psygym_agents.solvers.situations import key_values
+
+    return normalize(key_values(text))
 
 
 def _items(value: Any) -> list[str]:

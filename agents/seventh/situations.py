@@ -75,21 +75,9 @@ def parse_situation(text: str) -> dict[str, Any]:
     Raises:
         ValueError: a part is not ``key=value`` or the key is unknown (lists the known keys).
     """
-    out: dict[str, Any] = {}
-    parts = re.split(r",(?=\s*[A-Za-z_][\w-]*\s*=)", text.strip())
-    for part in parts:
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep:
-            raise ValueError(f"--situation: {part.strip()!r} is not key=value")
-        if key not in SITUATION_KEYS:
-            raise ValueError(
-                f"--situation: unknown key {key!r}; known keys: {', '.join(SITUATION_KEYS)}"
-            )
-        out[key] = value.strip()
-    return normalize(out)
+    from psygym_agents.solvers.situations import key_values
+
+    return normalize(key_values(text))
 
 
 def normalize(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,16 +10,37 @@
   ``edition`` and ``scenario`` are optional (the command's options decide). A ``situation`` is
   read by the edition's own ``situation`` tool (its ``BOTS.tools``).
 - :func:`first_decision`: the first decision from a state, taking the likeliest chance outcomes.
+- :func:`key_values`: the compact ``key=value,key=value`` form every edition's situations read.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
 from psygym.core import TERMINAL
+
+
+def key_values(text: str) -> dict[str, str]:
+    """``"dice=7,powers=Smite;Psychic Maelstrom"`` -> ``{"dice": "7", "powers": "Smite;..."}``.
+
+    Pairs are separated by commas; a comma not followed by ``key=`` belongs to the value.
+
+    Raises:
+        ValueError: a part is not ``key=value``.
+    """
+    out: dict[str, str] = {}
+    for part in re.split(r",(?=\s*[A-Za-z_][\w-]*\s*=)", text.strip()):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise ValueError(f"--situation: {part.strip()!r} is not key=value")
+        out[key.strip()] = value.strip()
+    return out
 
 
 def replay(rules: Any, actions: list[int]) -> Hashable:
@@ -105,4 +126,4 @@ def first_decision(rules: Any, state: Hashable | None = None) -> Hashable:
         s = rules.apply(s, tied[len(tied) // 2])
 
 
-__all__ = ["first_decision", "load_state_file", "replay"]
+__all__ = ["key_values", "first_decision", "load_state_file", "replay"]

@@ -19,7 +19,6 @@ solvable. The agent's ``note`` says which, with the value's error estimate. With
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -255,23 +254,11 @@ def generation_advice(rules: Any, state: Hashable, *, agent: Any = None) -> dict
 
 
 def _read_log(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    from psygym_experiments.harness.gamelog import verify_chain
+    from psygym_experiments.harness.gamelog import read_json_lines, verify_chain
 
     if not path.is_file():
         raise FileNotFoundError(f"--from-log: no game log at {path}")
-    lines = []
-    with path.open(encoding="utf-8") as f:
-        for n, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}: line {n}: not valid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise ValueError(f"{path}: line {n}: expected a JSON object")
-            lines.append((n, obj))
-    return list(verify_chain(lines, str(path)))
+    return list(verify_chain(list(read_json_lines(path)), str(path)))
 
 
 def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[str, Any]]:

@@ -122,6 +122,31 @@ def verify_chain(lines: Iterable[tuple[int, Mapping[str, Any]]], where: str) -> 
         yield n, obj
 
 
+def read_json_lines(
+    path: str | Path, error: type[ValueError] = ValueError
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(line number, object)`` for each non-blank line of a JSON-lines game log.
+
+    Raises:
+        FileNotFoundError: no file at ``path``.
+        ValueError: (of class ``error``) a line is not a JSON object.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"no game log at {p}")
+    with p.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise error(f"{p}: line {n}: not valid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise error(f"{p}: line {n}: expected a JSON object")
+            yield n, obj
+
+
 class GameLog:
     """Writes one game as a hash-chained JSON Lines log; flushed after every line.
 

@@ -106,7 +106,7 @@ _GENERATION_STAGES = frozenset((Stage.DISCIPLINE, Stage.GEN_ROLL, Stage.SWAP))
 _AFTER_CAST_ROLL = frozenset(
     (Stage.PERILS, Stage.LD_TEST, Stage.PERILS_HITS, Stage.PURGE, Stage.DRAIN, Stage.DENY,
      Stage.DENY_ROLL, Stage.EFFECT)
-)
+)  # fmt: skip
 _CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _OVER = range(5)
 _ROLE_OF = {
     Stage.DISCIPLINE: _GENERATOR,
