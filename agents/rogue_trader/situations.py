@@ -41,23 +41,12 @@ def normalize(options: Mapping[str, Any]) -> dict[str, Any]:
     Raises:
         ValueError: an unknown key (the message lists the known ones) or a bad number.
     """
-    out: dict[str, Any] = {}
-    for key, value in options.items():
-        key = key.replace("-", "_")
-        if key not in SITUATION_KEYS:
-            raise ValueError(
-                f"situation: {key!r} is not a key of Rogue Trader situations; known keys: "
-                f"{', '.join(SITUATION_KEYS)}"
-            )
-        if value is None:
-            continue
-        if key == "turn":
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise ValueError(f"situation: turn must be a whole number, got {value!r}") from None
-        out[key] = value
-    return out
+    from psygym_agents.solvers.situations import check_options
+
+    return check_options(
+        options, SITUATION_KEYS, ("turn",),
+        unknown="situation: {key} is not a key of Rogue Trader situations; known keys: {known}",
+    )  # fmt: skip
 
 
 def parse_situation(text: str) -> dict[str, Any]:

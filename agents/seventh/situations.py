@@ -86,26 +86,12 @@ def normalize(options: Mapping[str, Any]) -> dict[str, Any]:
     Raises:
         ValueError: unknown key or a value that should be a whole number and is not.
     """
-    out: dict[str, Any] = {}
-    for key, value in options.items():
-        key = key.replace("-", "_")
-        if key not in SITUATION_KEYS:
-            raise ValueError(
-                f"situation: unknown key {key!r}; known keys: {', '.join(SITUATION_KEYS)}"
-            )
-        if value is None:
-            continue
-        if key in _INT_KEYS:
-            try:
-                value = int(value)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"situation: {key} must be a whole number, got {value!r}"
-                ) from None
-            if value < 0:
-                raise ValueError(f"situation: {key} must be 0 or more, got {value}")
-        out[key] = value
-    return out
+    from psygym_agents.solvers.situations import check_options
+
+    return check_options(
+        options, SITUATION_KEYS, _INT_KEYS, minimum=0,
+        unknown="situation: unknown key {key}; known keys: {known}",
+    )  # fmt: skip
 
 
 def _items(value: Any) -> list[str]:

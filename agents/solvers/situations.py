@@ -43,6 +43,47 @@ def key_values(text: str) -> dict[str, str]:
     return out
 
 
+def check_options(
+    options: Any,
+    keys: tuple[str, ...],
+    whole: tuple[str, ...],
+    *,
+    unknown: str,
+    minimum: int | None = None,
+) -> dict[str, Any]:
+    """An edition's situation options checked: known keys, whole numbers, ``None`` dropped.
+
+    Args:
+        options: key -> value (``-`` in a key counts as ``_``).
+        keys: the keys the edition knows.
+        whole: the keys whose values are whole numbers (strings are converted).
+        unknown: the message for an unknown key, with ``{key}`` and ``{known}`` fields.
+        minimum: the least whole number allowed, if any.
+
+    Raises:
+        ValueError: an unknown key, or a value of ``whole`` that is not a whole number (or is
+            below ``minimum``).
+    """
+    out: dict[str, Any] = {}
+    for key, value in options.items():
+        key = key.replace("-", "_")
+        if key not in keys:
+            raise ValueError(unknown.format(key=repr(key), known=", ".join(keys)))
+        if value is None:
+            continue
+        if key in whole:
+            try:
+                value = int(value)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"situation: {key} must be a whole number, got {value!r}"
+                ) from None
+            if minimum is not None and value < minimum:
+                raise ValueError(f"situation: {key} must be {minimum} or more, got {value}")
+        out[key] = value
+    return out
+
+
 def replay(rules: Any, actions: list[int]) -> Hashable:
     """The state after ``actions`` (decisions and chance outcomes) from the initial state.
 
