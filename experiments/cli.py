@@ -25,6 +25,7 @@ COMMAND_MODULES = [
     "psygym_experiments.compare",
     "psygym_experiments.cheatsheet",
     "psygym_experiments.train",
+    "psygym_experiments.value_check",
     "psygym_experiments.tune",
     "psygym_experiments.play",
     "psygym_experiments.serve",

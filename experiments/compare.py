@@ -21,8 +21,10 @@ the time and state limits, the optimum is known). On each scenario the field is:
 - ``search``: on every scenario that cannot be solved whole (every duel), the agent that solves
   each cast (or turn) exactly and values the board beyond it with a learned value (an
   information-set search where hands are secret). On a scenario solvable whole it is the exact
-  solver, so ``optimal`` stands for it. It takes up to a few seconds a game, so ``--quick``
-  leaves it out (the report says so).
+  solver, so ``optimal`` stands for it. It takes up to a few seconds a game, too slow for the
+  round-robin of every agent, so after the round-robin it plays the leader head to head over both
+  seats (``--search-games`` games per seat, common random numbers); ``--search`` puts it in the
+  round-robin instead and ``--quick`` leaves it out (the report says which).
 
 All of them meet in a round-robin in both seats with common random numbers
 (``psygym_experiments.harness.tournament``). The leaderboard ranks agents by their mean score per
@@ -98,6 +100,9 @@ QUICK_EXACT_BUDGET = 0
 """The same with ``--quick``."""
 QUICK_SOLVE_SECONDS = SOLVE_SECONDS / 6
 """The same with ``--quick``."""
+SEARCH_GAMES = 10
+"""Games per seat of ``search``'s match against the leader of a duel's round-robin (a default
+chosen so the match costs about a minute a duel on 2 cores; ``--search-games`` changes it)."""
 EXTRA_SCENARIO = "single-phase"
 """Scenario compared besides each edition's default, where shipped and exactly solvable."""
 GENERIC_AGENTS = ("optimal", "search", "tuned", "sb3")
@@ -144,6 +149,9 @@ class ScenarioResult:
         notes: what was skipped or prepared, in plain sentences.
         timing: seconds spent preparing agents (tuning, training), waiting for the solver, and
             playing the games with the exact values.
+        search_match: ``search`` against the round-robin's leader, head to head
+            (:meth:`~psygym_experiments.harness.head_to_head.HeadToHead.as_dict` plus the
+            leader's ``kind`` and the match's ``seconds``), where it was played.
     """
 
     edition: str
@@ -156,6 +164,7 @@ class ScenarioResult:
     seconds: float = 0.0
     notes: list[str] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)
+    search_match: dict[str, Any] | None = None
 
 
 @dataclass
@@ -177,6 +186,8 @@ class CompareSettings:
         agents: labels to keep in each field (``None``: everyone).
         search: put ``search`` in the round-robin of every duel (``--search``; also when
             ``agents`` names it).
+        search_games: games per seat of ``search``'s match against the leader of a duel it is
+            not in the round-robin of (``0``: no match).
         exact_pairs: exact scores of pairings (off with ``--quick``).
         exact_budget: states the solver may spend on best responses and on exact scores of
             random agents' pairings, per scenario (see :func:`exact_plan`).
@@ -197,6 +208,7 @@ class CompareSettings:
     exact_pairs: bool = True
     exact_budget: int = 2_000_000
     search: bool = False
+    search_games: int = SEARCH_GAMES
 
 
 # ----------------------------------------------------------------------------- planning
@@ -619,10 +631,16 @@ def search_entry(rules: Any, settings: CompareSettings, notes: list[str]) -> Ent
                      "compare --search has it.")  # fmt: skip
         return None
     if not settings.search and SEARCH not in (settings.agents or ()):
+        match = (
+            f"it plays the leader head to head instead ({settings.search_games} games per "
+            "seat, below); "
+            if settings.search_games and settings.agents is None
+            else ""
+        )
         notes.append("search agent left out of the round-robin: it takes seconds a game, which "
-                     "would make this comparison take hours; compare --search includes it, and "
-                     "psygym evaluate --until-clear measures it head to head "
-                     "(docs/strength.md).")  # fmt: skip
+                     f"would make this comparison take hours; {match}compare --search puts it "
+                     "in the round-robin, and psygym evaluate --until-clear plays a match until "
+                     "its margin is clear.")  # fmt: skip
         return None
     return Entry(SEARCH, SEARCH, "search", "built in", search_text(rules))
 
@@ -668,7 +686,8 @@ def _complete_field(
     """Add the optimal player where the game is solved; note what was asked for but missing."""
     wanted = set(settings.agents) if settings.agents else None
     if solved.value is not None:
-        optimal = Entry("optimal", "optimal", "optimal", "exact expectiminimax", OPTIMAL_TEXT)
+        spec = optimal_spec(rules, settings)
+        optimal = Entry("optimal", spec, "optimal", "exact expectiminimax", OPTIMAL_TEXT)
         if (wanted is None or "optimal" in wanted) and usable(optimal, rules, notes):
             entries = [*entries, optimal]
     else:
@@ -679,6 +698,21 @@ def _complete_field(
         if missing:
             notes.append(f"asked for but not in this scenario's field: {', '.join(missing)}.")
     return entries
+
+
+def optimal_spec(rules: Any, settings: CompareSettings) -> str:
+    """The spec of the field's exact player once the comparison has solved the game.
+
+    Plain ``optimal`` where the edition declares the scenario solvable whole; elsewhere (a
+    scenario solved here within ``settings.max_states`` states that the ``optimal`` agent would
+    otherwise hand to ``search``) the solver with that state limit, so the agent the report calls
+    exact plays exactly.
+    """
+    from psygym_agents.solvers.search import solvable_whole
+
+    if solvable_whole(rules):
+        return "optimal"
+    return f"optimal:states={settings.max_states}"
 
 
 def compare_scenario(
@@ -737,7 +771,7 @@ def compare_scenario(
     if graph_path and solved.value is not None:
         exact_future = side.submit_field(
             edition, scenario, specs, _field_pairings(entries), range(len(specs)),
-            seats=_seat_limits(entries),
+            optimal=optimal_spec(rules, settings), seats=_seat_limits(entries),
         )  # fmt: skip
     eval_settings = EvalSettings(
         settings.episodes, settings.seed, settings.workers,
@@ -755,6 +789,8 @@ def compare_scenario(
     if graph_path:
         exact_future = _late_field(side, edition, scenario, entries, solved, exact_future, notes)
         _fill_exact(ev, exact_future, solved, notes)
+    games_seconds = time.perf_counter() - before
+    match = search_match(rules, entries, ev, settings, pool=pool, show_progress=show_progress)
     return ScenarioResult(
         edition=edition,
         scenario=name,
@@ -764,9 +800,63 @@ def compare_scenario(
         game_value=ev.game_value if graph_path else solved.value,
         value_note=ev.value_note if graph_path else solved.note,
         seconds=time.perf_counter() - start,
-        timing={**timing, "games_and_exact": time.perf_counter() - before},
+        timing={**timing, "games_and_exact": games_seconds,
+                **({"search_match": match["seconds"]} if match else {})},
         notes=notes,
-    )
+        search_match=match,
+    )  # fmt: skip
+
+
+def search_match(
+    rules: Any, entries: list[Entry], ev: Any, settings: CompareSettings, *, pool: Any = None,
+    show_progress: bool = True,
+) -> dict[str, Any] | None:  # fmt: skip
+    """``search`` against the leader of the round-robin, head to head over both seats.
+
+    Played where ``search`` would be in the field but is left out of the round-robin for its
+    cost (a duel without ``--search``, not ``--quick``, every agent kept), with
+    ``settings.search_games`` games per seat and the round-robin's seeds
+    (:func:`psygym_experiments.harness.head_to_head.head_to_head`, no early stop). The leader is
+    the best-ranked agent that plays both seats.
+
+    Returns:
+        The match's summary with the leader's ``kind`` and the match's ``seconds``, or ``None``
+        where no match is played.
+    """
+    if (settings.quick or settings.search or settings.agents is not None
+            or settings.search_games < 1 or any(e.kind == SEARCH for e in entries)):  # fmt: skip
+        return None
+    from psygym_agents.solvers.search import solvable_whole
+    from psygym_experiments.harness.head_to_head import head_to_head
+    from psygym_experiments.harness.progress import ProgressBar
+    from psygym_experiments.report import leaderboard
+
+    if solvable_whole(rules) and not _hidden(rules):
+        return None
+    both = {e.label: e for e in entries if tuple(e.seats) == (0, 1)}
+    board = leaderboard(ev, {e.label: e.kind for e in entries},
+                        {e.label: tuple(e.seats) for e in entries})  # fmt: skip
+    leader = next((both[r.label] for r in board if r.label in both), None)
+    if leader is None:
+        return None
+    start = time.perf_counter()
+    games = settings.search_games
+    workers = settings.workers if pool is not None else 1
+    name = getattr(rules.scenario, "name", "")
+    with ProgressBar(f"{rules.edition} {name}: search vs {leader.label}", games,
+                     enabled=show_progress) as bar:  # fmt: skip
+        result = head_to_head(
+            rules, SEARCH, leader.spec, seed=settings.seed, max_games=games, min_games=games,
+            batch=max(1, -(-games // max(1, workers))), adaptive=False, workers=workers,
+            pool=pool,
+            on_batch=lambda r: bar.update(completed=r.games_per_seat,
+                                          note=f"{r.margin:+.2f} ± {r.ci95:.2f}"),
+        )  # fmt: skip
+    out = result.as_dict()
+    out["opponent"] = leader.label
+    out["opponent_kind"] = leader.kind
+    out["seconds"] = round(time.perf_counter() - start, 1)
+    return out
 
 
 _NOT_YET = "the state graph was not finished when the games began"
@@ -934,6 +1024,7 @@ def run_compare(
     agents: list[str] | None = None,
     show_progress: bool = True,
     search: bool = False,
+    search_games: int | None = None,
 ) -> Path:
     """Run the comparison and write its folder; returns ``<runs_dir>/compare-<time>/``.
 
@@ -953,6 +1044,8 @@ def run_compare(
             ``tuned``, ``ppo``, ``optimal``; ``None``: everyone).
         show_progress: progress bars and status lines on stderr.
         search: include the ``search`` agent on every duel (slow: seconds a game).
+        search_games: games per seat of ``search``'s match against each duel's leader (default
+            :data:`SEARCH_GAMES`; ``0``: none).
     """
     start = time.perf_counter()
     pairs, plan_notes = plan(editions, scenario)
@@ -972,6 +1065,7 @@ def run_compare(
         exact_pairs=not quick,
         exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
         search=search,
+        search_games=SEARCH_GAMES if search_games is None else search_games,
     )
     tables_side = _start_tables(settings.editions, quick)
 
@@ -1089,8 +1183,16 @@ def compare(
             help="Put the search agent in every duel's round-robin (seconds a game: hours).",
         ),
     ] = False,
+    search_games: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Games per seat of search against each duel's leader, head to head after the "
+            "round-robin (0: none; not with --quick or --search).",
+        ),
+    ] = SEARCH_GAMES,
 ) -> None:
-    """The main job: every heuristic, tuned, PPO and optimal agent per edition; a report."""
+    """The main job: every agent of every edition, search against each duel's leader; a report."""
     with user_errors():
         names = [n for e in edition or [] for n in split_names(e)] or None
         run_dir = run_compare(
@@ -1098,6 +1200,7 @@ def compare(
             runs_dir=runs_dir, workers=workers, tune_trials=tune_trials, train_steps=train_steps,
             max_states=max_states, solve_seconds=solve_seconds,
             agents=split_names(agents) if agents else None, search=search,
+            search_games=search_games,
         )  # fmt: skip
     write_command(run_dir)
     _print_leaderboards(run_dir)

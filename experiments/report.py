@@ -324,10 +324,33 @@ def statement(res: Any) -> list[str]:
             f"so its best heuristic, {ref}, stands in.) "
         )
     r = next(s for s in board if s.label == ref)
-    return [
+    lines = [
         _field_sentence(ev, board, index, where, ref, intro, smap),
         _optimum_sentence(res, index, where, ref, r),
     ]
+    match = getattr(res, "search_match", None)
+    if match:
+        lines.append(search_match_sentence(where, match))
+    return lines
+
+
+def search_match_sentence(where: str, match: dict[str, Any]) -> str:
+    """One plain sentence on ``search``'s head-to-head match against the round-robin's leader.
+
+    ``match`` is a compare ``ScenarioResult.search_match``: the margin is ``search``'s mean score
+    per game over both seats with its 95% interval; a clear verdict only when that interval
+    excludes 0.
+    """
+    m, h, n = match["margin"], match["ci95"], match["games_per_seat"]
+    opp = f"{match['opponent']} ({match.get('opponent_kind', '')}, the leader of the field)"
+    figure = f"{m:+.2f} ± {h:.2f} per game over {n} games per seat, both seats"
+    if not match.get("decided"):
+        return (
+            f"{where}: search against {opp}: {figure}; no clear difference at this budget "
+            "(psygym evaluate --until-clear plays on until the interval excludes 0)."
+        )
+    verb = "beats" if m > 0 else "loses to"
+    return f"{where}: search {verb} {opp}: {figure} (95% interval excludes 0)."
 
 
 def _field_sentence(
@@ -570,6 +593,7 @@ def scenario_doc(res: Any) -> dict[str, Any]:
             "pairs": [p.row() for p in ev.pairs],
             "exploitability": ev.exploitability,
             "statement": statement(res),
+            "search_match": getattr(res, "search_match", None),
             "notes": res.notes,
         }
     )
@@ -865,6 +889,24 @@ def _md_scenario(res: Any, d: dict[str, Any], plots: dict[str, list[str]]) -> li
             [[a, *(_h2h_cell(d["head_to_head"], a, b) for b in order)] for a in order],
         )
         lines += [""]
+    match = d.get("search_match")
+    if match:
+        lines += [
+            "### search against the leader (head to head, both seats)",
+            "",
+            "`search` is too slow for the round-robin (seconds a game), so it plays the field's "
+            "leader over both seats with the round-robin's seeds (common random numbers): "
+            "its mean score per game, with its 95% interval.",
+            "",
+        ]
+        lines += _md_table(
+            ["opponent", "games per seat", "margin", "± 95%", "search in seat 0", "in seat 1",
+             "time"],
+            [[f"`{match['opponent']}`", str(match["games_per_seat"]), f"{match['margin']:+.3f}",
+              f"{match['ci95']:.3f}", f"{match['seat0_mean']:+.3f}",
+              f"{match['seat1_mean']:+.3f}", f"{match['seconds']:.0f} s"]],
+        )  # fmt: skip
+        lines += ["", search_match_sentence(f"{res.edition} {res.scenario}", match), ""]
     lines += _md_pairs(d)
     if d["notes"]:
         lines += ["Notes:", ""] + [f"- {n}" for n in d["notes"]] + [""]

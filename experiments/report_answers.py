@@ -174,6 +174,8 @@ def answers_md(
     reference: str,
 ) -> list[str]:
     """The report's "Answers" section: one subsection per compared edition."""
+    from psygym_experiments.report import search_match_sentence
+
     lines = ["## Answers", ""]
     editions = list(dict.fromkeys(r.edition for r in results))
     for eid in editions:
@@ -181,6 +183,8 @@ def answers_md(
         lines += [f"### {eid} edition", ""]
         lines += ["**Which agent is best?**", ""]
         lines += [f"- {best_answer(r, d)}" for r, d in mine]
+        lines += [f"- {search_match_sentence(f'{r.edition} {r.scenario}', d['search_match'])}"
+                  for r, d in mine if d.get("search_match")]  # fmt: skip
         lines += [""]
         if any(reference in a["label"] for _, d in mine for a in d["agents"]):
             lines += [f"**Is `{reference}` good?**", ""]

@@ -338,3 +338,47 @@ def test_unsolved_hidden_information_note_recommends_no_agent_outside_the_field(
     labels = {e.label for e in res.entries}
     assert "optimal" not in labels and res.notes
     assert not any("use the" in n for n in res.notes), res.notes
+
+
+def test_search_plays_the_leader_of_an_unsolved_duel_head_to_head(tmp_path):
+    """Where search is too slow for the round-robin it meets the leader over both seats."""
+    from psygym_experiments.compare import CompareSettings, compare_scenario
+    from psygym_experiments.report import board_of, scenario_doc, search_match_sentence
+    from psygym_experiments.report_answers import answers_md
+
+    def settings(**kw):
+        base = dict(
+            editions=["rt"], scenarios=[("rt", "duel")], episodes=2, seed=3, workers=1,
+            quick=False, tune_trials=1, train_steps=0, max_states=1000, solve_seconds=0.5,
+            runs_dir=str(tmp_path), search_games=3,
+        )  # fmt: skip
+        return CompareSettings(**{**base, **kw})
+
+    res = compare_scenario("rt", "duel", settings(), show_progress=False)
+    match = res.search_match
+    assert match is not None and res.game_value is None  # not solved within 1000 states
+    both = [r.label for r in board_of(res) if (r.label, (0, 1)) in
+            {(e.label, tuple(e.seats)) for e in res.entries}]  # fmt: skip
+    assert match["agent"] == "search" and match["opponent"] == both[0]
+    assert match["games_per_seat"] == 3
+    assert match["margin"] == pytest.approx((match["seat0_mean"] + match["seat1_mean"]) / 2)
+    assert "search" not in {e.label for e in res.entries}
+    assert any("plays the leader head to head" in n for n in res.notes)
+    doc = scenario_doc(res)
+    line = search_match_sentence("rt duel", match)
+    assert doc["search_match"] == match and line in doc["statement"]
+    assert f"- {line}" in answers_md([res], [doc], {}, "double-wc")
+    for off in (settings(search_games=0), settings(quick=True), settings(search=True)):
+        assert compare_scenario("rt", "duel", off, show_progress=False).search_match is None
+
+
+def test_search_match_sentence_names_a_winner_only_beyond_noise():
+    from psygym_experiments.report import search_match_sentence
+
+    base = {"opponent": "bid-all", "opponent_kind": "heuristic", "games_per_seat": 10}
+    clear = search_match_sentence("x", {**base, "margin": 1.5, "ci95": 1.0, "decided": True})
+    unclear = search_match_sentence("x", {**base, "margin": 0.5, "ci95": 1.0, "decided": False})
+    lost = search_match_sentence("x", {**base, "margin": -1.5, "ci95": 1.0, "decided": True})
+    assert "search beats bid-all" in clear and "+1.50 ± 1.00" in clear
+    assert "no clear difference" in unclear and "beats" not in unclear
+    assert "search loses to bid-all" in lost

@@ -133,6 +133,7 @@ def head_to_head(
     adaptive: bool = True,
     workers: int = 1,
     on_batch: Callable[[HeadToHead], None] | None = None,
+    pool: Any = None,
 ) -> HeadToHead:
     """Play ``agent`` against ``opponent`` in both seats until the margin is clear.
 
@@ -147,6 +148,8 @@ def head_to_head(
         adaptive: stop once the 95% interval excludes 0; otherwise play ``max_games``.
         workers: processes to play in (the results do not depend on it).
         on_batch: called with the running result after every batch (progress).
+        pool: a running worker pool to play in (``workers`` tasks at a time); ``None``: one is
+            started for ``workers > 1`` and shut down at the end.
     """
     result = HeadToHead(agent, opponent)
     specs = (agent, opponent)
@@ -161,26 +164,37 @@ def head_to_head(
             on_batch(result)
         return adaptive and result.games_per_seat >= min_games and result.decided
 
-    if workers <= 1:
+    if pool is None and workers <= 1:
         for r in ranges:
             if add(play_pairs(rules, specs, seed, r)):
                 break
         return result
+    if pool is not None:
+        _play_in(pool, max(1, workers), rules, specs, seed, ranges, add)
+        return result
     from psygym_experiments.harness.tournament import worker_pool
 
-    with worker_pool(workers) as pool:
-        pending = [pool.submit(play_pairs, rules, specs, seed, r) for r in ranges[:workers]]
-        nxt = workers
-        while pending:
-            done = pending.pop(0).result()  # in order, so the result does not depend on timing
-            if add(done):
-                for f in pending:
-                    f.cancel()
-                break
-            if nxt < len(ranges):
-                pending.append(pool.submit(play_pairs, rules, specs, seed, ranges[nxt]))
-                nxt += 1
+    with worker_pool(workers) as own:
+        _play_in(own, workers, rules, specs, seed, ranges, add)
     return result
+
+
+def _play_in(
+    pool: Any, workers: int, rules: Any, specs: tuple[str, str], seed: int,
+    ranges: list[range], add: Callable[[list[tuple[float, float]]], bool],
+) -> None:  # fmt: skip
+    """Play ``ranges`` in ``pool``, ``workers`` batches at a time, until ``add`` says stop."""
+    pending = [pool.submit(play_pairs, rules, specs, seed, r) for r in ranges[:workers]]
+    nxt = workers
+    while pending:
+        done = pending.pop(0).result()  # in order, so the result does not depend on timing
+        if add(done):
+            for f in pending:
+                f.cancel()
+            return
+        if nxt < len(ranges):
+            pending.append(pool.submit(play_pairs, rules, specs, seed, ranges[nxt]))
+            nxt += 1
 
 
 __all__ = ["SEAT_FIELD", "HeadToHead", "head_to_head", "play_pairs", "seat_spec"]

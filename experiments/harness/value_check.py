@@ -1,0 +1,268 @@
+"""A board value against sampled continuations: is ``V(board)`` what play from the board gains?
+
+The Bellman error of :mod:`.value_training` checks ``V`` against one exact search with ``V`` at
+its edge, so a value that is wrong the same way everywhere can pass it. This check plays the
+game out instead: for ``boards`` boards per battle round (the first board of the round in games of
+the edition's reference heuristic, seeded), it plays ``continuations`` games from the board with
+an agent (``search`` by default) in both seats, and compares ``V(board)`` with the mean score
+player 0 still gains, beside that mean's standard error (dice luck: with 200 continuations the
+error of the mean, not of ``V``). Per round it reports the RMSE of ``V`` against the means and the
+mean standard error: an RMSE near the standard error says ``V`` is within the sampling noise.
+
+Runs resume: every finished board is one line of ``boards.jsonl`` in the output folder, and a
+run started again with the same settings skips the boards already there (the boards and every
+continuation's dice are fixed by the seed). Boards are played in worker processes that die with
+their parent. The output folder also gets ``config.json``, ``summary.json`` and
+``value-check.png`` (``V`` against the continuations' mean per round, with two standard errors).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Hashable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from psygym_experiments.harness.output import write_json
+from psygym_experiments.harness.runs import atomic_write
+
+from psygym.core import CHANCE, TERMINAL, sample_action
+
+BOARDS_FILE = "boards.jsonl"
+"""One JSON line per finished board (the resume record)."""
+CONFIG_FILE = "config.json"
+"""The settings of the run; a resumed run must match them."""
+SETTINGS = ("edition", "scenario", "boards", "continuations", "agent", "value", "seed")
+"""The settings a resumed run must share with the first one."""
+
+
+def sample_boards(rules: Any, per_round: int, seed: int, max_games: int = 2000) -> list[Any]:
+    """``(round, index, state)``: the first board of each battle round, ``per_round`` a round.
+
+    Boards come from games of the reference heuristic in both seats with dice seeded by
+    ``seed``; a board is the first state whose ``rules.horizon`` round is a new battle round
+    (round 0, before the first battle round, is left out).
+    """
+    from psygym.policies import reference_policy
+
+    ref = reference_policy(rules)
+    found: dict[int, list[Hashable]] = {}
+    rng = np.random.default_rng((seed, 0))
+    rounds_seen: set[int] = set()
+    for _ in range(max_games):
+        s = rules.initial_state()
+        seen: set[int] = set()
+        while (player := rules.current_player(s)) != TERMINAL:
+            rnd = rules.horizon(s)[0]
+            if rnd >= 1 and rnd not in seen:
+                seen.add(rnd)
+                rounds_seen.add(rnd)
+                if len(found.setdefault(rnd, [])) < per_round:
+                    found[rnd].append(s)
+            if player == CHANCE:
+                a = rules.sample_chance(s, rng)
+            else:
+                a = sample_action(ref, rules, s, player, rng)
+            s = rules.apply(s, a, check=False)
+        if rounds_seen and all(len(found[r]) >= per_round for r in rounds_seen):
+            break
+    return [(r, i, b) for r in sorted(found) for i, b in enumerate(found[r])]
+
+
+def continuation_gains(
+    rules: Any, board: Hashable, policies: list[Any], n: int, seed: tuple[int, ...]
+) -> np.ndarray:
+    """What player 0 still gains from ``board`` in each of ``n`` seeded games of ``policies``."""
+    start = rules.returns(board)[0]
+    gains = np.empty(n)
+    for k in range(n):
+        rng = np.random.default_rng((*seed, k))
+        s = board
+        while (player := rules.current_player(s)) != TERMINAL:
+            if player == CHANCE:
+                a = rules.sample_chance(s, rng)
+            else:
+                a = sample_action(policies[player], rules, s, player, rng)
+            s = rules.apply(s, a, check=False)
+        gains[k] = rules.returns(s)[0] - start
+    return gains
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _setup(cfg: dict[str, Any]) -> tuple[Any, list[Any], Any, list[Any]]:
+    """Rules, boards, board value and agents of ``cfg`` (built once per process)."""
+    key = json.dumps(cfg, sort_keys=True)
+    if _WORKER.get("key") != key:
+        from psygym_agents.value import BoardValue, shipped_value
+
+        from psygym.editions import load
+        from psygym.policies import resolve_policy
+
+        rules = load(cfg["edition"], cfg["scenario"])
+        value = BoardValue.load(cfg["value"]) if cfg["value"] else shipped_value(rules)
+        if value is None:
+            raise ValueError(
+                f"no board value for {cfg['edition']} {cfg['scenario']}: give --value PATH"
+            )
+        value.check_rules(rules)
+        boards = sample_boards(rules, cfg["boards"], cfg["seed"])
+        agents = [resolve_policy(cfg["agent"], rules) for _ in (0, 1)]
+        _WORKER.update(key=key, setup=(rules, boards, value, agents))
+    return _WORKER["setup"]
+
+
+def check_board(cfg: dict[str, Any], k: int) -> dict[str, Any]:
+    """Board ``k`` of ``cfg``'s boards: ``V`` against the mean of its continuations."""
+    rules, boards, value, agents = _setup(cfg)
+    rnd, i, board = boards[k]
+    gains = continuation_gains(rules, board, agents, cfg["continuations"], (cfg["seed"], 1, k))
+    se = float(gains.std(ddof=1) / math.sqrt(len(gains))) if len(gains) > 1 else math.nan
+    return {
+        "board": k, "round": rnd, "index": i, "V": float(value(rules, board)),
+        "mean": float(gains.mean()), "se": se, "sd": float(gains.std(ddof=1)),
+        "continuations": len(gains),
+    }  # fmt: skip
+
+
+def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per battle round (and ``all``): boards, RMSE of ``V`` against the means, mean error."""
+    out = []
+    groups = sorted({r["round"] for r in rows})
+    for rnd in [*groups, "all"]:
+        mine = [r for r in rows if rnd == "all" or r["round"] == rnd]
+        if not mine:
+            continue
+        d = np.array([r["V"] - r["mean"] for r in mine])
+        out.append({
+            "round": rnd, "boards": len(mine), "rmse": float(np.sqrt((d**2).mean())),
+            "bias": float(d.mean()), "mean_se": float(np.mean([r["se"] for r in mine])),
+        })  # fmt: skip
+    return out
+
+
+def read_rows(out_dir: Path) -> list[dict[str, Any]]:
+    """The boards finished so far (a torn last line from a killed run is skipped)."""
+    path = out_dir / BOARDS_FILE
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def _check_resume(out_dir: Path, cfg: dict[str, Any]) -> None:
+    path = out_dir / CONFIG_FILE
+    if not path.is_file():
+        return
+    old = json.loads(path.read_text())
+    diff = [k for k in SETTINGS if old.get(k) != cfg.get(k)]
+    if diff:
+        raise ValueError(
+            f"{out_dir} holds a value check with other settings ({', '.join(diff)}); "
+            "give the same settings to resume it, or another --out"
+        )
+
+
+def run_value_check(
+    cfg: dict[str, Any], out_dir: str | Path, *, workers: int = 1,
+    on_board: Callable[[int, int, dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Check every board of ``cfg`` not yet in ``out_dir``; returns all rows, board order.
+
+    Args:
+        cfg: the :data:`SETTINGS` (``value``: a board-value path, or ``None`` for the shipped
+            one; ``agent``: the spec played in both seats).
+        out_dir: the output folder (created; resumed when it holds the same settings).
+        workers: processes (the figures do not depend on it).
+        on_board: called with ``(done, total, row)`` after each board (progress).
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cfg = {k: cfg.get(k) for k in SETTINGS}
+    _check_resume(out, cfg)
+    write_json(out / CONFIG_FILE, cfg)
+    _, boards, _, _ = _setup(cfg)
+    done = {r["board"]: r for r in read_rows(out) if r.get("board", -1) < len(boards)}
+    # Rewrite the record without a torn last line, so that new lines start on a line of their own.
+    atomic_write(out / BOARDS_FILE, "".join(json.dumps(done[k]) + "\n" for k in sorted(done)))
+    todo = [k for k in range(len(boards)) if k not in done]
+
+    def add(row: dict[str, Any]) -> None:
+        done[row["board"]] = row
+        with (out / BOARDS_FILE).open("a") as fh:
+            fh.write(json.dumps(row) + "\n")
+        if on_board is not None:
+            on_board(len(done), len(boards), row)
+
+    if workers <= 1 or len(todo) <= 1:
+        for k in todo:
+            add(check_board(cfg, k))
+    else:
+        from psygym_experiments.harness.tournament import worker_pool
+
+        with worker_pool(workers) as pool:
+            for row in pool.map(check_board, [cfg] * len(todo), todo):
+                add(row)
+    rows = [done[k] for k in sorted(done)]
+    write_json(out / "summary.json", {"config": cfg, "rounds": summarize(rows), "boards": rows})
+    plot_value_check(rows, out / "value-check.png", f"{cfg['edition']} {cfg['scenario']}")
+    atomic_write(out / "summary.md", summary_markdown(cfg, summarize(rows)))
+    return rows
+
+
+def summary_markdown(cfg: dict[str, Any], rounds: list[dict[str, Any]]) -> str:
+    """The per-round table of a value check, as Markdown."""
+    lines = [
+        f"# Board value against continuations: {cfg['edition']} {cfg['scenario']}",
+        "",
+        f"{cfg['boards']} boards per battle round, {cfg['continuations']} continuations each "
+        f"with `{cfg['agent']}` in both seats, seed {cfg['seed']}.",
+        "",
+        "| round | boards | RMSE of V | bias of V | mean se of the continuations |",
+        "|---|---|---|---|---|",
+    ]
+    lines += [f"| {r['round']} | {r['boards']} | {r['rmse']:.3f} | {r['bias']:+.3f} | "
+              f"{r['mean_se']:.3f} |" for r in rounds]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path | None:
+    """``V`` against the continuations' mean (two standard errors), one colour per round."""
+    if not rows:
+        return None
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 5))
+    for rnd in sorted({r["round"] for r in rows}):
+        mine = [r for r in rows if r["round"] == rnd]
+        ax.errorbar([r["mean"] for r in mine], [r["V"] for r in mine],
+                    xerr=[2 * r["se"] for r in mine], fmt="o", capsize=2,
+                    label=f"round {rnd}")  # fmt: skip
+    lo = min(min(r["mean"] - 2 * r["se"], r["V"]) for r in rows)
+    hi = max(max(r["mean"] + 2 * r["se"], r["V"]) for r in rows)
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=1, ls="--")
+    ax.set_xlabel("mean gain of the continuations (± 2 se)")
+    ax.set_ylabel("V(board)")
+    ax.set_title(f"{title}: board value against continuations")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+__all__ = [
+    "check_board", "continuation_gains", "plot_value_check", "read_rows", "run_value_check",
+    "sample_boards", "summarize", "summary_markdown",
+]  # fmt: skip

@@ -1,0 +1,79 @@
+"""``psygym value-check``: a board value against the mean of sampled continuations.
+
+A thin layer over :mod:`psygym_experiments.harness.value_check`: for ``--boards`` boards per
+battle round it plays ``--continuations`` games from each board with ``--agent`` in both seats and
+prints, per round, the RMSE of ``V`` against the continuations' mean beside that mean's standard
+error. The run folder (``--out``) resumes: start the same command again to go on.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from psygym_experiments.common import console, default_edition, err_console, user_errors
+
+
+def value_check_command(
+    edition: Annotated[
+        str | None, typer.Option(help="Edition id or alias (default: the default edition).")
+    ] = None,
+    scenario: Annotated[str, typer.Option(help="Shipped scenario name or TOML path.")] = "default",
+    boards: Annotated[int, typer.Option(min=1, help="Boards per battle round.")] = 10,
+    continuations: Annotated[int, typer.Option(min=2, help="Games played from each board.")] = 200,
+    agent: Annotated[str, typer.Option(help="Agent in both seats of the continuations.")] = (
+        "search"
+    ),
+    value: Annotated[
+        str | None,
+        typer.Option(help="Board value (.safetensors) to check (default: the shipped one)."),
+    ] = None,
+    seed: Annotated[int, typer.Option(min=0, help="Seed of the boards and the dice.")] = 0,
+    workers: Annotated[int, typer.Option(min=1, help="Processes.")] = 1,
+    out: Annotated[
+        str | None,
+        typer.Option(help="Run folder (default runs/value-check/<edition>-<scenario>); resumed."),
+    ] = None,
+) -> None:
+    """Check a board value against the mean gain of games played on from sampled boards."""
+    from psygym_experiments.harness.progress import ProgressBar
+    from psygym_experiments.harness.runs import safe_component, write_command
+    from psygym_experiments.harness.value_check import run_value_check, summarize
+
+    from psygym.editions import load
+
+    with user_errors():
+        rules = load(edition or default_edition(), scenario)
+        name = getattr(rules.scenario, "name", scenario)
+        folder = Path(out or Path("runs", "value-check",
+                                  safe_component(f"{rules.edition}-{name}")))  # fmt: skip
+        cfg = {
+            "edition": rules.edition, "scenario": scenario, "boards": boards,
+            "continuations": continuations, "agent": agent, "value": value, "seed": seed,
+        }  # fmt: skip
+        with ProgressBar(f"{rules.edition} {name}: boards", None) as bar:
+
+            def shown(done: int, total: int, row: dict) -> None:
+                bar.update(completed=done, note=f"round {row['round']}: V {row['V']:+.2f}, "
+                           f"continuations {row['mean']:+.2f} ± {row['se']:.2f}")  # fmt: skip
+                err_console.print(
+                    f"board {done}/{total} (round {row['round']}): V {row['V']:+.3f}, "
+                    f"continuations {row['mean']:+.3f} (se {row['se']:.3f})",
+                    highlight=False,
+                )
+
+            rows = run_value_check(cfg, folder, workers=workers, on_board=shown)
+    write_command(folder)
+    for r in summarize(rows):
+        console.print(
+            f"round {r['round']}: {r['boards']} boards, RMSE of V {r['rmse']:.3f} "
+            f"(bias {r['bias']:+.3f}), mean se of the continuations {r['mean_se']:.3f}",
+            highlight=False,
+        )
+    console.print(f"wrote {folder}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``value-check`` command."""
+    app.command("value-check")(value_check_command)

@@ -1,0 +1,100 @@
+"""psygym value-check: V against sampled continuations, resumable, one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from psygym_experiments.harness.value_check import (
+    continuation_gains,
+    read_rows,
+    run_value_check,
+    sample_boards,
+    summarize,
+)
+
+from psygym.core import TERMINAL
+from psygym.editions import load
+from psygym.policies import reference_policy
+
+CFG = {"edition": "rt", "scenario": "duel", "boards": 1, "continuations": 6, "agent": "bid-all",
+       "value": None, "seed": 2}  # fmt: skip
+
+
+def test_boards_are_the_first_board_of_each_battle_round():
+    rules = load("rt", "duel")
+    boards = sample_boards(rules, 2, seed=0)
+    rounds = [r for r, _, _ in boards]
+    assert rounds == sorted(rounds) and set(rounds) == {1, 2, 3}
+    assert all(rounds.count(r) == 2 for r in set(rounds))
+    for rnd, _, b in boards:
+        assert rules.horizon(b)[0] == rnd and rules.current_player(b) != TERMINAL
+    # Fixed by the seed.
+    again = sample_boards(rules, 2, seed=0)
+    assert [b for *_, b in again] == [b for *_, b in boards]
+
+
+def test_continuations_are_seeded_and_measure_what_is_still_gained():
+    rules = load("rt", "duel")
+    _, _, board = sample_boards(rules, 1, seed=0)[0]
+    ref = reference_policy(rules)
+    a = continuation_gains(rules, board, [ref, ref], 5, (1, 2))
+    b = continuation_gains(rules, board, [ref, ref], 5, (1, 2))
+    c = continuation_gains(rules, board, [ref, ref], 5, (1, 3))
+    assert np.array_equal(a, b) and not np.array_equal(a, c)
+    # From a terminal state nothing is left to gain.
+    s = board
+    rng = np.random.default_rng(0)
+    from psygym.core import CHANCE, sample_action
+
+    while (p := rules.current_player(s)) != TERMINAL:
+        act = rules.sample_chance(s, rng) if p == CHANCE else sample_action(ref, rules, s, p, rng)
+        s = rules.apply(s, act)
+    assert continuation_gains(rules, s, [ref, ref], 3, (0,)).tolist() == [0.0, 0.0, 0.0]
+
+
+def test_summary_rmse_and_bias_per_round():
+    rows = [{"round": 1, "V": 1.0, "mean": 0.0, "se": 0.5},
+            {"round": 1, "V": -1.0, "mean": 0.0, "se": 0.1},
+            {"round": 2, "V": 2.0, "mean": 1.0, "se": 0.2}]  # fmt: skip
+    by = {r["round"]: r for r in summarize(rows)}
+    assert by[1]["rmse"] == pytest.approx(1.0) and by[1]["bias"] == pytest.approx(0.0)
+    assert by[1]["mean_se"] == pytest.approx(0.3) and by[2]["rmse"] == pytest.approx(1.0)
+    assert by["all"]["boards"] == 3 and by["all"]["rmse"] == pytest.approx(1.0)
+
+
+def test_run_resumes_without_replaying_and_refuses_other_settings(tmp_path):
+    out = tmp_path / "vc"
+    first = run_value_check(CFG, out, workers=1)
+    assert [r["round"] for r in first] == [1, 2, 3]
+    assert {"boards.jsonl", "summary.json", "summary.md", "value-check.png"} <= {
+        p.name for p in out.iterdir()
+    }
+    # Drop the last board, as if the run had been killed: only it is played again.
+    lines = (out / "boards.jsonl").read_text().splitlines()
+    (out / "boards.jsonl").write_text("\n".join(lines[:-1]) + "\n{\"torn")
+    seen = []
+    again = run_value_check(CFG, out, on_board=lambda done, total, row: seen.append(row["board"]))
+    assert seen == [2] and again == first
+    assert len(read_rows(out)) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["boards"] == first
+    with pytest.raises(ValueError, match="other settings .*continuations"):
+        run_value_check({**CFG, "continuations": 7}, out)
+
+
+def test_cli_value_check_and_its_errors(tmp_path, capsys):
+    from psygym_experiments.cli import run
+
+    out = tmp_path / "cli"
+    args = ["value-check", "--edition", "rt", "--scenario", "duel", "--boards", "1",
+            "--continuations", "3", "--agent", "bid-all", "--out", str(out)]  # fmt: skip
+    assert run(args) == 0
+    text = capsys.readouterr().out
+    assert "round all: 3 boards, RMSE of V" in text and (out / "command.txt").is_file()
+    assert run([*args[:-2], "--out", str(out), "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (seed)" in err and "Traceback" not in err
+    assert run(["value-check", "--edition", "nope"]) == 2
+    assert "Traceback" not in capsys.readouterr().err
