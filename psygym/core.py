@@ -29,6 +29,16 @@ CHANCE = -1
 TERMINAL = -2
 """``current_player`` value of a finished game."""
 _MASK_MEMO_SIZE = 4096
+_OWN_WALK: dict[tuple[type, type, tuple[str, ...]], tuple[bool, frozenset[str]]] = {}
+_WALK_HOOKS = (
+    "sample_chance",
+    "apply_with_events",
+    "_apply",
+    "chance_outcomes",
+    "current_player",
+    "sample_chance_run",
+)
+"""What every fast chance walk stands in for (:meth:`RulesBase._own_chance_walk`)."""
 
 
 class Information(enum.StrEnum):
@@ -375,6 +385,82 @@ class RulesBase(ABC):
         outcomes = self.chance_outcomes(state)
         return weighted_choice([o for o, _ in outcomes], [p for _, p in outcomes], rng)
 
+    def _own_chance_walk(self, owner: type, hooks: tuple[str, ...] = ()) -> bool:
+        """Whether ``owner``'s fast :meth:`sample_chance_run` may serve this object.
+
+        A fast walk stands in for ``sample_chance`` and ``apply_with_events`` node by node, so
+        it is valid only while neither they nor the transition code it calls (``hooks``, the
+        edition's own method names) are replaced: not on the instance (a test replaying chance
+        sets ``rules.sample_chance``), not in a subclass of ``owner``. Editions' overrides fall
+        back to the generic walk otherwise.
+        """
+        cls = type(self)
+        known = _OWN_WALK.get((cls, owner, hooks))
+        if known is None:
+            names = frozenset(_WALK_HOOKS + hooks)
+            own = cls is owner or all(
+                getattr(cls, name, None) is getattr(owner, name, None) for name in names
+            )
+            known = _OWN_WALK[(cls, owner, hooks)] = (own, names)
+        return known[0] and self.__dict__.keys().isdisjoint(known[1])
+
+    def sample_chance_run(
+        self, state: Hashable, rng: np.random.Generator, events: list[Event]
+    ) -> Hashable:
+        """Walk the run of chance nodes from ``state`` to the next decision or the end.
+
+        Each chance node is sampled with :meth:`sample_chance` and applied with
+        :meth:`apply_with_events`; the events of every transition are appended to ``events``.
+        Editions may override it with a faster walk (such as a whole deal of cards) that draws
+        the same random numbers in the same order and reaches the same state with the same
+        events; the chance nodes themselves stay in the game for solvers.
+        """
+        current_player, sample = self.current_player, self.sample_chance
+        apply = self.apply_with_events
+        while current_player(state) == CHANCE:
+            state, step_events = apply(state, sample(state, rng), check=False)
+            events.extend(step_events)
+        return state
+
+    def apply_with_chance(
+        self,
+        state: Hashable,
+        action: int,
+        rng: np.random.Generator,
+        events: list[Event],
+        *,
+        check: bool = True,
+    ) -> Hashable:
+        """Apply a decision, then walk the chance nodes after it (:meth:`sample_chance_run`).
+
+        The events of every transition are appended to ``events``. What the envs call after
+        each decision. An edition that declares :attr:`_fast_walk` makes the decision and the
+        walk in one go (:meth:`_decide_and_walk`), with the same result, events and draws.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
+        """
+        if check:
+            self.check_action(state, action)
+        fast = self._fast_walk
+        if fast is not None and self._own_chance_walk(*fast):
+            return self._decide_and_walk(state, int(action), rng, events)
+        state, step_events = self.apply_with_events(state, action, check=False)
+        events.extend(step_events)
+        return self.sample_chance_run(state, rng, events)
+
+    _fast_walk: tuple[type, tuple[str, ...]] | None = None
+    """``(owning class, method names)`` of an edition's :meth:`_decide_and_walk`, or ``None``."""
+
+    def _decide_and_walk(
+        self, state: Hashable, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> Hashable:
+        """A legal decision and the chance nodes after it in one go (editions with a fast walk).
+
+        Must equal :meth:`apply_with_events` followed by :meth:`sample_chance_run`.
+        """
+        raise NotImplementedError
+
     def action_label(self, state: Hashable, action: int) -> str:
         """Readable label of an action (``str(describe(...))``)."""
         return str(self.describe(state, action))
@@ -387,7 +473,7 @@ def sample_action(
     probs = policy.action_probabilities(rules, state, player)
     if len(probs) == 1:
         return int(next(iter(probs)))
-    return int(weighted_choice(list(probs), list(probs.values()), rng))
+    return int(weighted_choice(list(probs), probs.values(), rng))
 
 
 def play_game(

@@ -2,14 +2,16 @@
 
 - :func:`evolve` is ``dataclasses.replace`` for frozen states, about five times faster: it copies
   the instance dictionary instead of calling ``__init__`` (states have no ``__post_init__``
-  checks to skip), and still rejects a field name the class does not have.
+  checks to skip), or for a slotted class runs a copier generated once from its fields, and
+  still rejects a field name the class does not have.
 - :class:`ChanceTable` holds one chance node's exact outcomes once, with the float cumulative
   table that :meth:`ChanceTable.sample` draws from, so sampling and exact solving read the same
   numbers (DESIGN: chance is an explicit node with exact outcomes).
 - :func:`weighted_choice` is the one weighted random draw (policies' action probabilities,
   chance outcomes): one uniform number, one binary search.
 - :class:`ChanceCache` memoises tables per chance-node key, for rules whose node distribution
-  depends on a few fields of the state.
+  depends on a few fields of the state; :class:`Memo` shares other immutable values (events)
+  by key.
 """
 
 from __future__ import annotations
@@ -27,19 +29,68 @@ T = TypeVar("T")
 
 _new = object.__new__
 _set = object.__setattr__
-_FIELDS: dict[type, frozenset[str]] = {}
-_SLOTTED: dict[type, tuple[str, ...]] = {}
+_MISSING: Any = object()
+_COPIERS: dict[type, Callable[..., Any]] = {}
 
 
-def _field_names(cls: type) -> frozenset[str]:
-    names = _FIELDS.get(cls)
-    if names is None:
-        if not is_dataclass(cls):
-            raise TypeError(f"evolve needs a dataclass instance, got {cls.__name__}")
-        names = _FIELDS[cls] = frozenset(f.name for f in fields(cls))
-        if not hasattr(cls, "__dict__") or "__slots__" in cls.__dict__:
-            _SLOTTED[cls] = tuple(f.name for f in fields(cls))
-    return names
+def _copier(cls: type) -> Callable[..., Any]:
+    """The copy function ``evolve`` uses for ``cls``, generated once per class.
+
+    A class with an instance dictionary is copied by copying that dictionary and updating it;
+    the field count tells an unknown name (a dictionary holds exactly the fields). A slotted
+    class gets generated code that sets each slot from the change or the original, with one
+    keyword parameter per field, so Python itself rejects an unknown name.
+    """
+    if not is_dataclass(cls):
+        raise TypeError(f"evolve needs a dataclass instance, got {cls.__name__}")
+    names = tuple(f.name for f in fields(cls))
+    if hasattr(cls, "__dict__") and "__slots__" not in cls.__dict__:
+        count = len(names)
+        known = frozenset(names)
+
+        def copy_dict(obj: Any, changes: dict[str, Any]) -> Any:
+            values = obj.__dict__.copy()
+            values.update(changes)
+            if len(values) != count:
+                _unknown(cls, known, changes)
+            out = _new(cls)
+            _set(out, "__dict__", values)
+            return out
+
+        copier = copy_dict
+    else:
+        # One member-descriptor setter per slot: assignment without the frozen __setattr__.
+        # Its own names start with ``_evolve_``, so no field name can shadow them.
+        env: dict[str, Any] = {"_evolve_new": _new, "_evolve_cls": cls, "_evolve_M": _MISSING}
+        lines = []
+        for k, name in enumerate(names):
+            env[f"_evolve_s{k}"] = getattr(cls, name).__set__
+            value = f"_evolve_obj.{name} if {name} is _evolve_M else {name}"
+            lines.append(f"    _evolve_s{k}(_evolve_o, {value})")
+        params = ", ".join(f"{name}=_evolve_M" for name in names)
+        code = f"def copy_slots(_evolve_obj, /, *, {params}):\n"
+        code += "    _evolve_o = _evolve_new(_evolve_cls)\n"
+        code += "\n".join(lines) + "\n    return _evolve_o\n"
+        exec(code, env)  # noqa: S102 - generated from the dataclass's own field names
+        generated = env["copy_slots"]
+        known = frozenset(names)
+
+        def copy_slotted(obj: Any, changes: dict[str, Any]) -> Any:
+            try:
+                return generated(obj, **changes)
+            except TypeError:
+                _unknown(cls, known, changes)
+                raise
+
+        copier = copy_slotted
+    _COPIERS[cls] = copier
+    return copier
+
+
+def _unknown(cls: type, known: frozenset[str], changes: dict[str, Any]) -> None:
+    unknown = ", ".join(sorted(set(changes) - known))
+    if unknown:
+        raise TypeError(f"{cls.__name__} has no field(s) {unknown}")
 
 
 def evolve(obj: T, **changes: Any) -> T:
@@ -48,31 +99,23 @@ def evolve(obj: T, **changes: Any) -> T:
     Raises:
         TypeError: a name in ``changes`` is not a field of ``obj``'s class.
     """
-    cls = type(obj)
-    names = _field_names(cls)
-    if not names.issuperset(changes):
-        unknown = ", ".join(sorted(set(changes) - names))
-        raise TypeError(f"{cls.__name__} has no field(s) {unknown}")
-    out = _new(cls)
-    slotted = _SLOTTED.get(cls)
-    if slotted is None:
-        values = obj.__dict__.copy()
-        values.update(changes)
-        _set(out, "__dict__", values)
-    else:
-        get = changes.get
-        for name in slotted:
-            _set(out, name, get(name, getattr(obj, name)))
-    return out
+    copier = _COPIERS.get(type(obj))
+    if copier is None:
+        copier = _copier(type(obj))
+    return copier(obj, changes)
 
 
-def weighted_choice(items: Sequence[T], weights: Sequence[float], rng: np.random.Generator) -> T:
-    """One of ``items`` drawn with probability proportional to ``weights`` (one uniform draw)."""
-    if len(items) == 1:
+def weighted_choice(items: Sequence[T], weights: Iterable[float], rng: np.random.Generator) -> T:
+    """One of ``items`` drawn with probability proportional to ``weights`` (one uniform draw).
+
+    ``weights`` is any iterable of as many numbers as ``items`` (a list, a dictionary's values).
+    """
+    n = len(items)
+    if n == 1:
         return items[0]
-    cumulative = list(accumulate(float(w) for w in weights))
+    cumulative = list(accumulate(map(float, weights)))
     idx = bisect_right(cumulative, rng.random() * cumulative[-1])
-    return items[min(idx, len(items) - 1)]
+    return items[idx if idx < n else n - 1]
 
 
 class ChanceTable:
@@ -105,7 +148,8 @@ class ChanceTable:
         """One outcome drawn with ``rng`` from exactly these probabilities."""
         cumulative = self.cumulative
         idx = bisect_right(cumulative, rng.random() * cumulative[-1])
-        return self.outcomes[min(idx, len(cumulative) - 1)][0]
+        last = len(cumulative) - 1
+        return self.outcomes[idx if idx < last else last][0]
 
     def probability(self, outcome: int) -> float:
         """The float probability of ``outcome`` (0 if it is not listed)."""
@@ -148,4 +192,32 @@ class ChanceCache:
         return len(self._tables)
 
 
-__all__ = ["ChanceCache", "ChanceTable", "evolve", "weighted_choice"]
+class Memo:
+    """Values built once per key and shared afterwards (bounded, like :class:`ChanceCache`).
+
+    For immutable values such as events: ``get(key, build)`` returns the value for ``key``,
+    calling ``build()`` the first time only; ``key`` must hold everything the value depends
+    on. Past ``max_size`` keys the memo is cleared.
+    """
+
+    __slots__ = ("_values", "max_size")
+
+    def __init__(self, max_size: int = 200_000):
+        self._values: dict[Hashable, Any] = {}
+        self.max_size = max_size
+
+    def get(self, key: Hashable, build: Callable[[], T]) -> T:
+        """The value for ``key`` (built with ``build`` on a miss)."""
+        values = self._values
+        value = values.get(key)
+        if value is None:
+            if len(values) >= self.max_size:
+                values.clear()
+            value = values[key] = build()
+        return value
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+
+__all__ = ["ChanceCache", "ChanceTable", "Memo", "evolve", "weighted_choice"]

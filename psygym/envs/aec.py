@@ -115,11 +115,8 @@ class PsychicAECEnv(AECEnv):
         return self.action_spaces[agent]
 
     def _advance(self, state: Any) -> Any:
-        rules = self.rules
-        while rules.current_player(state) == CHANCE:
-            outcome = rules.sample_chance(state, self.np_random)
-            state, events = rules.apply_with_events(state, outcome, check=False)
-            self._events.extend(events)
+        if self.rules.current_player(state) == CHANCE:
+            state = self.rules.sample_chance_run(state, self.np_random, self._events)
         return state
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -181,9 +178,9 @@ class PsychicAECEnv(AECEnv):
         # A legal action is known from the mask built for this state; anything else goes through
         # the rules' own check, which raises IllegalActionError naming the legal set.
         known = legal is not None and 0 <= action < len(legal) and bool(legal[action])
-        state, events = self.rules.apply_with_events(self.state, action, check=not known)
-        self._events.extend(events)
-        self.state = self._advance(state)
+        self.state = self.rules.apply_with_chance(
+            self.state, action, self.np_random, self._events, check=not known
+        )
         scores = [float(x) for x in self.rules.returns(self.state)]
         self.rewards = {a: scores[i] - self._scores[i] for i, a in enumerate(AGENTS)}
         self._scores = scores

@@ -177,22 +177,24 @@ class PsychicPhaseEnv(gym.Env):
     def _advance(self, state: Any) -> Any:
         """Resolve chance and opponent moves until the agent decides or the game ends.
 
-        Sets :attr:`state` (and the player to move with it) and returns the state reached.
+        Each decision and the chance nodes after it go through ``rules.apply_with_chance``, a
+        run of chance nodes alone through ``rules.sample_chance_run`` (the editions' fast walks
+        draw the same numbers as sampling node by node). Sets :attr:`state` (and the player to
+        move with it) and returns the state reached.
         """
         rules, rng, seat, opponent = self.rules, self.np_random, self._seat, self.opponent
-        current_player, sample_chance = rules.current_player, rules.sample_chance
-        apply, extend = rules.apply_with_events, self._events.extend
+        current_player, chance_run = rules.current_player, rules.sample_chance_run
+        apply, events = rules.apply_with_chance, self._events
         while True:
             player = current_player(state)
             if player == TERMINAL or player == seat:
                 self._state, self._player, self._mask = state, player, None
                 return state
             if player == CHANCE:
-                action = sample_chance(state, rng)
-            else:
-                action = sample_action(opponent, rules, state, player, rng)
-            state, events = apply(state, action, check=False)
-            extend(events)
+                state = chance_run(state, rng, events)
+                continue
+            action = sample_action(opponent, rules, state, player, rng)
+            state = apply(state, action, rng, events, check=False)
 
     def _info(self) -> dict[str, Any]:
         # The step's events list is new at every step and reset: no copy needed.
@@ -235,8 +237,9 @@ class PsychicPhaseEnv(gym.Env):
         # goes through the rules' own check, which raises IllegalActionError naming the legal set.
         legal = self._player == seat and 0 <= action < rules.num_actions
         legal = legal and bool(self.action_masks()[action])
-        state, events = rules.apply_with_events(self._state, action, check=not legal)
-        self._events.extend(events)
+        state = rules.apply_with_chance(
+            self._state, action, self.np_random, self._events, check=not legal
+        )
         state = self._advance(state)
         score = rules.returns(state)[seat]
         # What happened before the agent's first decision is paid with its first reward, so the

@@ -127,6 +127,10 @@ def _deniable(total: int) -> bool:
     return deny_chance(total) > 0
 
 
+_FAST_HOOKS = ("_step", "_dispatch", "_chance", "_chance_result", "_decide_and_walk")
+"""What the one-copy walks call or stand in for (``RulesBase._own_chance_walk``)."""
+
+
 def _update(s: State, **changes: Any) -> None:
     """Set fields of ``s`` in place: only ever a transition's own new copy, before it returns.
 
@@ -242,6 +246,7 @@ class EighthRules(RulesBase):
         self._mean_cache: dict[tuple[int, ...], float] = {}
         self._options_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
         self._legal_cache: dict[tuple[Any, ...], tuple[int, ...]] = {}
+        self._last_legal: tuple[State | None, tuple[int, ...]] = (None, ())
         self._alive_cache: dict[tuple[int, ...], int] = {}
         self._side_masks = tuple(sum(1 << i for i in units) for units in self.side_units)
         self._event_cache: dict[tuple[Any, ...], Event] = {}
@@ -342,8 +347,18 @@ class EighthRules(RulesBase):
         return state.stage == Stage.DENY
 
     def legal_actions(self, state: State) -> list[int]:
-        """Sorted legal actions (empty at chance and terminal nodes)."""
-        return list(self._legal(state))
+        """Sorted legal actions (empty at chance and terminal nodes).
+
+        The last answer is kept with the state it was asked about: the env's mask, the
+        opponent and the caller ask about the same state object in a row. Only finished
+        states come here (the copies transitions edit in place use :meth:`_legal`).
+        """
+        last_state, last = self._last_legal
+        if last_state is state:
+            return list(last)
+        legal = self._legal(state)
+        self._last_legal = (state, legal)
+        return list(legal)
 
     def _legal(self, state: State) -> tuple[int, ...]:
         stage = state.stage
@@ -388,6 +403,42 @@ class EighthRules(RulesBase):
     def sample_chance(self, state: State, rng: np.random.Generator) -> int:
         """Draw a chance outcome from the same cached table ``chance_outcomes`` lists (one draw)."""
         return self._chance(state).sample(rng)
+
+    def sample_chance_run(
+        self, state: State, rng: np.random.Generator, events: list[Event]
+    ) -> State:
+        """Walk chance nodes to the next decision in one copy of the state.
+
+        The same draws (one per node, from :meth:`_chance`) and the same transition code as
+        :meth:`sample_chance` and :meth:`_apply` node by node; the states in between are seen by
+        nobody, so the walk builds every node's result in one copy (see :func:`_update`).
+        """
+        mover = self._mover
+        if mover[state.stage][state.active] != CHANCE:
+            return state
+        # Not while sample_chance or the transition code below is replaced (tests do).
+        if not self._own_chance_walk(EighthRules, _FAST_HOOKS):
+            return super().sample_chance_run(state, rng, events)
+        s = evolve(state)
+        while True:
+            self._chance_result(s, self._chance(s).sample(rng), events)
+            if mover[s.stage][s.active] != CHANCE:
+                return s
+
+    def _decide_and_walk(
+        self, state: State, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> State:
+        """A decision and the chance nodes after it, in one copy of the state.
+
+        The same transition code, draws and events as :meth:`apply_with_events` and then
+        :meth:`sample_chance_run`; nobody sees the state between them, so one copy serves both.
+        """
+        s = evolve(state)
+        self._dispatch(s, action, events)
+        mover = self._mover
+        while mover[s.stage][s.active] == CHANCE:
+            self._chance_result(s, self._chance(s).sample(rng), events)
+        return s
 
     def horizon(self, state: State) -> tuple[int, int]:
         """``(battle round, step)``: one step per cast, the unit of ``search`` lookahead.
@@ -593,6 +644,11 @@ class EighthRules(RulesBase):
         it (see :func:`_update`).
         """
         s = evolve(state)
+        self._dispatch(s, action, events)
+        return s
+
+    def _dispatch(self, s: State, action: int, events: list[Event] | None) -> None:
+        """Run the handler of ``s``'s stage on ``s`` itself (a transition's own copy)."""
         stage = s.stage
         if stage == Stage.SELECT:
             self._select(s, action, events)
@@ -602,7 +658,6 @@ class EighthRules(RulesBase):
             self._deny(s, action, events)
         else:
             self._chance_result(s, action, events)
-        return s
 
     def _select(self, s: State, a: int, events: list[Event] | None) -> None:
         if a == self.END_PHASE:  # 8E-2.1
@@ -622,7 +677,8 @@ class EighthRules(RulesBase):
         if a == self.STOP:  # 8E-2.2
             _update(s, stage=Stage.SELECT, caster=-1, manifests_left=0, unit_powers=0)
             return self._advance(s, events)
-        p, t = self.decode_cast(a)
+        layout = self.actions
+        p, t = divmod(a - layout.CAST, layout.n_units)  # decode_cast, without the typed view
         wc = self.warp_charge(s, p)  # 8E-4.2
         attempts = list(s.attempts)
         attempts[p] += 1
@@ -642,7 +698,7 @@ class EighthRules(RulesBase):
     def _deny(self, s: State, a: int, events: list[Event] | None) -> None:
         if a == self.NO_DENY:
             return self._to_effect(s, events)
-        d = self.actions.decode(a).unit  # type: ignore[union-attr]
+        d = a - self.actions.DENY  # decode(a).unit, without the typed view
         deny_left = list(s.deny_left)
         deny_left[d] -= 1
         self._emit(events, self._deny_attempt_event, d, s.power, s.total, 1 - s.active)
@@ -896,3 +952,7 @@ class EighthRules(RulesBase):
     def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
         """One line of rules text per power a living PSYKER knows (views.py)."""
         return self.view.power_texts(state, player)
+
+
+# The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
+EighthRules._fast_walk = (EighthRules, _FAST_HOOKS)

@@ -13,8 +13,11 @@ fields are read (and hashed, by the observation and solver memos) far more often
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
+from operator import attrgetter
+
+_set = object.__setattr__
 
 
 class Phase(IntEnum):
@@ -51,7 +54,7 @@ DECISIONS = frozenset({Phase.CHOOSE, Phase.TARGET, Phase.AMOUNT, Phase.ATTACK_BI
 
 
 @dataclass(frozen=True, slots=True)
-class UnitState:
+class _UnitFields:
     """What changes about one unit during a game.
 
     Attributes:
@@ -84,6 +87,30 @@ class UnitState:
     def fighting(self) -> bool:
         """Still in the fight: not slain and not removed."""
         return self.hp > 0 and not self.out
+
+
+class UnitState(_UnitFields):
+    """What changes about one unit during a game (the fields: :class:`_UnitFields`).
+
+    The same frozen dataclass value, with its hash kept once computed: units are hashed inside
+    every memo key that holds ``State.units`` (legal actions, observation blocks, solver
+    tables), far more often than they are built. The hash is the dataclass's own, the hash of
+    the tuple of fields, so sets and dictionaries order units exactly as before.
+    """
+
+    __slots__ = ("_hash",)
+
+    def __hash__(self) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash(_field_values(self))
+            _set(self, "_hash", h)
+            return h
+
+
+_field_values = attrgetter(*(f.name for f in fields(_UnitFields)))
+"""The tuple of a unit's field values, in field order (what the dataclass hash hashes)."""
 
 
 @dataclass(frozen=True)

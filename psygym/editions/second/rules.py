@@ -111,7 +111,8 @@ true`` (2E-7).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from bisect import bisect_right
+from collections.abc import Callable, Hashable
 from fractions import Fraction
 from functools import cache
 from operator import add, sub
@@ -184,7 +185,7 @@ from psygym.editions.second.views import (
     SecondView,
     SecondViews,
 )
-from psygym.kernel import ChanceCache, ChanceTable, evolve
+from psygym.kernel import ChanceCache, ChanceTable, Memo, evolve
 from psygym.scenario import distance
 
 EDITION = "2nd"
@@ -345,6 +346,8 @@ class SecondRules(RulesBase):
             Event(EventKind.PHASE_END, "The Psychic phase ends; hands are discarded.", p)
             for p in (0, 1)
         )
+        self._event_memo = Memo(_MEMO_SIZE)
+        """Events by everything they depend on (:meth:`_shared_event`); events are immutable."""
         self._usable: dict[tuple, int] = {}
         """Psykers that can use powers (2E-3.2), by ``(wounds, powers)``."""
         self._draws: dict[tuple[tuple[int, ...], ...], int] = {}
@@ -699,6 +702,76 @@ class SecondRules(RulesBase):
         """Draw one chance outcome with ``rng`` (one uniform draw) from :meth:`chance_table`."""
         return self.chance_table(state).sample(rng)
 
+    def _shared_event(self, key: tuple, build: Callable[[], Event]) -> Event:
+        """The event ``build()`` makes, built once per ``key`` (everything it depends on)."""
+        return self._event_memo.get(key, build)
+
+    def sample_chance_run(
+        self, state: SecondState, rng: np.random.Generator, events: list[Event]
+    ) -> SecondState:
+        """Walk chance nodes to the next decision, each deal of cards in one pass (2E-3.3).
+
+        A deal is one chance node per card, as in the game tree; here the cards of a deal are
+        drawn in a loop over plain lists, with the same table, the same one uniform number per
+        card and the same events as :meth:`sample_chance` and :meth:`_apply_deal` one card at a
+        time, and the state is copied once at the end. Other chance nodes go the generic way.
+        """
+        stage = state.stage
+        if stage == OVER or (not state.effects and (stage == TURN or stage == RESPONSE)):
+            return state  # not a chance node (the tests of current_player)
+        # Not while sample_chance or the transition code below is replaced (tests do).
+        if not self._own_chance_walk(SecondRules, ("_apply_deal", "_settle", "chance_table")):
+            return super().sample_chance_run(state, rng, events)
+        while True:
+            stage = state.stage
+            if stage == OVER:  # the same tests as current_player
+                return state
+            if not state.effects:
+                if stage == TURN or stage == RESPONSE:
+                    return state
+                if stage == DEAL and state.to_deal > 0 and any(state.deck):
+                    state = self._deal_run(state, rng, events)
+                    continue
+            state, step_events = self._apply(state, self.chance_table(state).sample(rng))
+            events.extend(step_events)
+
+    def _deal_run(
+        self, s: SecondState, rng: np.random.Generator, events: list[Event]
+    ) -> SecondState:
+        """Deal every card of the deal under way (2E-3.3), then settle as :meth:`_apply_deal`."""
+        p = s.deal_to
+        hands = [list(s.hands[0]), list(s.hands[1])]
+        deck = list(s.deck)
+        to_deal = s.to_deal
+        left = sum(deck)  # > 0 exactly when any(deck): counts are never negative
+        deal_events = self._deal_events
+        tables, deals, random = self._deals._tables, self._deals, rng.random
+        while True:
+            key = tuple(deck)
+            table = tables.get(key)
+            if table is None:
+                table = deals.get(key, lambda deck=key: self._deal_outcomes(deck))
+            cumulative = table.cumulative  # ChanceTable.sample, inline
+            idx = bisect_right(cumulative, random() * cumulative[-1])
+            last = len(cumulative) - 1
+            card = table.outcomes[idx if idx < last else last][0]
+            hands[p][card] += 1
+            deck[card] -= 1
+            left -= 1
+            to_deal -= 1
+            events.append(deal_events[p])
+            p = 1 - p
+            if to_deal <= 0 or left <= 0:
+                break
+        s = evolve(
+            s,
+            deck=tuple(deck),
+            hands=(tuple(hands[0]), tuple(hands[1])),
+            to_deal=to_deal,
+            deal_to=p,
+        )
+        return self._settle(s, events)
+
     def daemonic_chance(self, psyker: int) -> Fraction:
         """Chance that Daemonic Attack slays ``psyker``: D6 + ML below the setting (2E-5.2)."""
         below = self.settings.daemonic_attack_below
@@ -823,21 +896,27 @@ class SecondRules(RulesBase):
             active = self.active(s)
             first = active if self.settings.deal_first == "active" else 1 - active
             dice = self.flux_dice(s)
+            rnd = self.battle_round(s)
             events.append(
-                Event(
-                    EventKind.PHASE,
-                    f"Battle round {self.battle_round(s)}: "
-                    f"Psychic phase of {self.side_names[active]}.",
-                    active,
-                    (("round", self.battle_round(s)),),
+                self._shared_event(
+                    ("phase", rnd, active),
+                    lambda: Event(
+                        EventKind.PHASE,
+                        f"Battle round {rnd}: Psychic phase of {self.side_names[active]}.",
+                        active,
+                        (("round", rnd),),
+                    ),
                 )
             )
             events.append(
-                Event(
-                    EventKind.FLUX,
-                    f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
-                    active,
-                    (("dice", dice), ("cards", outcome)),
+                self._shared_event(
+                    ("flux", dice, outcome, active),
+                    lambda: Event(
+                        EventKind.FLUX,
+                        f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
+                        active,
+                        (("dice", dice), ("cards", outcome)),
+                    ),
                 )
             )
             return evolve(s, stage=DEAL, to_deal=outcome, deal_to=first)
@@ -1018,15 +1097,23 @@ class SecondRules(RulesBase):
         used = list(s.used)
         used[i] = True
         events.append(
-            Event(
-                EventKind.ATTEMPT,
-                f"{self.views.cast_view(action, k, p).label}.",
-                p,
-                (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
+            self._shared_event(
+                ("attempt", action, k, p),
+                lambda: Event(
+                    EventKind.ATTEMPT,
+                    f"{self.views.cast_view(action, k, p).label}.",
+                    p,
+                    (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
+                ),
             )
         )
         events.append(
-            Event(EventKind.PASSED, f"{power.name} is paid for.", p, (("power", power.name),))
+            self._shared_event(
+                ("passed", k, p),
+                lambda: Event(
+                    EventKind.PASSED, f"{power.name} is paid for.", p, (("power", power.name),)
+                ),
+            )
         )
         return evolve(
             s,
@@ -1098,11 +1185,14 @@ class SecondRules(RulesBase):
         if not stopped:
             value = self._value_of(pending.power, pending.force)
             events.append(
-                Event(
-                    EventKind.MANIFEST,
-                    f"{power.name} takes effect.",
-                    side,
-                    (("power", power.name), ("force", pending.force), ("value", value)),
+                self._shared_event(
+                    ("manifest", pending.power, pending.force, side),
+                    lambda: Event(
+                        EventKind.MANIFEST,
+                        f"{power.name} takes effect.",
+                        side,
+                        (("power", power.name), ("force", pending.force), ("value", value)),
+                    ),
                 )
             )
             if power.remain_in_play:
@@ -1292,12 +1382,15 @@ class SecondRules(RulesBase):
                     score = s.score + (value if side == 0 else -value)
                     s = evolve(s, effects=s.effects[1:], score=score)
                     events.append(
-                        Event(
-                            EventKind.VALUE,
-                            f"{self.power_data[eff.power].name} scores "
-                            f"{value:g} for {self.side_names[side]}.",
-                            side,
-                            (("power", self.power_data[eff.power].name), ("value", value)),
+                        self._shared_event(
+                            ("value", eff.power, value, side),
+                            lambda eff=eff, value=value, side=side: Event(
+                                EventKind.VALUE,
+                                f"{self.power_data[eff.power].name} scores "
+                                f"{value:g} for {self.side_names[side]}.",
+                                side,
+                                (("power", self.power_data[eff.power].name), ("value", value)),
+                            ),
                         )
                     )
                 continue

@@ -191,11 +191,11 @@ class SecondViews:
     Args:
         rules: the rules of the scenario.
 
-    The observation joins, in one ``np.concatenate``, the card and phase entries (built per
-    call: cards are dealt one by one), the units block memoised per ``(player, wounds)``, one
-    block per psyker memoised by the few fields it shows, and a pending-power block memoised
-    per pending power. Whole boards are not memoised: power cards differ from game to game, so
-    three boards in four would miss.
+    The observation is one new array filled from the card and phase entries (built per call:
+    cards are dealt one by one) and the board: the units block memoised per ``(player,
+    wounds)``, one block per psyker memoised by the few fields it shows, and a pending-power
+    block memoised per pending power. Whole boards are not memoised: power cards differ from
+    game to game, so three boards in four would miss.
     """
 
     def __init__(self, rules: SecondRules):
@@ -214,6 +214,12 @@ class SecondViews:
         self._cast_views: dict[tuple[int, int, int], CastView] = {}
         self._slots: dict[tuple, np.ndarray] = {}
         self._max_wounds = tuple(float(w) for w in rules.max_wounds)
+        self._rounds = rules.game.battle_rounds
+        self._per_psyker = per_psyker
+        self._units_start = self.board_start + 4 * U
+        self._decision_rows = tuple(
+            tuple(float(k == d) for k in range(NUM_DECISIONS)) for d in range(NUM_DECISIONS)
+        )
 
     # -----------------------------------------------------------------------------------------
     # The player's view
@@ -277,43 +283,52 @@ class SecondViews:
         rules = self.rules
         # Only what view() holds is read: the own hand, the other hand's and the deck's sizes.
         hand = state.hands[player]
-        discard, paid, phase = face_up(state), state.paid, state.phase
-        own_down = state.face_down[player]
-        rounds = rules.game.battle_rounds
-        head: list[float] = [0.0, 0.0, 0.0, 0.0]
-        head[self.decision(state, player)] = 1.0
-        head += (
-            rules.active(state) == player,
+        down0, down1 = state.face_down
+        discard = state.discard  # face_up(state), inline
+        if any(down0) or any(down1):
+            discard = tuple(map(sub, map(sub, discard, down0), down1))
+        own_down, other_down = (down0, down1) if player == 0 else (down1, down0)
+        paid, phase = state.paid, state.phase
+        rounds = self._rounds
+        # Cards whose place is unknown to this player: the deck, the other hand and the other
+        # player's face-down discards, by kind.
+        unseen = [
+            c - h - d - q - o
+            for c, h, d, q, o in zip(rules.deck_counts, hand, discard, paid, own_down)
+        ]
+        head = [
+            *self._decision_rows[self.decision(state, player)],
+            (rules.game.first_player + phase) % 2 == player,  # rules.active(state)
             (phase // 2 + 1) / rounds,
             phase / (2 * rounds),
             state.passes,
             state.to_move == player,
-        )
-        head += hand
-        head += (sum(state.hands[1 - player]), sum(state.deck))
-        head += discard
-        head += paid
-        # Cards whose place is unknown to this player: the deck, the other hand and the other
-        # player's face-down discards, by kind.
-        head += [
-            c - h - d - q - o
-            for c, h, d, q, o in zip(rules.deck_counts, hand, discard, paid, own_down)
+            *hand,
+            sum(state.hands[1 - player]),
+            sum(state.deck),
+            *discard,
+            *paid,
+            *unseen,
+            state.score if player == 0 else -state.score,
+            *own_down,
+            sum(other_down),
         ]
-        head.append(state.score if player == 0 else -state.score)
-        head += own_down
-        head.append(sum(state.face_down[1 - player]))
-        wounds, powers, used = state.wounds, state.powers, state.used
-        parts = [np.array(head, dtype=np.float32), self._units_block(player, wounds)]
-        in_play = state.in_play
-        psyker_block, psyker_unit = self._psyker_block, rules.psyker_unit
+        out = np.empty(self.observation_size, dtype=np.float32)
+        out[: self.board_start] = head
+        # The memoised blocks, each copied once into place.
+        wounds, powers, used, in_play = state.wounds, state.powers, state.used, state.in_play
+        at = self._units_start
+        out[self.board_start : at] = self._units_block(player, wounds)
+        psyker_block, psyker_unit, width = self._psyker_block, rules.psyker_unit, self._per_psyker
         for i in range(rules.num_psykers):
             mine = (
                 tuple((ip.slot, ip.ultimate) for ip in in_play if ip.psyker == i) if in_play else ()
             )
             alive = wounds[psyker_unit[i]] > 0
-            parts.append(psyker_block(player, i, alive, used[i], powers[i], mine))
-        parts.append(self._pending_block(state.pending))
-        return np.concatenate(parts)  # the one copy of the memoised blocks
+            out[at : at + width] = psyker_block(player, i, alive, used[i], powers[i], mine)
+            at += width
+        out[at:] = self._pending_block(state.pending)
+        return out
 
     def _units_block(self, player: int, wounds: tuple[int, ...]) -> np.ndarray:
         """Per unit: mine, alive, wounds left, fraction of wounds left (memoised)."""
