@@ -385,6 +385,44 @@ class RogueTraderRules(RulesBase):
             return table.outcomes[0][0]
         return table.sample(rng)
 
+    def sample_chance_run(
+        self, state: State, rng: np.random.Generator, events: list[Event]
+    ) -> State:
+        """Walk chance nodes to the next decision, events going straight into ``events``.
+
+        The same draws (:meth:`sample_chance`: none when a node is certain) and transitions as
+        :meth:`apply_with_events` node by node, without a list and a tuple of events per node.
+        """
+        phase = state.phase
+        if phase == _OVER or phase in DECISIONS:
+            return state
+        # Not while sample_chance or the transition code below is replaced (tests do).
+        if not self._own_chance_walk(RogueTraderRules, _FAST_HOOKS):
+            return super().sample_chance_run(state, rng, events)
+        return self._walk(state, rng, events)
+
+    def _decide_and_walk(
+        self, state: State, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> State:
+        """A decision and the chance nodes after it (as :meth:`sample_chance_run` walks them)."""
+        state = self._settle(self._step(state, action, events), events)
+        phase = state.phase
+        if phase == _OVER or phase in DECISIONS:
+            return state
+        return self._walk(state, rng, events)
+
+    def _walk(self, state: State, rng: np.random.Generator, events: list[Event]) -> State:
+        """The chance nodes from ``state`` (one) to the next decision or the end."""
+        while True:
+            table = self.chance_table(state)
+            assert table is not None
+            outcomes = table.outcomes
+            outcome = outcomes[0][0] if len(outcomes) == 1 else table.sample(rng)
+            state = self._settle(self._step(state, outcome, events), events)
+            phase = state.phase
+            if phase == _OVER or phase in DECISIONS:
+                return state
+
     def horizon(self, state: State) -> tuple[int, int]:
         """``(battle round, player turn within it)``: one unit of ``search`` lookahead.
 
@@ -1210,9 +1248,17 @@ class RogueTraderRules(RulesBase):
         return evolve(s, score=s.score + (amount if side == 0 else -amount))
 
 
+_FAST_HOOKS = ("_step", "_settle", "chance_table", "_decide_and_walk", "_walk")
+"""What the fast walks call or stand in for (``RulesBase._own_chance_walk``)."""
+
+
 def _put(units: tuple[UnitState, ...], i: int, **changes: Any) -> tuple[UnitState, ...]:
     """``units`` with unit ``i`` changed."""
     return (*units[:i], evolve(units[i], **changes), *units[i + 1 :])
+
+
+# The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
+RogueTraderRules._fast_walk = (RogueTraderRules, _FAST_HOOKS)
 
 
 __all__ = [
