@@ -36,10 +36,10 @@ from psygym.editions import edition_id, load
 from psygym.policies import resolve_policy
 
 AUTO = "auto"
-"""The default opponent: ``search`` where hands are open, else a shipped model or a heuristic."""
+"""The default opponent: ``search``, else a shipped model or a heuristic."""
 
 SEARCH = "search"
-"""The agent that plays (and advises) where the players see the whole board."""
+"""The strongest agent of every duel, which plays and advises (see ``docs/strength.md``)."""
 
 
 def _loads(spec: str, rules: Any) -> bool:
@@ -54,17 +54,14 @@ def _loads(spec: str, rules: Any) -> bool:
 def default_opponent(rules: Any, seat: int = 1) -> str:
     """The ``auto`` opponent of an edition and scenario, playing ``seat``.
 
-    ``search`` (exact within each cast or turn, a learned board value beyond) where the players
-    see the whole board and it loads. With secret hands: the pretrained model shipped for the
-    scenario and that seat (``psygym_agents.sb3.pretrained_path``) if there is one and it loads
-    for these rules, else the edition's reference heuristic (``BOTS.reference``), else
-    ``random``.
+    ``search`` where it loads: exact within each cast or turn with a learned board value beyond
+    where the players see the whole board, an information-set search (with the board value at
+    the end of each phase where one is shipped) where hands are secret. Otherwise the pretrained
+    model shipped for the scenario and that seat (``psygym_agents.sb3.pretrained_path``) if there
+    is one and it loads for these rules, else the edition's reference heuristic
+    (``BOTS.reference``), else ``random``.
     """
-    from psygym.core import Information
-
-    if getattr(rules, "information", Information.PERFECT) != Information.HIDDEN and _loads(
-        SEARCH, rules
-    ):
+    if _loads(SEARCH, rules):
         return SEARCH
     name = getattr(rules.scenario, "name", "")
     if importlib.util.find_spec("psygym_agents.sb3") is not None:
@@ -91,8 +88,7 @@ def play(
     opponent: str = typer.Option(
         AUTO,
         help="The AI: an agent name (search, optimal, random...), a .zip model or tuned "
-        ".json; 'auto' picks search where hands are open, else the shipped trained model or a "
-        "heuristic.",
+        ".json; 'auto' picks search (else the shipped trained model or a heuristic).",
     ),
     seat: int = typer.Option(0, min=0, max=1, help="Your player: 0 (first side) or 1."),
     seed: int | None = typer.Option(

@@ -61,5 +61,15 @@ def test_rogue_trader_steps_are_player_turns():
 
 
 def test_the_default_horizon_is_the_whole_game():
+    from psygym.core import RulesBase
+
+    rules = psygym.load("2nd", "smite-skirmish")  # its own horizon is per Psychic phase
+    assert {RulesBase.horizon(rules, s) for s in _play(rules, 0)} == {(0, 0)}
+
+
+def test_second_edition_steps_are_psychic_phases():
     rules = psygym.load("2nd", "smite-skirmish")
-    assert {rules.horizon(s) for s in _play(rules, 0)} == {(0, 0)}
+    for seed in range(5):
+        for s in _play(rules, seed)[1:]:
+            if rules.current_player(s) != TERMINAL and s.stage != 0:  # 0: set-up, round 0
+                assert rules.horizon(s) == (s.phase // 2 + 1, s.phase % 2)

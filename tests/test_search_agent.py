@@ -297,7 +297,8 @@ def test_compare_has_search_on_every_duel_with_search_and_says_so_without(editio
     named = search_entry(rules, replace(_settings(quick=False), agents=["search"]), notes)
     assert named is not None and not notes
     assert search_entry(rules, _settings(quick=False), notes) is None  # the default: left out
-    assert notes and "compare --search includes it" in notes[0]
+    assert notes and "compare --search puts it in the round-robin" in notes[0]
+    assert "plays the leader head to head instead (10 games per seat" in notes[0]
     assert search_entry(rules, _settings(quick=True), notes) is None
     assert "--quick" in notes[-1]
 

@@ -28,6 +28,13 @@ Method: Monte-Carlo targets first, then fitted value iteration backward over rou
    fit (with weight 1, a backup ``label_weight``), which keeps the net anchored on boards no
    backup has reached.
 
+Hidden hands (``rules.information`` is ``Information.HIDDEN``): a backup or a Bellman check
+solves the next step exactly over the true state, so it would see both hands. Such an edition
+trains the Monte-Carlo stage only (``sweeps: 0``, ``eval_boards: 0``; any other setting is
+refused in one line); its boards should be where nothing is hidden from either player (the
+edition's ``horizon`` decides, such as 2nd edition's phase boundary before any card is dealt).
+``agents`` chooses the agents of the games (default: every heuristic of the edition).
+
 Self-play value iteration (search against search from the start) was not chosen: with a
 useless first value its games are slow (a 7th-edition search game takes seconds where a
 heuristic game takes milliseconds) and their boards all look alike; the Monte-Carlo start and
@@ -121,6 +128,8 @@ class ValueConfig:
             refits of the sweeps, which start from the current weights).
         max_fit_boards: at most this many training boards in a fit (backed-up ones always).
         test_fraction, val_fraction: shares of each stage's games held out.
+        agents: agent specs (names, ``tuned:PATH``, ...) each seat of a game draws from;
+            ``None``: every heuristic of the edition.
     """
 
     edition: str
@@ -145,6 +154,7 @@ class ValueConfig:
     max_fit_boards: int = 60_000
     test_fraction: float = 0.15
     val_fraction: float = 0.10
+    agents: list[str] | None = None
 
     @property
     def games_per_sweep(self) -> int:
@@ -207,11 +217,6 @@ def make_value_config(
             f"test games), not {steps}"
         )
     rules = _load_rules(edition, scenario)
-    if has_hidden_information(rules):
-        raise ValueError(
-            f"--algo value needs every board visible to both players; edition {rules.edition} "
-            "has hidden hands (its search agent is an information-set search)"
-        )
     extra: dict[str, Any] = {}
     if config:
         from psygym_experiments.harness.training import read_yaml
@@ -232,6 +237,22 @@ def make_value_config(
     for key, value in extra.items():
         setattr(cfg, key, value)
     check_value_config(cfg)
+    if has_hidden_information(rules) and (cfg.sweeps or cfg.eval_boards):
+        # A backup solves the next phase exactly over the true state, so it would see both
+        # hands: with hidden hands only the Monte-Carlo fit is honest.
+        raise ValueError(
+            f"--algo value: edition {rules.edition} has hidden hands, and exact backups would "
+            "see both; set sweeps: 0 and eval_boards: 0 (a Monte-Carlo fit only), as "
+            f"experiments/configs/value/{rules.edition}-{rules.scenario.name}.yml does"
+        )
+    if cfg.agents is not None:
+        from psygym.policies import resolve_policy
+
+        for spec in cfg.agents:
+            try:
+                resolve_policy(spec, rules)
+            except Exception as exc:  # noqa: BLE001 - any bad agent spec is one clear line
+                raise ValueError(f"agents: {exc}") from None
     return cfg
 
 
@@ -273,6 +294,10 @@ def check_value_config(cfg: ValueConfig) -> None:
     need(isinstance(cfg.hidden, list) and len(cfg.hidden) >= 1
          and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in cfg.hidden),
          f"hidden must be a list of layer widths such as [64, 64], not {cfg.hidden!r}")  # fmt: skip
+    agents = cfg.agents
+    need(agents is None or (isinstance(agents, list) and len(agents) >= 1
+                            and all(isinstance(a, str) and a for a in agents)),
+         f"agents must be a list of agent names such as [pass], not {agents!r}")  # fmt: skip
 
 
 def is_value_run(run_dir: str | Path) -> bool:
@@ -405,7 +430,7 @@ def is_board(rules: Any, before: Hashable, after: Hashable) -> bool:
 def play_boards(
     rules: Any, n_games: int, *, seed: int, stage: int, value: Any = None,
     search_share: float = 0.0, random_move: float = 0.1, split: np.ndarray | None = None,
-    on_game: Callable[[], bool] | None = None,
+    on_game: Callable[[], bool] | None = None, agents: Sequence[str] | None = None,
 ) -> tuple[Boards, list[Hashable]]:  # fmt: skip
     """Play ``n_games`` games among the edition's heuristics (and ``search``), keep the boards.
 
@@ -424,19 +449,24 @@ def play_boards(
         split: per game 0/1/2 (training, validation, test); default all training.
         on_game: called after each game; a true return value stops early (the games played
             so far are returned).
+        agents: agent specs the seats draw from instead of the edition's heuristics.
 
     Returns:
         The boards, and the board states in the same order.
     """
     from psygym_agents.solvers.search import LookaheadPolicy
 
-    from psygym.policies import bots_for
+    from psygym.policies import bots_for, resolve_policy
 
-    bots = bots_for(rules.edition)
-    if bots is None:
-        raise ValueError(f"edition {rules.edition} has no heuristics to play the games with")
-    names = list(bots.heuristics)
-    made = {n: bots.heuristics[n](rules) for n in names}
+    if agents:
+        names = list(agents)
+        made = {n: resolve_policy(n, rules) for n in names}
+    else:
+        bots = bots_for(rules.edition)
+        if bots is None:
+            raise ValueError(f"edition {rules.edition} has no heuristics to play the games with")
+        names = list(bots.heuristics)
+        made = {n: bots.heuristics[n](rules) for n in names}
     search = LookaheadPolicy(rules, value, steps=1) if search_share > 0 else None
     split = np.zeros(n_games, np.int8) if split is None else split
     cols: dict[str, list[Any]] = {k: [] for k in ("x", "round", "score", "target", "game", "ply")}
@@ -651,6 +681,7 @@ class _Run:
             boards, states = play_boards(
                 self.rules, n_games, seed=cfg.seed, stage=index, value=self.value,
                 search_share=share, random_move=cfg.random_move, split=split, on_game=tick,
+                agents=cfg.agents,
             )  # fmt: skip
         if self.check_stop():
             raise self.interrupted()
@@ -849,7 +880,8 @@ class _Run:
             "rounds": per_round, "games": cfg.steps + cfg.sweeps * cfg.games_per_sweep,
             "boards": int(len(self.all_rows("round"))), "backed_up_boards": len(self.labels),
             "config": {k: v for k, v in asdict(cfg).items() if k in TUNABLE},
-            "method": "Monte-Carlo fit, then fitted value iteration backward over rounds",
+            "method": "Monte-Carlo fit, then fitted value iteration backward over rounds"
+            if cfg.sweeps else "Monte-Carlo fit only",
             "target": "score player 0 still gains from the board (final minus so far)",
             "trained_with": command.read_text().splitlines()[0] if command.is_file() else "",
         }  # fmt: skip

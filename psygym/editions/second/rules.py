@@ -439,6 +439,16 @@ class SecondRules(RulesBase):
         """Battle round of the state, from 1."""
         return min(state.phase // 2 + 1, self.game.battle_rounds)
 
+    def horizon(self, state: SecondState) -> tuple[int, int]:
+        """``(battle round, phase within the round)``: one unit of lookahead per Psychic phase.
+
+        Set-up (2E-1.1) is round 0. The pair changes when a phase ends (2E-4.3), at the warp
+        flux roll of the next (2E-3.1), where no hand is dealt yet and the table is public.
+        """
+        if state.stage == SETUP:
+            return (0, 0)
+        return (state.phase // 2 + 1, state.phase % 2)
+
     def alive(self, state: SecondState, psyker: int) -> bool:
         """Whether a psyker is on the table."""
         return state.wounds[self.psyker_unit[psyker]] > 0
