@@ -28,7 +28,7 @@ import numpy as np
 from psygym_experiments.harness.output import write_json
 from psygym_experiments.harness.runs import atomic_write
 
-from psygym.core import CHANCE, TERMINAL, sample_action
+from psygym.core import play_game
 
 BOARDS_FILE = "boards.jsonl"
 """One JSON line per finished board (the resume record)."""
@@ -51,21 +51,19 @@ def sample_boards(rules: Any, per_round: int, seed: int, max_games: int = 2000) 
     found: dict[int, list[Hashable]] = {}
     rng = np.random.default_rng((seed, 0))
     rounds_seen: set[int] = set()
+    seen: set[int] = set()  # the rounds of the game being played
+
+    def keep(state: Hashable, action: int, events: Any) -> None:
+        rnd = rules.horizon(state)[0]
+        if rnd >= 1 and rnd not in seen:
+            seen.add(rnd)
+            rounds_seen.add(rnd)
+            if len(found.setdefault(rnd, [])) < per_round:
+                found[rnd].append(state)
+
     for _ in range(max_games):
-        s = rules.initial_state()
-        seen: set[int] = set()
-        while (player := rules.current_player(s)) != TERMINAL:
-            rnd = rules.horizon(s)[0]
-            if rnd >= 1 and rnd not in seen:
-                seen.add(rnd)
-                rounds_seen.add(rnd)
-                if len(found.setdefault(rnd, [])) < per_round:
-                    found[rnd].append(s)
-            if player == CHANCE:
-                a = rules.sample_chance(s, rng)
-            else:
-                a = sample_action(ref, rules, s, player, rng)
-            s = rules.apply(s, a, check=False)
+        seen.clear()
+        play_game(rules, [ref, ref], rng, on_step=keep)
         if rounds_seen and all(len(found[r]) >= per_round for r in rounds_seen):
             break
     return [(r, i, b) for r in sorted(found) for i, b in enumerate(found[r])]
@@ -78,15 +76,8 @@ def continuation_gains(
     start = rules.returns(board)[0]
     gains = np.empty(n)
     for k in range(n):
-        rng = np.random.default_rng((*seed, k))
-        s = board
-        while (player := rules.current_player(s)) != TERMINAL:
-            if player == CHANCE:
-                a = rules.sample_chance(s, rng)
-            else:
-                a = sample_action(policies[player], rules, s, player, rng)
-            s = rules.apply(s, a, check=False)
-        gains[k] = rules.returns(s)[0] - start
+        end = play_game(rules, policies, np.random.default_rng((*seed, k)), state=board)
+        gains[k] = rules.returns(end)[0] - start
     return gains
 
 
