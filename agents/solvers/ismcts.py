@@ -86,7 +86,8 @@ class SearchPolicy:
         iterations: search iterations per decision.
         seed: seed of the policy's own random generator.
         exploration: UCB exploration constant (scaled by the spread of scores seen); 0.3 was
-            the strongest of 0.1, 0.3 and 1.0 on the 2nd duel (``search.HIDDEN_EXPLORATION``).
+            the strongest of 0.1, 0.3 and 1.0 on the hidden-hand duel
+            (``search.HIDDEN_EXPLORATION``; ``docs/strength.md``).
         horizon_phases: Psychic phases an iteration looks ahead, counting the current one.
         rollout: policy beyond the tree (default: uniformly random legal actions).
         value: the board value added to the score at the horizon (a callable

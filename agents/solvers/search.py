@@ -188,14 +188,15 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
 
 
 HIDDEN_ITERATIONS = 300
-"""Iterations per decision of the information-set search (about 0.05 CPU s on the 2nd duel).
+"""Iterations per decision of the information-set search (about 0.05 CPU s on the duel).
 
-Against ``tuned`` on the 2nd duel, 80 games per seat (exploration 0.3): 300 iterations gave
+Measured on the duel of the edition with hidden hands (``docs/strength.md``), against ``tuned``,
+80 games per seat (exploration 0.3): 300 iterations gave
 +2.69 +- 1.62 per game, 1000 gave +2.98 +- 1.80 at three times the time: no measurable gain."""
 HIDDEN_EXPLORATION = 0.3
 """UCB exploration constant of the information-set search (times the spread of scores seen).
 
-Measured on the 2nd duel at 300 iterations against ``tuned``, 80 games per seat: 0.1 gave
+Measured on the same duel at 300 iterations against ``tuned``, 80 games per seat: 0.1 gave
 +0.85 +- 1.52, 0.3 gave +2.69 +- 1.62, 1.0 gave +1.72 +- 1.76 per game."""
 
 
@@ -204,7 +205,7 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
 
     The rollout beyond the tree is the edition's reference heuristic; the board after the
     phase is valued by the scenario's shipped board value when there is one. That value is
-    where the strength comes from: on the 2nd duel against ``tuned``, 200 games per seat with
+    where the strength comes from: on the duel against ``tuned``, 200 games per seat with
     common random numbers, ``search`` scored +3.42 +- 1.09 per game and ``search:value=none``
     +0.22 +- 0.90 on the same seeds.
 
