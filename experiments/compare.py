@@ -620,11 +620,10 @@ def search_entry(rules: Any, settings: CompareSettings, notes: list[str]) -> Ent
     which the field has as ``optimal``.
     """
     try:
-        from psygym_agents.solvers.search import solvable_whole
+        if not _search_differs(rules):
+            return None
     except ImportError as exc:
         notes.append(f"search agent left out: it is not installed ({exc}).")
-        return None
-    if solvable_whole(rules) and not _hidden(rules):
         return None
     if settings.quick:
         notes.append("search agent left out with --quick: it takes up to a few seconds a game; "
@@ -643,6 +642,13 @@ def search_entry(rules: Any, settings: CompareSettings, notes: list[str]) -> Ent
                      "its margin is clear.")  # fmt: skip
         return None
     return Entry(SEARCH, SEARCH, "search", "built in", search_text(rules))
+
+
+def _search_differs(rules: Any) -> bool:
+    """Whether ``search`` is not simply the exact solver here (which the field has as optimal)."""
+    from psygym_agents.solvers.search import solvable_whole
+
+    return not solvable_whole(rules) or _hidden(rules)
 
 
 def search_text(rules: Any) -> str:
@@ -824,15 +830,13 @@ def search_match(
         where no match is played.
     """
     if (settings.quick or settings.search or settings.agents is not None
-            or settings.search_games < 1 or any(e.kind == SEARCH for e in entries)):  # fmt: skip
+            or settings.search_games < 1 or any(e.kind == SEARCH for e in entries)
+            or not _search_differs(rules)):  # fmt: skip
         return None
-    from psygym_agents.solvers.search import solvable_whole
     from psygym_experiments.harness.head_to_head import head_to_head
     from psygym_experiments.harness.progress import ProgressBar
     from psygym_experiments.report import leaderboard
 
-    if solvable_whole(rules) and not _hidden(rules):
-        return None
     both = {e.label: e for e in entries if tuple(e.seats) == (0, 1)}
     board = leaderboard(ev, {e.label: e.kind for e in entries},
                         {e.label: tuple(e.seats) for e in entries})  # fmt: skip
