@@ -73,7 +73,7 @@ def test_run_resumes_without_replaying_and_refuses_other_settings(tmp_path):
     }
     # Drop the last board, as if the run had been killed: only it is played again.
     lines = (out / "boards.jsonl").read_text().splitlines()
-    (out / "boards.jsonl").write_text("\n".join(lines[:-1]) + "\n{\"torn")
+    (out / "boards.jsonl").write_text("\n".join(lines[:-1]) + '\n{"torn')
     seen = []
     again = run_value_check(CFG, out, on_board=lambda done, total, row: seen.append(row["board"]))
     assert seen == [2] and again == first
@@ -98,3 +98,11 @@ def test_cli_value_check_and_its_errors(tmp_path, capsys):
     assert "other settings (seed)" in err and "Traceback" not in err
     assert run(["value-check", "--edition", "nope"]) == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_scenario_without_a_board_value_fails_before_writing_anything(tmp_path):
+    out = tmp_path / "none"
+    cfg = {**CFG, "edition": "7th", "scenario": "single-phase"}
+    with pytest.raises(ValueError, match="no board value for 7th single-phase: give --value"):
+        run_value_check(cfg, out)
+    assert not out.exists()

@@ -176,11 +176,11 @@ def run_value_check(
         on_board: called with ``(done, total, row)`` after each board (progress).
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     cfg = {k: cfg.get(k) for k in SETTINGS}
     _check_resume(out, cfg)
+    _, boards, _, _ = _setup(cfg)  # a bad edition, scenario or value fails before any file
+    out.mkdir(parents=True, exist_ok=True)
     write_json(out / CONFIG_FILE, cfg)
-    _, boards, _, _ = _setup(cfg)
     done = {r["board"]: r for r in read_rows(out) if r.get("board", -1) < len(boards)}
     # Rewrite the record without a torn last line, so that new lines start on a line of their own.
     atomic_write(out / BOARDS_FILE, "".join(json.dumps(done[k]) + "\n" for k in sorted(done)))
