@@ -81,5 +81,3 @@ def smite_damage_table(warp_charge: int = 5) -> Table:
         note=f"0 = the test failed; D3 on totals {warp_charge}-10, D6 on 11+. "
         f"Mean {float(mean):.4g} mortal wounds.",
     )
-
-

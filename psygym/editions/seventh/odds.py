@@ -104,5 +104,3 @@ def generation_table() -> Table:
         rows,
         "one_psyker: one psyker of that ML; ml1_psykers: that many ML1 psykers.",
     )
-
-
