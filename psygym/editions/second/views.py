@@ -284,9 +284,7 @@ class SecondViews:
         # Only what view() holds is read: the own hand, the other hand's and the deck's sizes.
         hand = state.hands[player]
         down0, down1 = state.face_down
-        discard = state.discard  # face_up(state), inline
-        if any(down0) or any(down1):
-            discard = tuple(map(sub, map(sub, discard, down0), down1))
+        discard = face_up(state)
         own_down, other_down = (down0, down1) if player == 0 else (down1, down0)
         paid, phase = state.paid, state.phase
         rounds = self._rounds
@@ -298,7 +296,7 @@ class SecondViews:
         ]
         head = [
             *self._decision_rows[self.decision(state, player)],
-            (rules.game.first_player + phase) % 2 == player,  # rules.active(state)
+            rules.active(state) == player,
             (phase // 2 + 1) / rounds,
             phase / (2 * rounds),
             state.passes,
