@@ -122,6 +122,11 @@ def evaluate_command(
     min_episodes: int = typer.Option(
         20, min=2, help="--until-clear: fewest games per seat before a match may stop."
     ),
+    resume: str = typer.Option(
+        "",
+        help="--until-clear: go on with the run in this folder (the same settings; the games "
+        "it recorded are not played again).",
+    ),
 ) -> None:
     """Round-robin between agents in both seats (common random numbers), with exact values."""
     from psygym.editions import load
@@ -133,7 +138,11 @@ def evaluate_command(
         if not names:
             raise ValueError("--agents needs at least one agent name")
         if until_clear:
-            return _until_clear(rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt)
+            return _until_clear(
+                rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume
+            )
+        if resume:
+            raise ValueError("--resume goes with --until-clear (a round-robin is not resumable)")
         start = time.perf_counter()
         settings = EvalSettings(
             episodes, seed, workers, exact=exact, exploit=exact, max_states=max_states,
@@ -174,13 +183,36 @@ def evaluate_command(
     err_console.print(f"results written to {run_dir}", highlight=False)
 
 
+UNTIL_CLEAR_SETTINGS = ("edition", "scenario", "agents", "max_episodes", "min_episodes", "seed")
+"""The settings a resumed ``--until-clear`` run must share with the first one."""
+GAMES_FILE = "games.jsonl"
+"""The resume record of ``--until-clear``: one JSON line per finished batch of a match."""
+
+
+def _played(run_dir: Path, opponent: str) -> list[tuple[float, float]]:
+    """The games against ``opponent`` recorded in ``run_dir``, from game 0 on without a gap."""
+    from psygym_experiments.harness.runs import read_records
+
+    batches = {r["start"]: r["pairs"] for r in read_records(run_dir / GAMES_FILE)
+               if r.get("opponent") == opponent}  # fmt: skip
+    out: list[tuple[float, float]] = []
+    while len(out) in batches:
+        out += [(float(a), float(b)) for a, b in batches[len(out)]]
+    return out
+
+
 def _until_clear(
     rules: Any, names: list[str], episodes: int, min_episodes: int, seed: int, workers: int,
-    runs_dir: str, fmt: str,
+    runs_dir: str, fmt: str, resume: str = "",
 ) -> None:  # fmt: skip
-    """``evaluate --until-clear``: adaptive matches of ``names[0]`` against each other agent."""
-    from psygym_experiments.harness.head_to_head import head_to_head, seat_spec
+    """``evaluate --until-clear``: adaptive matches of ``names[0]`` against each other agent.
+
+    The run folder is made first and keeps every finished batch in :data:`GAMES_FILE`, so a
+    killed run goes on with ``--resume <folder>`` and the same settings.
+    """
+    from psygym_experiments.harness.head_to_head import BATCH, head_to_head, seat_spec
     from psygym_experiments.harness.progress import ProgressBar
+    from psygym_experiments.harness.runs import append_record, check_resumable, rewrite_records
 
     from psygym.policies import resolve_policy
 
@@ -189,9 +221,39 @@ def _until_clear(
     for name in names:  # a bad name fails here, in one line, before any game
         for seat in (0, 1):
             resolve_policy(seat_spec(name, seat), rules)
+    config = {
+        "edition": rules.edition, "scenario": getattr(rules.scenario, "name", ""),
+        "agents": names, "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
+        "workers": workers, "until_clear": True,
+    }  # fmt: skip
+    if resume:
+        run_dir = Path(resume)
+        if not (run_dir / "config.json").is_file():
+            raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate --until-clear")
+        check_resumable(run_dir / "config.json", config, UNTIL_CLEAR_SETTINGS,
+                        "or leave out --resume")  # fmt: skip
+        played = {o: _played(run_dir, o) for o in names[1:]}
+        rewrite_records(run_dir / GAMES_FILE, [
+            {"opponent": o, "start": i, "pairs": played[o][i : i + BATCH]}
+            for o in names[1:] for i in range(0, len(played[o]), BATCH)
+        ])  # fmt: skip
+    else:
+        run_dir = run_folder(runs_dir, "evaluate")
+        played = {o: [] for o in names[1:]}
+    write_json(run_dir / "config.json", config)
+    err_console.print(f"run folder: {run_dir} (a killed run goes on with --resume {run_dir})",
+                      highlight=False)  # fmt: skip
     start = time.perf_counter()
     results = []
     for opponent in names[1:]:
+        if played[opponent]:
+            err_console.print(f"resuming {names[0]} vs {opponent}: {len(played[opponent])} "
+                              "games per seat recorded", highlight=False)  # fmt: skip
+
+        def record(r: range, pairs: list[tuple[float, float]], opponent: str = opponent) -> None:
+            append_record(run_dir / GAMES_FILE,
+                          {"opponent": opponent, "start": r.start, "pairs": pairs})  # fmt: skip
+
         with ProgressBar(f"{names[0]} vs {opponent}", episodes) as bar:
             match = head_to_head(
                 rules, names[0], opponent, seed=seed, max_games=episodes,
@@ -199,22 +261,18 @@ def _until_clear(
                 on_batch=lambda r: bar.update(
                     completed=r.games_per_seat, note=f"{r.margin:+.2f} ± {r.ci95:.2f}"
                 ),
+                played=played[opponent], on_pairs=record,
             )  # fmt: skip
         results.append(match)
         if fmt == "table":
             console.print(f"  {match.verdict()}", highlight=False)
-    run_dir = run_folder(runs_dir, "evaluate")
     rows = [m.as_dict() for m in results]
     write_json(run_dir / "results.json", {"edition": rules.edition, "matches": rows})
     header = "agent,opponent,games_per_seat,margin,ci95,decided,seat0_mean,seat1_mean"
     lines = [header] + [",".join(str(r[k]) for k in header.split(",")) for r in rows]
     (run_dir / "results.csv").write_text("\n".join(lines) + "\n")
-    write_json(run_dir / "config.json", {
-        "edition": rules.edition, "scenario": getattr(rules.scenario, "name", ""),
-        "agents": names, "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
-        "workers": workers, "until_clear": True,
-        "seconds": round(time.perf_counter() - start, 2),
-    })  # fmt: skip
+    seconds = round(time.perf_counter() - start, 2)
+    write_json(run_dir / "config.json", {**config, "seconds": seconds})
     write_command(run_dir)
     if fmt == "csv":
         typer.echo("\n".join(lines))

@@ -51,3 +51,46 @@ def test_the_command_writes_its_matches_and_checks_the_field(tmp_path):
     alone = runner.invoke(app, ["evaluate", "--edition", "rt", "--until-clear", "--agents",
                                 "search", "--runs-dir", str(tmp_path)])  # fmt: skip
     assert alone.exit_code != 0 and "at least two agents" in alone.output
+
+
+def test_a_killed_run_resumes_from_its_record_with_the_same_result(tmp_path):
+    runner = CliRunner()
+    command = [
+        "evaluate", "--edition", "rt", "--scenario", "duel", "--until-clear",
+        "--agents", "spend-freely,conserve,spend-freely", "--episodes", "30",
+        "--min-episodes", "30", "--format", "json",
+    ]  # fmt: skip
+    whole = runner.invoke(app, [*command, "--runs-dir", str(tmp_path / "whole")])
+    assert whole.exit_code == 0, whole.output
+    run = next((tmp_path / "whole").glob("evaluate-*"))
+    record = (run / "games.jsonl").read_text().splitlines()
+    assert len(record) == 6  # two matches of three batches of 10 games per seat
+    # Killed after the first batch of the second match, halfway through writing the next line.
+    (run / "games.jsonl").write_text("\n".join(record[:4]) + "\n" + record[4][:25])
+    (run / "results.json").unlink()
+    again = runner.invoke(app, [*command, "--resume", str(run)])
+    assert again.exit_code == 0, again.output
+    assert "resuming spend-freely vs conserve: 30 games per seat" in again.stderr
+    assert "resuming spend-freely vs spend-freely: 10 games per seat" in again.stderr
+    assert json.loads(again.stdout) == json.loads(whole.stdout)
+    lines = (run / "games.jsonl").read_text().splitlines()
+    assert len(lines) == 6 and all(json.loads(x)["pairs"] for x in lines)
+    assert [json.loads(x)["start"] for x in lines[3:]] == [0, 10, 20]
+
+
+def test_resume_refuses_other_settings_and_folders_it_did_not_write(tmp_path):
+    runner = CliRunner()
+    base = ["evaluate", "--edition", "rt", "--scenario", "duel", "--until-clear",
+            "--agents", "spend-freely,conserve", "--episodes", "10", "--min-episodes", "10"]
+    first = runner.invoke(app, [*base, "--runs-dir", str(tmp_path)])
+    assert first.exit_code == 0, first.output
+    run = next(tmp_path.glob("evaluate-*"))
+    other = runner.invoke(app, [*base, "--seed", "5", "--resume", str(run)])
+    assert other.exit_code != 0 and "Traceback" not in other.output
+    assert "other settings (seed)" in other.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    stray = runner.invoke(app, [*base, "--resume", str(empty)])
+    assert stray.exit_code != 0 and "not a run folder" in stray.output
+    robin = runner.invoke(app, ["evaluate", "--edition", "rt", "--resume", str(run)])
+    assert robin.exit_code != 0 and "--resume goes with --until-clear" in robin.output

@@ -5,7 +5,9 @@ against B, then B in seat 0 against A. A's margin of game ``i`` is the mean of i
 the luck of the dice cancels as far as the two games allow. Games are played in batches until
 the 95% interval of the mean margin excludes 0 (or ``max_games`` pairs are played): the stopping
 rule of "play until the difference is clear". Batches run in worker processes that die with
-their parent.
+their parent. A match resumes: the pairs of games already played (``played``, from a record kept
+through ``on_pairs``) are taken in place of playing their batches again, since every game is
+fixed by its seed.
 """
 
 from __future__ import annotations
@@ -81,6 +83,9 @@ class HeadToHead:
 
 _WORKER: dict[str, Any] = {}
 
+BATCH = 10
+"""Games per seat of one batch (one worker task, one line of a resume record)."""
+
 
 SEAT_FIELD = "{seat}"
 """In an agent spec, replaced by the seat it plays (models trained for one seat only:
@@ -129,11 +134,13 @@ def head_to_head(
     seed: int = 0,
     max_games: int = 1000,
     min_games: int = 20,
-    batch: int = 10,
+    batch: int = BATCH,
     adaptive: bool = True,
     workers: int = 1,
     on_batch: Callable[[HeadToHead], None] | None = None,
     pool: Any = None,
+    played: list[tuple[float, float]] | None = None,
+    on_pairs: Callable[[range, list[tuple[float, float]]], None] | None = None,
 ) -> HeadToHead:
     """Play ``agent`` against ``opponent`` in both seats until the margin is clear.
 
@@ -150,10 +157,15 @@ def head_to_head(
         on_batch: called with the running result after every batch (progress).
         pool: a running worker pool to play in (``workers`` tasks at a time); ``None``: one is
             started for ``workers > 1`` and shut down at the end.
+        played: A's scores ``(seat 0, seat 1)`` of games ``0, 1, ...`` played before (a resumed
+            match, same settings); whole batches of them are used instead of playing again.
+        on_pairs: called with each newly played batch's games and pairs, in game order (the
+            resume record).
     """
     result = HeadToHead(agent, opponent)
     specs = (agent, opponent)
     ranges = [range(i, min(i + batch, max_games)) for i in range(0, max_games, batch)]
+    known = list(played or [])
 
     def add(pairs: list[tuple[float, float]]) -> bool:
         for first, second in pairs:
@@ -164,37 +176,47 @@ def head_to_head(
             on_batch(result)
         return adaptive and result.games_per_seat >= min_games and result.decided
 
+    while ranges and ranges[0].stop <= len(known):
+        r = ranges.pop(0)
+        if add(known[r.start : r.stop]):
+            return result
+
+    def add_new(r: range, pairs: list[tuple[float, float]]) -> bool:
+        if on_pairs is not None:
+            on_pairs(r, pairs)
+        return add(pairs)
+
     if pool is None and workers <= 1:
         for r in ranges:
-            if add(play_pairs(rules, specs, seed, r)):
+            if add_new(r, play_pairs(rules, specs, seed, r)):
                 break
         return result
     if pool is not None:
-        _play_in(pool, max(1, workers), rules, specs, seed, ranges, add)
+        _play_in(pool, max(1, workers), rules, specs, seed, ranges, add_new)
         return result
     from psygym_experiments.harness.tournament import worker_pool
 
     with worker_pool(workers) as own:
-        _play_in(own, workers, rules, specs, seed, ranges, add)
+        _play_in(own, workers, rules, specs, seed, ranges, add_new)
     return result
 
 
 def _play_in(
     pool: Any, workers: int, rules: Any, specs: tuple[str, str], seed: int,
-    ranges: list[range], add: Callable[[list[tuple[float, float]]], bool],
+    ranges: list[range], add: Callable[[range, list[tuple[float, float]]], bool],
 ) -> None:  # fmt: skip
     """Play ``ranges`` in ``pool``, ``workers`` batches at a time, until ``add`` says stop."""
-    pending = [pool.submit(play_pairs, rules, specs, seed, r) for r in ranges[:workers]]
+    pending = [(r, pool.submit(play_pairs, rules, specs, seed, r)) for r in ranges[:workers]]
     nxt = workers
     while pending:
-        done = pending.pop(0).result()  # in order, so the result does not depend on timing
-        if add(done):
-            for f in pending:
+        r, job = pending.pop(0)  # in order, so the result does not depend on timing
+        if add(r, job.result()):
+            for _, f in pending:
                 f.cancel()
             return
         if nxt < len(ranges):
-            pending.append(pool.submit(play_pairs, rules, specs, seed, ranges[nxt]))
+            pending.append((ranges[nxt], pool.submit(play_pairs, rules, specs, seed, ranges[nxt])))
             nxt += 1
 
 
-__all__ = ["SEAT_FIELD", "HeadToHead", "head_to_head", "play_pairs", "seat_spec"]
+__all__ = ["BATCH", "SEAT_FIELD", "HeadToHead", "head_to_head", "play_pairs", "seat_spec"]

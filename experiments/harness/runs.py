@@ -108,6 +108,57 @@ def atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines of a resume record (a torn last line from a killed run is skipped)."""
+    import json
+
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError:
+            continue
+    return rows
+
+
+def rewrite_records(path: Path, rows: list[Mapping[str, Any]]) -> None:
+    """Write ``rows`` as the whole record (so new lines never follow a torn one)."""
+    import json
+
+    atomic_write(path, "".join(json.dumps(dict(r)) + "\n" for r in rows))
+
+
+def append_record(path: Path, row: Mapping[str, Any]) -> None:
+    """Append one finished piece of work to a resume record (one JSON line)."""
+    import json
+
+    with path.open("a") as fh:
+        fh.write(json.dumps(dict(row)) + "\n")
+
+
+def check_resumable(
+    config_path: Path, settings: Mapping[str, Any], keys: tuple[str, ...], retry: str
+) -> None:  # fmt: skip
+    """Refuse in one line to resume a run whose stored ``keys`` differ from ``settings``.
+
+    Nothing happens when ``config_path`` does not exist (a new run). ``retry`` ends the message:
+    what the user can do instead (``"or another --out"``).
+    """
+    import json
+
+    if not config_path.is_file():
+        return
+    old = json.loads(config_path.read_text())
+    diff = [k for k in keys if old.get(k) != settings.get(k)]
+    if diff:
+        raise ValueError(
+            f"{config_path.parent} holds a run with other settings ({', '.join(diff)}); "
+            f"give the same settings to resume it, {retry}"
+        )
+
+
 def append_metrics(path: Path, row: Mapping[str, Any], fields: tuple[str, ...]) -> None:
     """Append one row to a metrics CSV file (with its header when the file is new)."""
     new = not path.is_file()

@@ -26,7 +26,13 @@ from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.output import write_json
-from psygym_experiments.harness.runs import atomic_write
+from psygym_experiments.harness.runs import (
+    append_record,
+    atomic_write,
+    check_resumable,
+    read_records,
+    rewrite_records,
+)
 
 from psygym.core import play_game
 
@@ -137,29 +143,7 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def read_rows(out_dir: Path) -> list[dict[str, Any]]:
     """The boards finished so far (a torn last line from a killed run is skipped)."""
-    path = out_dir / BOARDS_FILE
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
-
-
-def _check_resume(out_dir: Path, cfg: dict[str, Any]) -> None:
-    path = out_dir / CONFIG_FILE
-    if not path.is_file():
-        return
-    old = json.loads(path.read_text())
-    diff = [k for k in SETTINGS if old.get(k) != cfg.get(k)]
-    if diff:
-        raise ValueError(
-            f"{out_dir} holds a value check with other settings ({', '.join(diff)}); "
-            "give the same settings to resume it, or another --out"
-        )
+    return read_records(out_dir / BOARDS_FILE)
 
 
 def run_value_check(
@@ -177,19 +161,17 @@ def run_value_check(
     """
     out = Path(out_dir)
     cfg = {k: cfg.get(k) for k in SETTINGS}
-    _check_resume(out, cfg)
+    check_resumable(out / CONFIG_FILE, cfg, SETTINGS, "or another --out")
     _, boards, _, _ = _setup(cfg)  # a bad edition, scenario or value fails before any file
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / CONFIG_FILE, cfg)
     done = {r["board"]: r for r in read_rows(out) if r.get("board", -1) < len(boards)}
-    # Rewrite the record without a torn last line, so that new lines start on a line of their own.
-    atomic_write(out / BOARDS_FILE, "".join(json.dumps(done[k]) + "\n" for k in sorted(done)))
+    rewrite_records(out / BOARDS_FILE, [done[k] for k in sorted(done)])
     todo = [k for k in range(len(boards)) if k not in done]
 
     def add(row: dict[str, Any]) -> None:
         done[row["board"]] = row
-        with (out / BOARDS_FILE).open("a") as fh:
-            fh.write(json.dumps(row) + "\n")
+        append_record(out / BOARDS_FILE, row)
         if on_board is not None:
             on_board(len(done), len(boards), row)
 
