@@ -158,13 +158,16 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
         caster, denier = spec.split("+", 1)
         return SplitPolicy(resolve_policy(caster, rules), resolve_policy(denier, rules))
     name, arg = spec, None
-    if spec.endswith((".zip", ".safetensors")):
-        name, arg = "sb3", spec.removeprefix("sb3:")
-    elif spec.endswith(".json"):
-        name, arg = "tuned", spec.removeprefix("tuned:")
-    elif ":" in spec:
-        name, arg = spec.split(":", 1)
     bots = bots_for(rules.edition)
+    head, colon, tail = spec.partition(":")
+    if colon and ((bots is not None and head in bots.heuristics) or head in agent_names(rules)):
+        name, arg = head, tail  # a named agent's option may be a path: search:value.safetensors
+    elif spec.endswith((".zip", ".safetensors")):
+        name, arg = "sb3", spec
+    elif spec.endswith(".json"):
+        name, arg = "tuned", spec
+    elif colon:
+        name, arg = head, tail
     factory = bots.heuristics.get(name) if bots is not None else None
     if factory is None and name in agent_names(rules):
         factory = _factories().get(name)

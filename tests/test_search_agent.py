@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -359,3 +360,15 @@ def test_search_options_are_checked(arg, message):
 
     with pytest.raises(ValueError, match=message):
         make_search(load("8th", "duel"), arg)
+
+
+@pytest.mark.parametrize("form", ["search:{path}", "search:value={path}"])
+def test_search_takes_a_board_value_file_by_path(form):
+    """A named agent's option may be a path ending in .safetensors: it is not a PPO model."""
+    rules = load("8th", "duel")
+    path = Path(__file__).resolve().parents[1] / "agents/pretrained/value-8th-duel.safetensors"
+    agent = resolve_policy(form.format(path=path), rules)
+    assert isinstance(agent, LookaheadPolicy)
+    assert agent.value is not None and agent.value.meta["edition"] == "8th"
+    with pytest.raises(Exception, match="no model"):
+        resolve_policy(str(path.with_name("missing.safetensors")), rules)
