@@ -104,6 +104,7 @@ import numpy as np
 
 from psygym.combat import capped, roll_chance, save_chance, to_wound_rt
 from psygym.core import (
+    _WALK_HOOKS,  # the names of RulesBase._own_chance_walk's guard
     CHANCE,
     TERMINAL,
     ActionView,
@@ -125,6 +126,7 @@ from psygym.editions.rogue_trader.chances import (
     two_d6_at_most,
     works_chance,
 )
+from psygym.editions.rogue_trader.graph import MoveGraph
 from psygym.editions.rogue_trader.spec import RTScenario
 from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState
 from psygym.editions.rogue_trader.views import RTViews
@@ -238,13 +240,20 @@ class RogueTraderRules(RulesBase):
         self.target_base = self.actions.target_base
         self.number_base = self.actions.number_base
         self.num_actions = self.actions.num_actions
+        nb = self.number_base
+        self._bids = tuple(tuple(range(nb, nb + cap + 1)) for cap in range(self.bid_limit + 1))
+        """The legal bids up to each cap (:meth:`_legal`)."""
         self._legal_state: State | None = None
         self._legal_last: tuple[int, ...] = ()
         self._legal_memo: dict[tuple, tuple[int, ...]] = {}
         """:meth:`_legal` by the fields it reads (about three asks in four repeat one)."""
+        self._table_state: State | None = None
+        self._table_last: ChanceTable | None = None
         self._chance = ChanceCache()
         self._initial: State | None = None
         self._event_memo: dict[tuple, Event] = {}
+        self._graph = MoveGraph(self)
+        """The fast walk's memoised transitions (:mod:`.graph`)."""
         self.views = RTViews(self)
         self._steps = {
             _CHOOSE: self._choose,
@@ -281,16 +290,19 @@ class RogueTraderRules(RulesBase):
         """Start of the game: set-up chance nodes if anything is random, else the first turn.
 
         The state depends on the scenario only, so it is built once (states are immutable).
+        A new game usually begins with the env's questions about it, so its node of the fast
+        walk's graph becomes the graph's last node.
         """
         if self._initial is None:
             self._initial = self._build_initial_state()
+        self._graph.start(self._initial)
         return self._initial
 
     def _build_initial_state(self) -> State:
         units = []
         for i, u in enumerate(self.specs):
             if not self.psyker[i]:
-                units.append(UnitState(hp=self.max_hp[i]))
+                units.append(_shared(UnitState(hp=self.max_hp[i])))
                 continue
             level = u.psi_level
             if level is None:
@@ -301,8 +313,9 @@ class RogueTraderRules(RulesBase):
                 if u.abilities == "random"
                 else tuple(sorted(self.data.index[a] for a in u.abilities or ()))
             )
-            units.append(UnitState(hp=self.max_hp[i], points=points, level=level, abilities=held))
-        s = State(units=tuple(units))
+            unit = UnitState(hp=self.max_hp[i], points=points, level=level, abilities=held)
+            units.append(_shared(unit))
+        s = State(units=_shared_units(tuple(units)))
         ev: list[Event] = []
         s = self._setup_from(s, 0, ev)
         return self._settle(s, ev)
@@ -324,6 +337,9 @@ class RogueTraderRules(RulesBase):
 
     def legal_actions(self, state: State) -> list[int]:
         """Sorted legal actions (see the module docstring's layout)."""
+        graph = self._graph
+        if state is graph.last_state:  # the state the fast walk just returned
+            return list(graph.legal[graph.last])
         if state is self._legal_state:  # the same (immutable) state asked again
             return list(self._legal_last)
         legal = self._legal(state)
@@ -331,10 +347,23 @@ class RogueTraderRules(RulesBase):
         return list(legal)
 
     def _legal(self, state: State) -> tuple[int, ...]:
-        """The legal actions, memoised by every field legality reads (the units included)."""
+        """The legal actions, memoised by every field legality reads (the units included).
+
+        A bid's legal actions are the numbers 0 to a cap (RT-3.2, RT-3.3): one shared tuple per
+        cap, as :meth:`_find_legal` lists them.
+        """
         phase = state.phase
         if phase not in DECISIONS:
             return ()
+        if phase == _ATTACK_BID:
+            cap = min(state.units[state.actor].points, self.bid_limit)
+            if cap >= 0:
+                return self._bids[cap]
+        elif phase == _SAVE_BID:
+            t = state.target
+            cap = min(state.units[t].points, self.bid_limit) if self._can_augment(state, t) else 0
+            if cap >= 0:
+                return self._bids[cap]
         key = (phase, state.actor, state.used, state.ability, state.target, state.units)
         legal = self._legal_memo.get(key)
         if legal is None:
@@ -401,27 +430,50 @@ class RogueTraderRules(RulesBase):
             return super().sample_chance_run(state, rng, events)
         return self._walk(state, rng, events)
 
+    def apply_with_chance(
+        self,
+        state: State,
+        action: int,
+        rng: np.random.Generator,
+        events: list[Event],
+        *,
+        check: bool = True,
+    ) -> State:
+        """Apply a decision, then walk the chance nodes after it (:meth:`sample_chance_run`).
+
+        What ``RulesBase.apply_with_chance`` does, through the memoised graph of :mod:`.graph`
+        (same result, events and draws). The guard of :meth:`RulesBase._own_chance_walk` is
+        checked here in its short form for this very class (no hook set on the instance); a
+        subclass, a replaced hook or ``check`` go the generic way.
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
+        """
+        if (
+            check
+            or type(self) is not RogueTraderRules
+            or not self.__dict__.keys().isdisjoint(_GUARDED)
+        ):
+            return super().apply_with_chance(state, action, rng, events, check=check)
+        graph = self._graph
+        node = graph.last if state is graph.last_state else graph.enter(state)
+        return graph.walk(node, int(action), rng, events)
+
     def _decide_and_walk(
         self, state: State, action: int, rng: np.random.Generator, events: list[Event]
     ) -> State:
-        """A decision and the chance nodes after it (as :meth:`sample_chance_run` walks them)."""
-        state = self._settle(self._step(state, action, events), events)
-        phase = state.phase
-        if phase == _OVER or phase in DECISIONS:
-            return state
-        return self._walk(state, rng, events)
+        """A decision and the chance nodes after it (as :meth:`sample_chance_run` walks them).
+
+        Through the memoised graph of :mod:`.graph`: each ``(state, action)`` runs ``_step``
+        and ``_settle`` once, with the same draws and events every time.
+        """
+        graph = self._graph
+        return graph.walk(graph.enter(state), action, rng, events)
 
     def _walk(self, state: State, rng: np.random.Generator, events: list[Event]) -> State:
         """The chance nodes from ``state`` (one) to the next decision or the end."""
-        while True:
-            table = self.chance_table(state)
-            assert table is not None
-            outcomes = table.outcomes
-            outcome = outcomes[0][0] if len(outcomes) == 1 else table.sample(rng)
-            state = self._settle(self._step(state, outcome, events), events)
-            phase = state.phase
-            if phase == _OVER or phase in DECISIONS:
-                return state
+        graph = self._graph
+        return graph.walk(graph.enter(state), None, rng, events)
 
     def horizon(self, state: State) -> tuple[int, int]:
         """``(battle round, player turn within it)``: one unit of ``search`` lookahead.
@@ -434,6 +486,17 @@ class RogueTraderRules(RulesBase):
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (RT-6.2)."""
         return (state.score, -state.score)
+
+    def legal_mask(self, state: State) -> np.ndarray:
+        """Boolean mask over ``range(num_actions)`` of :meth:`legal_actions` (its own copy)."""
+        graph = self._graph
+        if state is not graph.last_state:
+            return super().legal_mask(state)
+        mask = graph.masks[graph.last]
+        if mask is None:
+            mask = graph.masks[graph.last] = super().legal_mask(state)
+            mask.flags.writeable = False
+        return mask.copy()
 
     # ------------------------------------------------------------------ views (see views.py)
     def observe(self, state: State, player: int) -> np.ndarray:
@@ -742,19 +805,30 @@ class RogueTraderRules(RulesBase):
         ev.append(event)
 
     def _settle(self, s: State, ev: Events) -> State:
-        """Advance through nodes that offer a single action or outcome."""
-        while s.phase != _OVER:
-            if s.phase in DECISIONS:
-                legal = self.legal_actions(s)
+        """Advance through nodes that offer a single action or outcome.
+
+        The legal actions (decision) or chance table (chance node) of the state it stops at
+        are remembered with it (``_legal_state``, ``_table_state``): the next question is
+        usually about that state.
+        """
+        step = self._step
+        while True:
+            phase = s.phase
+            if phase == _OVER:
+                return s
+            if phase in DECISIONS:
+                legal = self._legal(s)
                 if len(legal) != 1:
+                    self._legal_state, self._legal_last = s, legal
                     return s
-                s = self._step(s, legal[0], ev)
+                s = step(s, legal[0], ev)
             else:
-                outcomes = self.chance_table(s).outcomes
+                table = self.chance_table(s)
+                outcomes = table.outcomes
                 if len(outcomes) != 1:
+                    self._table_state, self._table_last = s, table
                     return s
-                s = self._step(s, outcomes[0][0], ev)
-        return s
+                s = step(s, outcomes[0][0], ev)
 
     def _step(self, s: State, a: int, ev: Events) -> State:
         """One transition from ``s`` (no settling); dispatched on the phase."""
@@ -806,6 +880,7 @@ class RogueTraderRules(RulesBase):
                 self.owner[u],
                 (("unit", self.names[u]), ("psi_level", level)),
             ),
+            ("level", u, level),
         )
         return self._setup_from(evolve(s, units=units), u, ev, count_stage=True)
 
@@ -819,6 +894,7 @@ class RogueTraderRules(RulesBase):
                 self.owner[u],
                 (("unit", self.names[u]), ("abilities", count)),
             ),
+            ("count", u, count),
         )
         if count > 0:
             return evolve(s, phase=_SETUP_DRAW, left=count)
@@ -835,6 +911,7 @@ class RogueTraderRules(RulesBase):
                 self.owner[u],
                 (("unit", self.names[u]), ("ability", self.abilities[a].name)),
             ),
+            ("draw", u, a),
         )
         s = evolve(s, units=_put(s.units, u, abilities=held), left=s.left - 1)
         if s.left > 0 and self._draw_pool(s, u):
@@ -864,15 +941,19 @@ class RogueTraderRules(RulesBase):
             us = units[i]
             if us.resting:
                 gain = min(us.points + 1, us.level) - us.points
-                units[i] = evolve(us, points=us.points + gain, resting=False)
+                units[i] = _unit(us, {"points": us.points + gain, "resting": False})
                 changed = True
                 if gain:
                     self._regained(ev, i, p, us.points + gain)
-        units_now = tuple(units) if changed else s.units
-        fresh = {"units": units_now, "turn": turn, "active": p, "left": 0, **_RESET}
+        units_now = _shared_units(tuple(units)) if changed else s.units
+        fresh = {
+            "units": units_now, "turn": turn, "active": p, "left": 0, "used": 0, "ability": -1,
+            "target": -1, "amount": 0, "attack_bid": 0, "save_bid": 0,
+        }  # fmt: skip
         # One copy for the new turn and its first node (a recovery roll or the first psyker).
         for i in self.side_units[p]:
-            if units_now[i].confused and units_now[i].fighting:
+            us = units_now[i]
+            if us.confused and us.hp > 0 and not us.out:  # UnitState.fighting
                 return evolve(s, phase=_RECOVER, actor=i, **fresh)
         i = self._first_actor(units_now, p, -1, ev)
         if i >= 0:
@@ -897,6 +978,7 @@ class RogueTraderRules(RulesBase):
                     self.owner[u],
                     (("unit", self.names[u]),),
                 ),
+                ("recovered", u),
             )
         else:
             self._note(
@@ -907,6 +989,7 @@ class RogueTraderRules(RulesBase):
                     self.owner[u],
                     (("unit", self.names[u]),),
                 ),
+                ("confused", u),
             )
         return self._recover_from(s, u + 1, ev)
 
@@ -931,7 +1014,7 @@ class RogueTraderRules(RulesBase):
             if i <= after:
                 continue
             us = units[i]
-            if not us.fighting:
+            if us.hp <= 0 or us.out:  # not UnitState.fighting
                 continue
             if us.stolen or us.confused:
                 self._idle(ev, i, active, "its mind is stolen" if us.stolen else "it is confused")
@@ -973,12 +1056,13 @@ class RogueTraderRules(RulesBase):
         changed = units is not None and units is not s.units
         units = list(s.units if units is None else units)
         for i in self.side_units[s.active]:
-            if units[i].stolen:
-                units[i] = evolve(units[i], stolen=units[i].stolen - 1)
+            us = units[i]
+            if us.stolen:
+                units[i] = _unit(us, {"stolen": us.stolen - 1})
                 changed = True
         turn = s.turn + 1
         if turn >= self.game.turns:
-            units_now = tuple(units) if changed else s.units
+            units_now = _shared_units(tuple(units)) if changed else s.units
             return self._game_over(s, ev, "the last turn is over", units=units_now, turn=turn)
         return self._begin_turn(s, units, changed, turn, 1 - s.active, ev)
 
@@ -1112,18 +1196,24 @@ class RogueTraderRules(RulesBase):
                     self.owner[t],
                     (("power", ab.name),),
                 ),
+                ("saved", t, s.ability),
             )
         else:
             s = self._take_effect(s, outcome, ev)
         return self._after_ability(s, ev)
 
     def _after_ability(self, s: State, ev: Events) -> State:
+        units = s.units
         for p in (0, 1):
-            if not any(s.units[i].fighting for i in self.side_units[p]):
+            for i in self.side_units[p]:
+                us = units[i]
+                if us.hp > 0 and not us.out:  # UnitState.fighting
+                    break
+            else:
                 return self._game_over(s, ev, f"{self.side_names[p]} has no unit left in the fight")
         u = s.actor
         used = s.used + 1
-        if self._can_act(s, u) and used < self.game.abilities_per_turn:
+        if used < self.game.abilities_per_turn and self._can_act(s, u):
             if any(self._usable(s, u, a) for a in s.units[u].abilities):
                 return evolve(
                     s,
@@ -1158,6 +1248,7 @@ class RogueTraderRules(RulesBase):
                         caster,
                         (("power", name),),
                     ),
+                    ("no_damage", a, t, caster),
                 )
                 return s
             s = self._wound(s, t, wounds, ev)
@@ -1178,6 +1269,7 @@ class RogueTraderRules(RulesBase):
                     self.owner[t],
                     (("unit", tname), ("reason", name)),
                 ),
+                ("removed", t, a),
             )
             text = f"{name} puts {tname} out of the fight."
         elif effect == "confuse":
@@ -1213,6 +1305,7 @@ class RogueTraderRules(RulesBase):
         self._note(
             ev,
             lambda: Event(EventKind.MANIFEST, text, caster, (("power", name), ("value", gained))),
+            ("manifest", text, caster, a, gained),
         )
         return s
 
@@ -1230,6 +1323,7 @@ class RogueTraderRules(RulesBase):
                 self.owner[t],
                 (("unit", self.names[t]), ("amount", wounds)),
             ),
+            ("wounds", t, wounds),
         )
         if ts.hp - wounds == 0:
             self._note(
@@ -1240,6 +1334,7 @@ class RogueTraderRules(RulesBase):
                     self.owner[t],
                     (("unit", self.names[t]),),
                 ),
+                ("slain", t),
             )
         return s
 
@@ -1248,13 +1343,60 @@ class RogueTraderRules(RulesBase):
         return evolve(s, score=s.score + (amount if side == 0 else -amount))
 
 
-_FAST_HOOKS = ("_step", "_settle", "chance_table", "_decide_and_walk", "_walk")
+_FAST_HOOKS = ("_step", "_settle", "chance_table", "_decide_and_walk", "_walk", "_legal")
 """What the fast walks call or stand in for (``RulesBase._own_chance_walk``)."""
+_GUARDED = frozenset(_WALK_HOOKS + _FAST_HOOKS)
+"""The names ``RulesBase._own_chance_walk`` looks for on the instance (its short form)."""
 
 
 def _put(units: tuple[UnitState, ...], i: int, **changes: Any) -> tuple[UnitState, ...]:
-    """``units`` with unit ``i`` changed."""
-    return (*units[:i], evolve(units[i], **changes), *units[i + 1 :])
+    """``units`` with unit ``i`` changed (the unit and the tuple shared, :func:`_unit`)."""
+    return _shared_units((*units[:i], _unit(units[i], changes), *units[i + 1 :]))
+
+
+_UNIT_CHANGES: dict[tuple, UnitState] = {}
+"""``(unit, changes) -> changed unit`` (:func:`_unit`)."""
+_UNITS: dict[UnitState, UnitState] = {}
+"""One shared object per unit value (:func:`_shared`)."""
+_UNIT_TUPLES: dict[tuple[UnitState, ...], tuple[UnitState, ...]] = {}
+"""One shared tuple per value of ``State.units`` (:func:`_shared_units`)."""
+_MAX_UNITS = 100_000  # a game sees a few hundred unit values; bound anyway
+
+
+def _shared_units(units: tuple[UnitState, ...]) -> tuple[UnitState, ...]:
+    """The one shared tuple equal to ``units`` (``units`` itself the first time).
+
+    States reached by different moves then hold the same tuple, which the memos holding
+    states (and the garbage collector) see once.
+    """
+    if len(_UNIT_TUPLES) >= _MAX_UNITS:
+        _UNIT_TUPLES.clear()
+    return _UNIT_TUPLES.setdefault(units, units)
+
+
+def _shared(unit: UnitState) -> UnitState:
+    """The one shared object equal to ``unit`` (``unit`` itself the first time)."""
+    if len(_UNITS) >= _MAX_UNITS:
+        _UNITS.clear()
+        _UNIT_CHANGES.clear()
+    return _UNITS.setdefault(unit, unit)
+
+
+def _unit(unit: UnitState, changes: dict[str, Any]) -> UnitState:
+    """``evolve(unit, **changes)`` as one shared object per value, memoised.
+
+    A game sees few distinct unit values (a few hundred in the duel) and makes the same change
+    to the same unit again and again. Sharing one object per value keeps its hash computed
+    once and lets every memo key holding units (legal actions, observation blocks, the fast
+    walk's graph) compare them by identity instead of field by field. The values are the same
+    (ints, bools and tuples, as the fields are declared), so the states are the same.
+    """
+    key = (unit, tuple(changes.items()))
+    out = _UNIT_CHANGES.get(key)
+    if out is None:
+        out = _shared(evolve(unit, **changes))
+        _UNIT_CHANGES[key] = out
+    return out
 
 
 # The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).

@@ -128,8 +128,11 @@ class RTViews:
         self.units_offset = _GLOBAL + na + 2 * n + 2
         self.size = self.units_offset + n * self.unit_size
         self._head = np.zeros(self.units_offset, dtype=np.float32)
-        # The per-unit part of an observation depends only on (player, units): memoised.
+        # The per-unit part of an observation depends only on (player, units): memoised, as a
+        # whole observation with the head zero (each observation is one copy of it).
         self._blocks: dict[tuple[int, tuple[UnitState, ...]], np.ndarray] = {}
+        # One unit's features depend only on (unit index, player, unit): memoised too.
+        self._rows: dict[tuple[int, int, UnitState], np.ndarray] = {}
 
     # ------------------------------------------------------------------ observation
     def observe(self, state: State, player: int) -> np.ndarray:
@@ -150,15 +153,34 @@ class RTViews:
           in the fight, out of the fight, aura / 4, stolen turns / 6, confused, afraid, will
           power / 12, psi-points / 20, psi-level / 20, points >= 12 (no test), resting,
           Strength of Mind used, acting now; then A flags of the abilities it knows.
+
+        The state the fast walk last returned (:mod:`.graph`) keeps its observations, so the
+        env's question about it is a copy.
         """
+        graph = self.rules._graph
+        if state is not graph.last_state or player not in (0, 1):
+            return self._observe(state, player)
+        cache = graph.obs1 if player else graph.obs0
+        obs = cache[graph.last]
+        if obs is None:
+            obs = cache[graph.last] = self._observe(state, player)
+            obs.flags.writeable = False
+        return obs.copy()
+
+    def _observe(self, state: State, player: int) -> np.ndarray:
+        """A new observation array (see :meth:`observe`)."""
         rules = self.rules
         key = (player, state.units)
-        block = self._blocks.get(key)
-        if block is None:
+        base = self._blocks.get(key)
+        if base is None:
             if len(self._blocks) >= _MAX_BLOCKS:
                 self._blocks.clear()
-            block = self._blocks[key] = self._unit_block(state.units, player)
-        obs = np.concatenate((self._head, block))
+                self._rows.clear()
+            rows = [self._unit_row(i, us, player) for i, us in enumerate(state.units)]
+            base = np.concatenate((self._head, *rows))
+            base.flags.writeable = False
+            self._blocks[key] = base
+        obs = base.copy()
         phase = state.phase
         obs[_KIND_OF.get(phase, 5)] = 1.0
         obs[6] = float(rules.current_player(state) == player)
@@ -182,36 +204,40 @@ class RTViews:
         obs[base + 2 * n + 1] = state.amount / max(1, rules.max_number)
         return obs
 
-    def _unit_block(self, units: tuple[UnitState, ...], player: int) -> np.ndarray:
-        """Features of every unit, with "acting now" off (set per state by :meth:`observe`)."""
+    def _unit_row(self, i: int, us: UnitState, player: int) -> np.ndarray:
+        """Features of unit ``i`` in state ``us`` as ``player`` sees them (memoised, read-only).
+
+        The ``16 + A`` values of :meth:`observe`'s layout, "acting now" off.
+        """
+        key = (i, player, us)
+        row = self._rows.get(key)
+        if row is not None:
+            return row
         rules = self.rules
-        size, na = self.unit_size, rules.n_abilities
-        no_test = rules.game.no_test_at
-        block = np.zeros(len(units) * size, dtype=np.float32)
-        for i, us in enumerate(units):
-            o = i * size
-            block[o : o + _UNIT_FEATURES] = (
-                rules.owner[i] == player,
-                rules.psyker[i],
-                us.hp / rules.max_hp[i],
-                us.fighting,
-                us.out,
-                us.aura / 4,
-                us.stolen / 6,
-                us.confused,
-                us.afraid,
-                (rules.specs[i].will_power + us.wp_bonus) / 12,
-                us.points / _NORM,
-                us.level / _NORM,
-                us.points >= no_test,
-                us.resting,
-                us.wp_bonus,
-                False,
-            )
-            if us.abilities:
-                block[o + _UNIT_FEATURES : o + size] = _ability_flags(us.abilities, na)
-        block.flags.writeable = False
-        return block
+        row = np.zeros(self.unit_size, dtype=np.float32)
+        row[:_UNIT_FEATURES] = (
+            rules.owner[i] == player,
+            rules.psyker[i],
+            us.hp / rules.max_hp[i],
+            us.fighting,
+            us.out,
+            us.aura / 4,
+            us.stolen / 6,
+            us.confused,
+            us.afraid,
+            (rules.specs[i].will_power + us.wp_bonus) / 12,
+            us.points / _NORM,
+            us.level / _NORM,
+            us.points >= rules.game.no_test_at,
+            us.resting,
+            us.wp_bonus,
+            False,
+        )
+        if us.abilities:
+            row[_UNIT_FEATURES:] = _ability_flags(us.abilities, rules.n_abilities)
+        row.flags.writeable = False
+        self._rows[key] = row
+        return row
 
     # ------------------------------------------------------------------ text
     def render(self, state: State, player: int | None = None) -> str:
