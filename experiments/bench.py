@@ -5,7 +5,9 @@ same process as Gymnasium's ``Blackjack-v1``, which takes uniformly random actio
 times the reference and then every env for the same number of steps, in CPU time
 (``time.process_time``), so a burst of load from other processes hits all of them alike; the
 ratio reported is the median over rounds of ``env steps/s / Blackjack steps/s`` in that round,
-with the lowest and highest round.
+with the lowest and highest round. One untimed warm-up round of every subject comes first (the
+steady state a long run sees, as benchmark tools do), and each timing starts after a garbage
+collection that is not timed.
 
 Solver mode (``--solver``): states per CPU-second of the exact expectiminimax solver on the
 default edition's first solvable scenario, against a fixed pure-Python reference measured in the
@@ -98,15 +100,28 @@ class _Stepper:
 
 
 def interleaved(
-    subjects: list[tuple[str, Callable[[], float]]], work: int, rounds: int
+    subjects: list[tuple[str, Callable[[], float]]], work: int, rounds: int, warmup: int = 1
 ) -> list[Rates]:
     """Time each subject once per round, reference (the first) first; ratios per round.
 
     Each callable does ``work`` units (steps or states) and returns the CPU seconds it took.
+    ``warmup`` untimed rounds come first (imports, first-time caches: the steady state is what
+    a long training run sees). Every timing starts after a full garbage collection (not timed),
+    so no subject pays for the garbage another one left; the collector stays on while it runs,
+    as in real use.
     """
+    import gc
+
+    def timed(run: Callable[[], float]) -> float:
+        gc.collect()
+        return run()
+
+    for _ in range(warmup):
+        for _, run in subjects:
+            run()
     out = [Rates(name) for name, _ in subjects]
     for _ in range(rounds):
-        rates = [work / run() for _, run in subjects]
+        rates = [work / timed(run) for _, run in subjects]
         for r, rate in zip(out, rates):
             r.rates.append(rate)
             r.ratios.append(rate / rates[0])
@@ -447,7 +462,8 @@ def bench(
             f"{r.name:<{width}}{r.rate:>12.0f}{r.ratio:>32.4f}{span:>18}", highlight=False
         )
     console.print(
-        f"median of {rounds} interleaved rounds of {work} {unit.split('/')[0]} each, CPU time",
+        f"median of {rounds} interleaved rounds of {work} {unit.split('/')[0]} each after an "
+        "untimed warm-up round, CPU time",
         highlight=False,
     )
 
