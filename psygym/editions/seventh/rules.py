@@ -67,6 +67,13 @@ stage's handler (``_on_stage``) edits and that is frozen at the end; ``apply`` (
 runs the same handlers with ``ev=None``, which only skips building the events. Geometry, the
 choose-cast actions per (caster, power) and the ``Cast`` each choice starts are tables made once
 per scenario; the casting choices of the last state asked about are kept (``_legal_casts``).
+The envs' walk (``apply_with_chance``: a decision and the chance nodes after it) edits one draft
+for the whole run and draws each node's outcome from the table ``sample_chance`` reads. Kept per
+key, all exactly what a fresh computation gives (``tests/test_speed_seventh.py``): the events of
+the commonest transitions, the casting choices after one more attempt (the last answer minus that
+pair's), masks per legal set, the D6/D3 and casting-roll tables, the open disciplines per known
+powers, the initial state. Stage and event-kind members are module constants (in Python 3.11
+``Stage.SELECT`` is a slow lookup through the enum metaclass).
 
 Change note (rules-fidelity audit): Instant Death added (``instant_death``, default on); attack
 damage no longer spills into the next model; units may ``advance`` (the shipped duel advances
@@ -90,7 +97,16 @@ from psygym.combat import (
     to_wound_7th,
     unsaved_chance_7th,
 )
-from psygym.core import CHANCE, TERMINAL, ActionView, Event, EventKind, GameInfo, RulesBase
+from psygym.core import (
+    _WALK_HOOKS,
+    CHANCE,
+    TERMINAL,
+    ActionView,
+    Event,
+    EventKind,
+    GameInfo,
+    RulesBase,
+)
 from psygym.dice import Dist, at_least, binomial, distribution, parse, pool, pool_any_double
 from psygym.editions.seventh import views
 from psygym.editions.seventh.actions import ActionLayout
@@ -100,30 +116,115 @@ from psygym.editions.seventh.views import dice_text
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
 
-_DECISIONS = frozenset((Stage.DISCIPLINE, Stage.SWAP, Stage.SELECT, Stage.DICE, Stage.DENY))
-_CHANCE_STAGES = frozenset(Stage) - _DECISIONS - {Stage.OVER}
-_GENERATION_STAGES = frozenset((Stage.DISCIPLINE, Stage.GEN_ROLL, Stage.SWAP))
+# Stage members as module constants (the same objects): in Python 3.11 ``Stage.SELECT`` is a
+# class-attribute lookup through the enum metaclass, about 0.14 us, and transitions make dozens.
+_DISCIPLINE = Stage.DISCIPLINE
+_GEN_ROLL = Stage.GEN_ROLL
+_SWAP = Stage.SWAP
+_PHASE_ROLL = Stage.PHASE_ROLL
+_SELECT = Stage.SELECT
+_DICE = Stage.DICE
+_CAST_ROLL = Stage.CAST_ROLL
+_PERILS = Stage.PERILS
+_LD_TEST = Stage.LD_TEST
+_PERILS_HITS = Stage.PERILS_HITS
+_PURGE = Stage.PURGE
+_DRAIN = Stage.DRAIN
+_DENY = Stage.DENY
+_DENY_ROLL = Stage.DENY_ROLL
+_EFFECT = Stage.EFFECT
+_OVER = Stage.OVER
+# Event kinds likewise (``EventKind.PERILS`` is the same slow lookup).
+_EV_ATTEMPT = EventKind.ATTEMPT
+_EV_DENIED = EventKind.DENIED
+_EV_DENY_ATTEMPT = EventKind.DENY_ATTEMPT
+_EV_DENY_FAILED = EventKind.DENY_FAILED
+_EV_DRAIN = EventKind.DRAIN
+_EV_END_PHASE = EventKind.END_PHASE
+_EV_GENERATE = EventKind.GENERATE
+_EV_HEAL = EventKind.HEAL
+_EV_LD_TEST = EventKind.LD_TEST
+_EV_MANIFEST = EventKind.MANIFEST
+_EV_PASSED = EventKind.PASSED
+_EV_PERILS = EventKind.PERILS
+_EV_PERILS_ROLL = EventKind.PERILS_ROLL
+_EV_PHASE = EventKind.PHASE
+_EV_POOLS = EventKind.POOLS
+_EV_PURGE = EventKind.PURGE
+_EV_SLAIN = EventKind.SLAIN
+_EV_SURGE = EventKind.SURGE
+_EV_WOUNDS = EventKind.WOUNDS
+_DECISIONS = frozenset((_DISCIPLINE, _SWAP, _SELECT, _DICE, _DENY))
+_CHANCE_STAGES = frozenset(Stage) - _DECISIONS - {_OVER}
+_GENERATION_STAGES = frozenset((_DISCIPLINE, _GEN_ROLL, _SWAP))
 _AFTER_CAST_ROLL = frozenset(
-    (Stage.PERILS, Stage.LD_TEST, Stage.PERILS_HITS, Stage.PURGE, Stage.DRAIN, Stage.DENY,
-     Stage.DENY_ROLL, Stage.EFFECT)
-)  # fmt: skip
-_CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _OVER = range(5)
+    (_PERILS, _LD_TEST, _PERILS_HITS, _PURGE, _DRAIN, _DENY, _DENY_ROLL, _EFFECT)
+)
+_CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _ENDED = range(5)
 _ROLE_OF = {
-    Stage.DISCIPLINE: _GENERATOR,
-    Stage.SWAP: _GENERATOR,
-    Stage.SELECT: _ACTIVE,
-    Stage.DICE: _ACTIVE,
-    Stage.DENY: _DENIER,
-    Stage.OVER: _OVER,
+    _DISCIPLINE: _GENERATOR,
+    _SWAP: _GENERATOR,
+    _SELECT: _ACTIVE,
+    _DICE: _ACTIVE,
+    _DENY: _DENIER,
+    _OVER: _ENDED,
 }
 _ROLE = tuple(_ROLE_OF.get(st, _CHANCE_NODE) for st in Stage)  # Stage values are 0, 1, 2, ...
 """Who moves at each stage (indexed by ``Stage``): one tuple lookup in ``current_player``."""
+_MOVER = tuple(
+    tuple(
+        {_CHANCE_NODE: CHANCE, _ACTIVE: active, _DENIER: 1 - active, _ENDED: TERMINAL}.get(role)
+        for active in (0, 1)
+    )
+    for role in _ROLE
+)
+"""``current_player`` by stage and active player (``None``: the generating psyker's owner)."""
+_FAST_HOOKS = ("_step", "_table", "_chance_key", "_decide_and_walk", "_walk")
+"""Methods the fast walk (``_decide_and_walk``, ``_walk``) relies on (``_own_chance_walk``)."""
+_NO_ATTEMPTS: frozenset[tuple[int, int]] = frozenset()
+"""The empty ``attempted`` of a new phase (one object, so the casting-choice memo can match it)."""
+_WALK_NAMES = frozenset(_WALK_HOOKS + _FAST_HOOKS)
+"""What may not be replaced on an instance for the fast walk to serve it (``_own_chance_walk``)."""
 _CACHE_SIZE = 200_000
 """Entries a per-key memo holds before it is cleared (keeps long runs bounded in memory)."""
+_MASK_MEMO_SIZE = 4096
+"""Masks :meth:`SeventhRules.legal_mask` keeps before it forgets them all."""
 
 
 _new = object.__new__
 _set = object.__setattr__
+
+
+class _Blank:
+    """A plain instance to fill with a dictionary and turn into a frozen class (``_recast``)."""
+
+
+def _recast(
+    c: Cast,
+    *,
+    dice: int | None = None,
+    successes: int | None = None,
+    perils: bool | None = None,
+    deny_dice: int | None = None,
+) -> Cast:
+    """``evolve(c, ...)`` for the casting fields a transition changes.
+
+    As ``evolve``: the dictionary is copied and the changes set in it (the fields keep their
+    order); the instance is a plain one given that dictionary and then the class ``Cast``.
+    """
+    values = c.__dict__.copy()
+    if dice is not None:
+        values["dice"] = dice
+    if successes is not None:
+        values["successes"] = successes
+    if perils is not None:
+        values["perils"] = perils
+    if deny_dice is not None:
+        values["deny_dice"] = deny_dice
+    out = _new(_Blank)
+    out.__dict__ = values
+    out.__class__ = Cast
+    return out  # type: ignore[return-value]
 
 
 def _event(
@@ -268,14 +369,66 @@ class SeventhRules(RulesBase):
             for by_key in self.candidates_by_round
         )
         """Per battle round, (target, choose-cast action) pairs per (caster, power)."""
+        self._cast_plan = tuple(
+            tuple(
+                tuple(
+                    (
+                        tuple(
+                            t
+                            for t in range(n_units)
+                            if self.owner[t] != self.owner[c]
+                            and self._in_range(c, t, power.range, r)
+                        )
+                        if power.target == "enemies"
+                        else None,
+                        power.effect.value is not None,
+                        self._cast_options[r][(c, p)],
+                    )
+                    for p, power in enumerate(self.powers)
+                )
+                for c in range(n_units)
+            )
+            for r in range(rounds)
+        )
+        """Per battle round, caster and power: the enemy units a nova reaches (``None``: not a
+        nova), whether the power is a blessing or malediction (7E-7.2), and its choose-cast
+        options (what :meth:`_compute_legal_casts` reads)."""
         self._new_casts = tuple(
             Cast(*self.actions.decode_cast(a)) for a in range(self.CAST, self.DICE)
         )
         """The ``Cast`` each choose-cast action starts (frozen, so shared), by action - CAST."""
+        self._cast_pair = (None,) * self.CAST + tuple((c.caster, c.power) for c in self._new_casts)
+        """The (psyker, power) each choose-cast action chooses, by action."""
+        self._last_round = len(self.positions) - 1
         self.instant_death = game.instant_death
+        self._deny_needs = tuple(
+            tuple(
+                6
+                - 1
+                - (self.mastery[t] > self.mastery[c])
+                - (spec.psyker is not None and spec.psyker.adamantium_will)
+                for t, spec in enumerate(self.specs)
+            )
+            for c in range(n_units)
+        )
+        """Deny roll needed by unit t (with a living psyker) against caster c (7E-5.2)."""
+        self._pool_bonus = tuple(side.pool_bonus for side in scenario.sides)
         self._chance_cache = ChanceCache()
         self._effect_cache: dict[tuple, Dist] = {}
         self._last_casts: tuple = (None,) * 6
+        self._last_alive: tuple = (None, True)  # _both_sides_alive's last units and answer
+        self._last_facts: tuple = (None, ())  # _side_facts' last units and answer
+        self._masks: dict[object, np.ndarray] = {}  # legal_mask's masks, by legal set
+        self._last_mask: tuple = (None, None)  # the last casting choices' mask (by identity)
+        # Dice and deny choices and their masks per pool size (7E-4.3, 7E-5.1).
+        self._dice_actions = tuple(
+            tuple(range(self.DICE, self.DICE + n)) for n in range(self.max_dice + 1)
+        )
+        self._deny_actions = tuple(
+            tuple(range(self.DENY, self.DENY + n + 1)) for n in range(self.max_dice + 1)
+        )
+        self._dice_masks = tuple(self._mask_of(a) for a in self._dice_actions)
+        self._deny_masks = tuple(self._mask_of(a) for a in self._deny_actions)
         self.observation_size = (
             11
             + n_units * (6 + 3 * n_powers)
@@ -287,23 +440,40 @@ class SeventhRules(RulesBase):
             + n_powers
         )
         self._observer = views.Observer(self)
+        fixed = {_PHASE_ROLL: _d6(), _PERILS: _d6(), _DRAIN: tuple(distribution("D3").items())}
+        self._stage_tables = tuple(
+            self._chance_cache.get((st,), lambda st=st: _exact(fixed[st])) if st in fixed else None
+            for st in Stage
+        )
+        """The one table of each node whose outcomes never change (the ``(stage,)`` keys)."""
+        self._cast_tables = [
+            [[None] * (self.max_dice + 1) for _ in self.powers] for _ in self.specs
+        ]
+        """Casting-roll tables by caster, power and dice (filled as they are first asked for)."""
+        self._node_tables: dict[tuple, ChanceTable] = {}  # the cache's tables, by key, at hand
+        self._event_memo: dict[tuple, tuple[Event, ...]] = {}
+        """The events of the commonest transitions, by everything their texts and data depend on
+        (events are frozen, so one object serves every transition with that key)."""
+        self._first_player = game.first_player
+        self._initial: State | None = None
+        self._open_memo: dict[tuple[int, tuple[int, ...]], list[int]] = {}
         handlers = {
-            Stage.DISCIPLINE: self._on_discipline,
-            Stage.GEN_ROLL: self._on_gen_roll,
-            Stage.SWAP: self._on_swap,
-            Stage.PHASE_ROLL: self._on_phase_roll,
-            Stage.SELECT: self._on_select,
-            Stage.DICE: self._on_dice,
-            Stage.CAST_ROLL: self._on_cast_roll,
-            Stage.PERILS: self._on_perils,
-            Stage.LD_TEST: self._on_ld_test,
-            Stage.PERILS_HITS: self._on_perils_hits,
-            Stage.PURGE: self._on_purge,
-            Stage.DRAIN: self._on_drain,
-            Stage.DENY: self._on_deny,
-            Stage.DENY_ROLL: self._on_deny_roll,
-            Stage.EFFECT: self._on_effect,
-            Stage.OVER: self._on_over,
+            _DISCIPLINE: self._on_discipline,
+            _GEN_ROLL: self._on_gen_roll,
+            _SWAP: self._on_swap,
+            _PHASE_ROLL: self._on_phase_roll,
+            _SELECT: self._on_select,
+            _DICE: self._on_dice,
+            _CAST_ROLL: self._on_cast_roll,
+            _PERILS: self._on_perils,
+            _LD_TEST: self._on_ld_test,
+            _PERILS_HITS: self._on_perils_hits,
+            _PURGE: self._on_purge,
+            _DRAIN: self._on_drain,
+            _DENY: self._on_deny,
+            _DENY_ROLL: self._on_deny_roll,
+            _EFFECT: self._on_effect,
+            _OVER: self._on_over,
         }
         self._on_stage = tuple(handlers[st] for st in Stage)
         """The transition handler of each stage, indexed by ``Stage`` (0, 1, 2, ...)."""
@@ -339,34 +509,56 @@ class SeventhRules(RulesBase):
             t
             for t, u in enumerate(s.units)
             if self.owner[t] != self.owner[c]
-            and u.alive()
+            and u.wounds > 0
             and self._in_range(c, t, power.range, rnd)
         )
 
     def _living_ml(self, s: State, side: int) -> int:
-        units, mastery, total = s.units, self.mastery, 0
-        for i in self.side_units[side]:
-            if units[i].psyker and units[i].wounds > 0:
-                total += mastery[i]
-        return total
+        return self._side_facts(s.units)[side][0]
 
     def _can_cast(self, s: State, side: int) -> bool:
-        units = s.units
-        return any(
-            units[i].psyker and units[i].wounds > 0 and units[i].powers
-            for i in self.side_units[side]
-        )
+        return self._side_facts(s.units)[side][1]
+
+    def _side_facts(self, units: tuple[UnitState, ...]) -> tuple[tuple[int, bool], ...]:
+        """Per side: its living psykers' mastery levels (7E-3.1), and whether one knows a power.
+
+        Kept for the last units tuple asked about (held, compared by identity).
+        """
+        last = self._last_facts
+        if last[0] is units:
+            return last[1]
+        facts = []
+        for side in self.side_units:
+            total, can = 0, False
+            for i in side:
+                u = units[i]
+                if u.psyker and u.wounds > 0:
+                    total += self.mastery[i]
+                    can = can or bool(u.powers)
+            facts.append((total, can))
+        out = tuple(facts)
+        self._last_facts = (units, out)
+        return out
 
     def _both_sides_alive(self, s: State) -> bool:
-        """Whether each side still has a unit with wounds (else the game ends, 7E-8.1)."""
+        """Whether each side still has a unit with wounds (else the game ends, 7E-8.1).
+
+        The answer for the last units tuple asked about is kept (held, compared by identity).
+        """
         units = s.units
+        last = self._last_alive
+        if last[0] is units:
+            return last[1]
+        answer = True
         for side in self.side_units:
             for i in side:
                 if units[i].wounds > 0:
                     break
             else:
-                return False
-        return True
+                answer = False
+                break
+        self._last_alive = (units, answer)
+        return answer
 
     def models_left(self, s: State, unit: int) -> int:
         """Models still in a unit (wounds left over wounds per model, rounded up)."""
@@ -377,16 +569,22 @@ class SeventhRules(RulesBase):
         """Which enemy unit denies and the roll it needs (7E-5.2): 6, 5, 4 or 3."""
         power = self.powers[cast.power]
         if power.target == "enemy":
-            units = [cast.target]
-        elif power.target == "enemies":
-            units = list(self.nova_targets(s, cast.caster, power))
+            # The one target: its modifiers (per caster and target, from the table) count while
+            # it has a living psyker, as the loop below would find.
+            t = cast.target
+            u = s.units[t]
+            if u.psyker and u.wounds > 0:
+                return (t, self._deny_needs[cast.caster][t])
+            return (t, 6)
+        if power.target == "enemies":
+            units = self.nova_targets(s, cast.caster, power)
         else:
             return None, 6
         best: tuple[int | None, int] = (None, 6)
-        for t in units:
+        for t in units:  # the nova's targets (7E-5.2: the best modifiers deny)
             mods = 0
             spec, u = self.specs[t], s.units[t]
-            if u.psyker and u.alive():
+            if u.psyker and u.wounds > 0:
                 mods += 1
                 if self.mastery[t] > self.mastery[cast.caster]:
                     mods += 1
@@ -398,7 +596,15 @@ class SeventhRules(RulesBase):
 
     # ------------------------------------------------------------------ API: structure
     def initial_state(self) -> State:
-        """Units with their fixed powers (and Force), then power generation or the first phase."""
+        """Units with their fixed powers (and Force), then power generation or the first phase.
+
+        Built once: states are immutable, so every game starts from the same object.
+        """
+        if self._initial is None:
+            self._initial = self._build_initial_state()
+        return self._initial
+
+    def _build_initial_state(self) -> State:
         units = []
         for u in self.specs:
             if u.psyker is None:
@@ -410,7 +616,7 @@ class SeventhRules(RulesBase):
             units.append(
                 UnitState(wounds=u.models * u.wounds, psyker=True, powers=tuple(sorted(known)))
             )
-        d = Draft(State(stage=Stage.PHASE_ROLL, units=tuple(units)))
+        d = Draft(State(stage=_PHASE_ROLL, units=tuple(units)))
         if self.scenario.game.generate_powers:
             self._next_generation(d, -1)
         else:
@@ -419,20 +625,14 @@ class SeventhRules(RulesBase):
 
     def current_player(self, s: State) -> int:
         """Owner at generation decisions, the active player when casting, the other at denies."""
-        role = _ROLE[s.stage]
-        if role == _CHANCE_NODE:
-            return CHANCE
-        if role == _ACTIVE:
-            return s.active
-        if role == _DENIER:
-            return 1 - s.active
-        if role == _GENERATOR:
+        player = _MOVER[s.stage][s.active]
+        if player is None:  # a generation decision: the generating psyker's owner
             return self.owner[s.gen_unit]
-        return TERMINAL
+        return player
 
     def is_response(self, s: State) -> bool:
         """True at a deny decision, where the player answers the other's cast."""
-        return s.stage == Stage.DENY
+        return s.stage == _DENY
 
     def game_info(self) -> GameInfo:
         """Static facts, with the most outcomes any chance node can list.
@@ -457,17 +657,66 @@ class SeventhRules(RulesBase):
 
     def legal_actions(self, s: State) -> list[int]:
         """Sorted legal actions (see the module docstring for the layout)."""
-        if s.stage == Stage.SELECT:
+        st = s.stage
+        if st == _SELECT:
             return [0, *self._legal_casts(s)]
-        if s.stage == Stage.DICE:
-            return list(range(self.DICE, self.DICE + s.pools[s.active]))
-        if s.stage == Stage.DENY:
-            return list(range(self.DENY, self.DENY + s.pools[1 - s.active] + 1))
-        if s.stage == Stage.DISCIPLINE:
+        if st == _DICE:
+            n = s.pools[s.active]
+            if 0 <= n <= self.max_dice:
+                return list(self._dice_actions[n])
+            return list(range(self.DICE, self.DICE + n))
+        if st == _DENY:
+            n = s.pools[1 - s.active]
+            if 0 <= n <= self.max_dice:
+                return list(self._deny_actions[n])
+            return list(range(self.DENY, self.DENY + n + 1))
+        if st == _DISCIPLINE:
             return sorted(self.DISC + d for d in self._open_disciplines(s, s.gen_unit))
-        if s.stage == Stage.SWAP:
+        if st == _SWAP:
             return [self.SWAP, self.SWAP + 1]
         return []
+
+    def legal_mask(self, s: State) -> np.ndarray:
+        """Boolean mask of :meth:`legal_actions` (a fresh array per call, as the base class's).
+
+        Masks are built once per legal set and copied: at ``SELECT`` per tuple of casting
+        choices, at ``DICE`` and ``DENY`` per pool size, at ``DISCIPLINE`` per open set.
+        """
+        st = s.stage
+        if st == _SELECT:
+            casts = self._legal_casts(s)
+            last = self._last_mask
+            if last[0] is casts:  # the mask of the casting choices asked about last
+                return last[1].copy()
+            key: tuple = (_SELECT, casts)
+        elif st == _DICE:
+            n = s.pools[s.active]
+            if 0 <= n <= self.max_dice:
+                return self._dice_masks[n].copy()
+            key = (_DICE, n)
+        elif st == _DENY:
+            n = s.pools[1 - s.active]
+            if 0 <= n <= self.max_dice:
+                return self._deny_masks[n].copy()
+            key = (_DENY, n)
+        else:
+            key = (st, tuple(self.legal_actions(s)))
+        masks = self._masks
+        mask = masks.get(key)
+        if mask is None:
+            if len(masks) >= _MASK_MEMO_SIZE:
+                masks.clear()
+            mask = masks[key] = np.zeros(self.num_actions, dtype=bool)
+            mask[self.legal_actions(s)] = True
+        if st == _SELECT:
+            self._last_mask = (key[1], mask)
+        return mask.copy()
+
+    def _mask_of(self, actions: tuple[int, ...]) -> np.ndarray:
+        """A new mask with ``actions`` set."""
+        mask = np.zeros(self.num_actions, dtype=bool)
+        mask[list(actions)] = True
+        return mask
 
     def _legal_casts(self, s: State) -> tuple[int, ...]:
         """Sorted choose-cast actions of the active player.
@@ -475,40 +724,47 @@ class SeventhRules(RulesBase):
         The last answer is kept by the identity of the fields it read: the casting decision is
         asked about several times in a row (when the phase is settled, then by the mask and the
         policies), always with the same tuples, so no key needs hashing. (A dictionary keyed by
-        those fields cost more to hash than the table lookups cost to redo.)
+        those fields cost more to hash than the table lookups cost to redo.) When only one
+        more (psyker, power) has been attempted since (a failed or denied cast), the answer is
+        the last one without that pair's choices: nothing else the choices depend on changed.
         """
         units, attempted, effects = s.units, s.attempted, s.effects
-        rnd = self.round_of(s)
+        rnd = s.phase // 2  # round_of(s)
+        if rnd > self._last_round:
+            rnd = self._last_round
         last = self._last_casts
-        if (
-            last[0] is units
-            and last[1] is attempted
-            and last[2] is effects
-            and last[3] == s.active
-            and last[4] == rnd
-        ):
-            return last[5]
+        if last[0] is units and last[2] is effects and last[3] == s.active and last[4] == rnd:
+            before = last[1]
+            if before is attempted:
+                return last[5]
+            if len(attempted) == len(before) + 1 and before < attempted:
+                (pair,) = attempted - before
+                pair_of = self._cast_pair
+                hit = tuple([a for a in last[5] if pair_of[a] != pair])
+                self._last_casts = (units, attempted, effects, s.active, rnd, hit)
+                return hit
         hit = self._compute_legal_casts(s, rnd)
         self._last_casts = (units, attempted, effects, s.active, rnd, hit)
         return hit
 
     def _compute_legal_casts(self, s: State, rnd: int) -> tuple[int, ...]:
         out = []
-        options = self._cast_options[rnd]
+        plan = self._cast_plan[rnd]
         units, attempted = s.units, s.attempted
         in_force = {(p, t) for p, t, _ in s.effects} if s.effects else ()
         for c in self.side_units[s.active]:
             u = units[c]
             if not u.psyker or u.wounds <= 0:
                 continue
+            by_power = plan[c]
             for p in u.powers:
                 if (c, p) in attempted:
                     continue
-                power = self.powers[p]
-                if power.target == "enemies" and not self.nova_targets(s, c, power):
+                reach, blessing, options = by_power[p]
+                # A nova needs a living enemy unit in range (nova_targets, 7E-7.1).
+                if reach is not None and not any(units[t].wounds > 0 for t in reach):
                     continue
-                blessing = power.effect.value is not None
-                for t, action in options[(c, p)]:
+                for t, action in options:
                     if units[t].wounds <= 0:
                         continue
                     if blessing and (p, t) in in_force:
@@ -517,6 +773,16 @@ class SeventhRules(RulesBase):
         return tuple(sorted(out))
 
     def _open_disciplines(self, s: State, unit: int) -> list[int]:
+        """Disciplines ``unit`` may still roll on (7E-2.1), memoised by its known powers."""
+        key = (unit, s.units[unit].powers)
+        got = self._open_memo.get(key)
+        if got is None:
+            if len(self._open_memo) >= _CACHE_SIZE:
+                self._open_memo.clear()
+            got = self._open_memo[key] = self._find_open_disciplines(s, unit)
+        return list(got)
+
+    def _find_open_disciplines(self, s: State, unit: int) -> list[int]:
         known = set(s.units[unit].powers)
         spec = self.specs[unit].psyker
         assert spec is not None
@@ -541,41 +807,68 @@ class SeventhRules(RulesBase):
         return self._table(s).sample(rng)
 
     def _table(self, s: State) -> ChanceTable:
-        """The chance table of the pending event, memoised per chance-node key."""
-        return self._chance_cache.get(self._chance_key(s), lambda: self._exact_outcomes(s))
+        """The chance table of the pending event, memoised per chance-node key.
+
+        The D6 and D3 nodes have one table each, a casting roll's table is kept by its dice,
+        caster and power too (what its key is made from), and the other nodes' by their keys in
+        a plain dictionary; these are the tables the chance-node keys find in the same cache.
+        """
+        st = s.stage
+        table = self._stage_tables[st]
+        if table is not None:
+            return table
+        if st == _CAST_ROLL:
+            cast = s.cast
+            by_dice = self._cast_tables[cast.caster][cast.power]
+            dice = cast.dice
+            table = by_dice[dice] if 0 <= dice < len(by_dice) else None
+            if table is None:
+                table = self._chance_cache.get(self._chance_key(s), lambda: self._exact_outcomes(s))
+                if 0 <= dice < len(by_dice):
+                    by_dice[dice] = table
+            return table
+        key = self._chance_key(s)
+        table = self._node_tables.get(key)
+        if table is None:
+            table = self._chance_cache.get(key, lambda: self._exact_outcomes(s))
+            if len(self._node_tables) >= _CACHE_SIZE:
+                self._node_tables.clear()
+            self._node_tables[key] = table
+        return table
 
     def _exact_outcomes(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         """Exact outcomes, sorted, zero-probability ones dropped (what the table holds)."""
-        return tuple((int(k), p) for k, p in sorted(self._compute_distribution(s)) if p)
+        return _exact(self._compute_distribution(s))
 
     def _chance_key(self, s: State) -> tuple:
         """Everything the pending chance event's distribution depends on."""
         st = s.stage
         cast = s.cast
-        if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
-            return (st,)
-        if st == Stage.GEN_ROLL:
-            return (st, s.gen_disc, s.units[s.gen_unit].powers)
-        assert cast is not None
-        if st == Stage.CAST_ROLL:
-            return (st, cast.dice, self._doubles_peril(cast))
-        if st == Stage.LD_TEST:
-            return (st, cast.caster)
-        if st == Stage.PERILS_HITS:
-            return (st, cast.caster, s.units[cast.caster].wounds)
-        if st == Stage.PURGE:
-            return (st, s.units[cast.caster].powers)
-        if st == Stage.DENY_ROLL:
+        # The commonest nodes after the casting roll first (the order changes no key).
+        if st == _DENY_ROLL:
             _, threshold = self.deny_unit_and_threshold(s, cast)
             return (st, cast.deny_dice, threshold, cast.successes)
-        if st == Stage.EFFECT:
+        if st == _EFFECT:
             return self._effect_key(s, s.targets[0])
+        if st in (_PHASE_ROLL, _PERILS, _DRAIN):
+            return (st,)
+        if st == _GEN_ROLL:
+            return (st, s.gen_disc, s.units[s.gen_unit].powers)
+        assert cast is not None
+        if st == _CAST_ROLL:
+            return (st, cast.dice, self._doubles_peril(cast))
+        if st == _LD_TEST:
+            return (st, cast.caster)
+        if st == _PERILS_HITS:
+            return (st, cast.caster, s.units[cast.caster].wounds)
+        if st == _PURGE:
+            return (st, s.units[cast.caster].powers)
         raise ValueError(f"stage {st.name} is not a chance node")
 
     def _effect_key(self, s: State, target: int) -> tuple:
         assert s.cast is not None
         u = s.units[target]
-        return (Stage.EFFECT, s.cast.power, s.cast.caster, target, u.wounds, u.surge)
+        return (_EFFECT, s.cast.power, s.cast.caster, target, u.wounds, u.surge)
 
     def chance_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         """Exact (Fraction) outcomes of the pending chance event, in ``chance_outcomes`` order."""
@@ -583,35 +876,35 @@ class SeventhRules(RulesBase):
 
     def _compute_distribution(self, s: State) -> tuple[tuple[int, Fraction], ...]:
         st = s.stage
-        if st == Stage.PHASE_ROLL:
+        if st == _PHASE_ROLL:
             return _d6()
-        if st == Stage.GEN_ROLL:
+        if st == _GEN_ROLL:
             d = self.disciplines[s.gen_disc]
             left = [p for p in self.numbered[d] if p not in s.units[s.gen_unit].powers]
             return tuple((p, Fraction(1, len(left))) for p in left)
-        if st == Stage.CAST_ROLL:
+        if st == _CAST_ROLL:
             assert s.cast is not None
             return cast_distribution(s.cast.dice, self._doubles_peril(s.cast))
-        if st == Stage.PERILS:
+        if st == _PERILS:
             return _d6()
-        if st == Stage.LD_TEST:
+        if st == _LD_TEST:
             assert s.cast is not None
             p = ld_pass(self.specs[s.cast.caster].leadership)
             return _binary(p)
-        if st == Stage.PERILS_HITS:
+        if st == _PERILS_HITS:
             assert s.cast is not None
             return tuple(sorted(self._removed_hits_dist(s, s.cast.caster).items()))
-        if st == Stage.PURGE:
+        if st == _PURGE:
             assert s.cast is not None
             known = s.units[s.cast.caster].powers
             return tuple((p, Fraction(1, len(known))) for p in known)
-        if st == Stage.DRAIN:
+        if st == _DRAIN:
             return tuple(sorted(distribution("D3").items()))
-        if st == Stage.DENY_ROLL:
+        if st == _DENY_ROLL:
             assert s.cast is not None
             _, threshold = self.deny_unit_and_threshold(s, s.cast)
             return _binary(deny_chance(s.cast.deny_dice, threshold, s.cast.successes))
-        if st == Stage.EFFECT:
+        if st == _EFFECT:
             return tuple(sorted(self.effect_distribution(s, s.targets[0]).items()))
         raise ValueError(f"stage {st.name} is not a chance node")
 
@@ -643,11 +936,16 @@ class SeventhRules(RulesBase):
     ) -> Dist:
         """Wounds lost to ``hits`` hits that each become an unsaved wound with chance ``p``."""
         left, per_model = s.units[unit].wounds, self.specs[unit].wounds
-        out: Dist = {}
+        # The number of unsaved wounds first, then what they take: the same exact sums as
+        # allocating after each (hits, unsaved) pair, with far fewer Fraction products.
+        unsaved: Dist = {}
         for h, ph in hits.items():
             for k, pk in binomial(h, p).items():
-                for w, pw in allocate_wounds(left, per_model, k, damage, instant):
-                    out[w] = out.get(w, Fraction(0)) + ph * pk * pw
+                unsaved[k] = unsaved.get(k, Fraction(0)) + ph * pk
+        out: Dist = {}
+        for k, pk in unsaved.items():
+            for w, pw in allocate_wounds(left, per_model, k, damage, instant):
+                out[w] = out.get(w, Fraction(0)) + pk * pw
         return out
 
     def effect_distribution(self, s: State, target: int) -> Dist:
@@ -693,14 +991,19 @@ class SeventhRules(RulesBase):
             invuln = 3 if invuln is None else min(invuln, 3)  # 7E-6.6 Warp Surge: 3++
         ap_dist = {None: Fraction(1)} if atk.ap == "none" else distribution(atk.ap)
         damage = tuple(sorted(distribution(atk.damage).items()))
-        out: Dist = {}
+        # Strengths and APs that give the same chance per hit (and the same Instant Death)
+        # give the same wounds: their weights are added first, so each is allocated once.
+        weights: dict[tuple[Fraction, bool], Fraction] = {}
         for strength, ps in distribution(atk.strength).items():
             wound_on = atk.always_wounds_on or to_wound_7th(strength, spec.toughness)
             instant = self._instant(strength, target)
             for ap, pa in ap_dist.items():
                 p = p_hit * roll_chance(wound_on) * unsaved_chance_7th(spec.save, invuln, ap)
-                for w, pw in self._attack_wounds(hits, p, damage, s, target, instant).items():
-                    out[w] = out.get(w, Fraction(0)) + ps * pa * pw
+                weights[(p, instant)] = weights.get((p, instant), Fraction(0)) + ps * pa
+        out: Dist = {}
+        for (p, instant), weight in weights.items():
+            for w, pw in self._attack_wounds(hits, p, damage, s, target, instant).items():
+                out[w] = out.get(w, Fraction(0)) + weight * pw
         return out
 
     # ------------------------------------------------------------------ API: transitions
@@ -722,51 +1025,139 @@ class SeventhRules(RulesBase):
         self._on_stage[s.stage](d, a, ev)
         return d.freeze()
 
+    def _remember(self, key: tuple, events: list[Event]) -> tuple[Event, ...]:
+        """Keep ``events`` as the events of ``key`` in :attr:`_event_memo` (bounded)."""
+        memo = self._event_memo
+        if len(memo) >= _CACHE_SIZE:
+            memo.clear()
+        out = memo[key] = tuple(events)
+        return out
+
+    # The envs' walks: a run of chance nodes, or a decision and the run after it, in one draft.
+    # Node by node, each transition would freeze its draft and the next would copy it again;
+    # nobody sees the states in between, so one draft serves the whole run. Each node draws from
+    # the same table (``_table``) with the same one uniform number as ``sample_chance``.
+    def sample_chance_run(self, s: State, rng: np.random.Generator, events: list[Event]) -> State:
+        """Walk chance nodes to the next decision or the end, in one draft of the state.
+
+        The same draws, transition code and events as :meth:`sample_chance` and
+        :meth:`apply_with_events` node by node (:meth:`RulesBase.sample_chance_run`).
+        """
+        if _ROLE[s.stage] != _CHANCE_NODE:
+            return s
+        # Not while sample_chance or the transition code below is replaced (tests do).
+        if not self._own_chance_walk(SeventhRules, _FAST_HOOKS):
+            return super().sample_chance_run(s, rng, events)
+        d = _new(Draft)
+        d.__dict__ = s.__dict__.copy()  # Draft(s), without the call
+        self._walk(d, rng, events)
+        d.__class__ = State  # d.freeze(), without the call
+        return d  # type: ignore[return-value]
+
+    def apply_with_chance(
+        self,
+        s: State,
+        action: int,
+        rng: np.random.Generator,
+        events: list[Event],
+        *,
+        check: bool = True,
+    ) -> State:
+        """Apply a decision, then walk the chance nodes after it (:meth:`sample_chance_run`).
+
+        As :meth:`RulesBase.apply_with_chance`, with its test of whether the one-draft walk may
+        serve made cheaper for this very class (no subclass, nothing replaced on the instance).
+
+        Raises:
+            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
+        """
+        if check:
+            self.check_action(s, action)
+        if type(self) is SeventhRules and self.__dict__.keys().isdisjoint(_WALK_NAMES):
+            return self._decide_and_walk(s, int(action), rng, events)
+        return super().apply_with_chance(s, action, rng, events, check=False)
+
+    def _decide_and_walk(
+        self, s: State, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> State:
+        """A decision and the chance nodes after it, in one draft of the state.
+
+        The same transition code, draws and events as :meth:`apply_with_events` and then
+        :meth:`sample_chance_run`.
+        """
+        d = _new(Draft)
+        d.__dict__ = s.__dict__.copy()  # Draft(s), without the call
+        on_stage = self._on_stage
+        on_stage[d.stage](d, action, events)
+        # The walk after it (as _walk does, inline: most decisions lead to a chance node).
+        role, table, fixed = _ROLE, self._table, self._stage_tables
+        while role[st := d.stage] == _CHANCE_NODE:
+            node = fixed[st]
+            if node is None:
+                node = table(d)
+            on_stage[st](d, node.sample(rng), events)
+        d.__class__ = State  # d.freeze(), without the call
+        return d  # type: ignore[return-value]
+
+    def _walk(self, d: Draft, rng: np.random.Generator, events: list[Event]) -> None:
+        """Resolve chance nodes on ``d`` until a decision or the end (one draw per node)."""
+        on_stage, role, table, fixed = self._on_stage, _ROLE, self._table, self._stage_tables
+        while role[st := d.stage] == _CHANCE_NODE:
+            node = fixed[st]
+            if node is None:
+                node = table(d)
+            on_stage[st](d, node.sample(rng), events)
+
     # One handler per stage (``_on_stage``, indexed by Stage): a decision or a chance outcome.
     def _on_select(self, d: Draft, a: int, ev: list[Event] | None) -> None:
         if a == 0:  # 7E-4.1: end the phase
             if ev is not None:
-                ev.append(
-                    _event(
-                        EventKind.END_PHASE,
-                        f"{self._side(d.active)} ends the Psychic phase",
-                        d.active,
-                    )
-                )
+                key = (_EV_END_PHASE, d.active)
+                got = self._event_memo.get(key)
+                if got is None:
+                    text = f"{self._side(d.active)} ends the Psychic phase"
+                    got = self._remember(key, [_event(_EV_END_PHASE, text, d.active)])
+                ev.extend(got)
             return self._start_phase(d, d.phase + 1, ev)
-        d.stage, d.cast = Stage.DICE, self._new_casts[a - self.CAST]
+        d.stage, d.cast = _DICE, self._new_casts[a - self.CAST]
         return None
 
     def _on_dice(self, d: Draft, a: int, ev: list[Event] | None) -> None:
         assert d.cast is not None
-        d.stage, d.cast = Stage.CAST_ROLL, evolve(d.cast, dice=a - self.DICE + 1)
+        d.stage, d.cast = _CAST_ROLL, _recast(d.cast, dice=a - self.DICE + 1)
 
     def _on_deny(self, d: Draft, a: int, ev: list[Event] | None) -> None:
         self._deny(d, a - self.DENY, ev)
 
     def _on_discipline(self, d: Draft, a: int, ev: list[Event] | None) -> None:
-        d.stage, d.gen_disc = Stage.GEN_ROLL, a - self.DISC
+        d.stage, d.gen_disc = _GEN_ROLL, a - self.DISC
 
     def _on_swap(self, d: Draft, a: int, ev: list[Event] | None) -> None:
         self._finish_pick(d, swap=a == self.SWAP + 1, ev=ev)
 
     def _on_phase_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
-        pools = [0, 0]
-        for side in (0, 1):
-            bonus = self.scenario.sides[side].pool_bonus if side == d.active else 0
-            pools[side] = a + self._living_ml(d, side) + bonus  # 7E-3.1
+        active = d.active
+        bonus = self._pool_bonus[active]
+        # 7E-3.1: the roll plus the living psykers' mastery levels, plus the active side's bonus.
+        pools = (
+            a + self._living_ml(d, 0) + (bonus if active == 0 else 0),
+            a + self._living_ml(d, 1) + (bonus if active == 1 else 0),
+        )
         if ev is not None:
-            ev.append(
-                _event(
-                    EventKind.POOLS,
-                    f"Warp charge roll {a}: {self._side(d.active)} has "
-                    f"{pools[d.active]} dice, {self._side(1 - d.active)} "
-                    f"{pools[1 - d.active]} to deny",
-                    d.active,
+            key = (_EV_POOLS, a, active, pools)
+            got = self._event_memo.get(key)
+            if got is None:
+                event = _event(
+                    _EV_POOLS,
+                    f"Warp charge roll {a}: {self._side(active)} has "
+                    f"{pools[active]} dice, {self._side(1 - active)} "
+                    f"{pools[1 - active]} to deny",
+                    active,
                     (("roll", a),),
                 )
-            )
-        d.stage, d.pools = Stage.SELECT, tuple(pools)
+                got = self._remember(key, [event])
+            ev.extend(got)
+        d.stage, d.pools = _SELECT, pools
         self._settle_select(d, ev)
 
     def _on_gen_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
@@ -776,14 +1167,14 @@ class SeventhRules(RulesBase):
         if ev is not None:
             ev.append(
                 _event(
-                    EventKind.GENERATE,
+                    _EV_GENERATE,
                     f"{self.names[d.gen_unit]} rolls {self.powers[a].name} ({disc})",
                     self.owner[d.gen_unit],
                 )
             )
         if prim < 0 or prim in d.units[d.gen_unit].powers:
             return self._finish_pick(d, swap=False, ev=ev)
-        d.stage = Stage.SWAP  # 7E-2.2
+        d.stage = _SWAP  # 7E-2.2
         return None
 
     def _on_cast_roll(self, d: Draft, a: int, ev: list[Event] | None) -> None:
@@ -800,7 +1191,7 @@ class SeventhRules(RulesBase):
         if ev is not None:
             ev.append(
                 _event(
-                    EventKind.LD_TEST,
+                    _EV_LD_TEST,
                     f"{self.names[cast.caster]} "
                     f"{'passes' if passed else 'fails'} its Leadership test",
                     self.owner[cast.caster],
@@ -821,7 +1212,7 @@ class SeventhRules(RulesBase):
         if ev is not None:
             ev.append(
                 _event(
-                    EventKind.PURGE,
+                    _EV_PURGE,
                     f"{self.names[cast.caster]} forgets {self.powers[a].name}",
                     self.owner[cast.caster],
                 )
@@ -830,7 +1221,7 @@ class SeventhRules(RulesBase):
 
     def _on_drain(self, d: Draft, a: int, ev: list[Event] | None) -> None:
         if ev is not None:
-            ev.append(_event(EventKind.DRAIN, f"Power Drain: both pools lose {a} dice", None))
+            ev.append(_event(_EV_DRAIN, f"Power Drain: both pools lose {a} dice", None))
         d.pools = tuple(max(0, x - a) for x in d.pools)  # 7E-6.3
         self._after_perils(d, ev)
 
@@ -839,17 +1230,21 @@ class SeventhRules(RulesBase):
         assert cast is not None
         if a:
             if ev is not None:
-                ev.append(
-                    _event(
-                        EventKind.DENIED,
-                        f"{self._side(1 - d.active)} denies {self.powers[cast.power].name}",
-                        1 - d.active,
-                    )
-                )
-            d.stage, d.cast = Stage.SELECT, None
+                key = (_EV_DENIED, d.active, cast.power)
+                got = self._event_memo.get(key)
+                if got is None:
+                    text = f"{self._side(1 - d.active)} denies {self.powers[cast.power].name}"
+                    got = self._remember(key, [_event(_EV_DENIED, text, 1 - d.active)])
+                ev.extend(got)
+            d.stage, d.cast = _SELECT, None
             return self._settle_select(d, ev)
         if ev is not None:
-            ev.append(_event(EventKind.DENY_FAILED, "the deny fails", 1 - d.active))
+            key = (_EV_DENY_FAILED, d.active)
+            got = self._event_memo.get(key)
+            if got is None:
+                event = _event(_EV_DENY_FAILED, "the deny fails", 1 - d.active)
+                got = self._remember(key, [event])
+            ev.extend(got)
         return self._manifest(d, ev)
 
     def _on_effect(self, d: Draft, a: int, ev: list[Event] | None) -> None:
@@ -884,9 +1279,9 @@ class SeventhRules(RulesBase):
         if not options:
             return self._focus(d)
         if len(options) == 1:
-            d.stage, d.gen_disc = Stage.GEN_ROLL, options[0]
+            d.stage, d.gen_disc = _GEN_ROLL, options[0]
         else:
-            d.stage, d.gen_disc, d.gen_power = Stage.DISCIPLINE, -1, -1
+            d.stage, d.gen_disc, d.gen_power = _DISCIPLINE, -1, -1
         return None
 
     def _finish_pick(self, d: Draft, swap: bool, ev: list[Event] | None) -> None:
@@ -895,7 +1290,7 @@ class SeventhRules(RulesBase):
         if swap and ev is not None:
             ev.append(
                 _event(
-                    EventKind.GENERATE,
+                    _EV_GENERATE,
                     f"{self.names[d.gen_unit]} takes the Primaris power "
                     f"{self.powers[power].name} instead",
                     self.owner[d.gen_unit],
@@ -920,32 +1315,41 @@ class SeventhRules(RulesBase):
 
     # ------------------------------------------------------------------ phases (7E-3, 7E-8)
     def _start_phase(self, d: Draft, phase: int, ev: list[Event] | None = None) -> None:
-        first = self.scenario.game.first_player
+        first = self._first_player
         while True:
             if phase >= self.total_phases or not self._both_sides_alive(d):
-                d.stage, d.phase, d.cast, d.targets = Stage.OVER, phase, None, ()
+                d.stage, d.phase, d.cast, d.targets = _OVER, phase, None, ()
                 return
             active = first if phase % 2 == 0 else 1 - first
             # Blessings, maledictions and Warp Surge end at their owner's next phase (7E-6.6).
-            # (Units with no Warp Surge to end keep their tuple: memos compare it by identity.)
-            if any(d.units[i].surge for i in self.side_units[active]):
-                d.units = tuple(
-                    evolve(u, surge=False) if self.owner[i] == active and u.surge else u
-                    for i, u in enumerate(d.units)
-                )
+            # (Units with no Warp Surge to end keep their tuple, and effects with nothing to end
+            # keep their set: memos compare them by identity.)
+            units = d.units
+            for i in self.side_units[active]:
+                if units[i].surge:
+                    d.units = tuple(
+                        evolve(u, surge=False) if self.owner[i] == active and u.surge else u
+                        for i, u in enumerate(units)
+                    )
+                    break
             d.phase, d.active, d.pools, d.cast, d.targets = phase, active, (0, 0), None, ()
-            d.attempted = frozenset()
-            d.effects = frozenset(e for e in d.effects if e[2] != active)
+            d.attempted = _NO_ATTEMPTS
+            effects = d.effects
+            for e in effects:
+                if e[2] == active:
+                    d.effects = frozenset(e for e in effects if e[2] != active)
+                    break
             if self._can_cast(d, active):
                 if ev is not None:
-                    ev.append(
-                        _event(
-                            EventKind.PHASE,
-                            f"Battle round {phase // 2 + 1}: {self._side(active)}'s Psychic phase",
-                            active,
+                    key = (_EV_PHASE, phase, active)
+                    got = self._event_memo.get(key)
+                    if got is None:
+                        text = (
+                            f"Battle round {phase // 2 + 1}: {self._side(active)}'s Psychic phase"
                         )
-                    )
-                d.stage = Stage.PHASE_ROLL
+                        got = self._remember(key, [_event(_EV_PHASE, text, active)])
+                    ev.extend(got)
+                d.stage = _PHASE_ROLL
                 return
             phase += 1
 
@@ -956,7 +1360,7 @@ class SeventhRules(RulesBase):
         """
         if d.pools[d.active] > 0 and self._both_sides_alive(d) and self._legal_casts(d):
             return
-        d.stage = Stage.SELECT
+        d.stage = _SELECT
         self._start_phase(d, d.phase + 1, ev)
 
     # ------------------------------------------------------------------ casting (7E-4, 7E-5)
@@ -964,46 +1368,59 @@ class SeventhRules(RulesBase):
         cast = d.cast
         assert cast is not None
         power = self.powers[cast.power]
-        pools = list(d.pools)
-        pools[d.active] -= cast.dice
-        d.pools = tuple(pools)
+        active = d.active
+        pools = d.pools
+        d.pools = (
+            (pools[0] - cast.dice, pools[1]) if active == 0 else (pools[0], pools[1] - cast.dice)
+        )
         d.attempted = d.attempted | {(cast.caster, cast.power)}
         passed = successes >= power.warp_charge
         perils_now = perils or (power.perils_on_fail and not passed)  # 7E-4.4, Vortex of Doom
         if ev is not None:
-            ev.append(
-                _event(
-                    EventKind.ATTEMPT,
-                    f"{self.names[cast.caster]} casts {power.name} with "
-                    f"{dice_text(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
-                    f"{' and Perils of the Warp' if perils else ''}",
-                    d.active,
-                    (("power", power.name), ("dice", cast.dice), ("successes", successes)),
-                )
-            )
-            if passed:
-                ev.append(_event(EventKind.PASSED, f"{power.name} is cast", d.active))
-            if perils_now:
-                ev.append(
-                    _event(
-                        EventKind.PERILS,
-                        f"{self.names[cast.caster]} suffers Perils of the Warp",
-                        d.active,
-                    )
-                )
+            key = (_EV_ATTEMPT, cast.caster, cast.power, cast.dice, successes, perils, active)
+            got = self._event_memo.get(key)
+            if got is None:
+                got = self._remember(key, self._attempt_events(cast, successes, perils, active))
+            ev.extend(got)
         if perils_now:
-            d.stage, d.cast = Stage.PERILS, evolve(cast, successes=successes, perils=perils)
+            d.stage, d.cast = _PERILS, _recast(cast, successes=successes, perils=perils)
             return
         # No Perils: the dice are forgotten at once, as _after_perils would (one copy, not two).
-        d.cast = evolve(cast, successes=successes, dice=0)
+        d.cast = _recast(cast, successes=successes, dice=0)
         self._after_perils(d, ev)
+
+    def _attempt_events(self, cast: Cast, successes: int, perils: bool, active: int) -> list[Event]:
+        """The events of a casting roll: the attempt, and whether it passed and Perils strike."""
+        power = self.powers[cast.power]
+        passed = successes >= power.warp_charge
+        out = [
+            _event(
+                _EV_ATTEMPT,
+                f"{self.names[cast.caster]} casts {power.name} with "
+                f"{dice_text(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
+                f"{' and Perils of the Warp' if perils else ''}",
+                active,
+                (("power", power.name), ("dice", cast.dice), ("successes", successes)),
+            )
+        ]
+        if passed:
+            out.append(_event(_EV_PASSED, f"{power.name} is cast", active))
+        if perils or (power.perils_on_fail and not passed):
+            out.append(
+                _event(
+                    _EV_PERILS,
+                    f"{self.names[cast.caster]} suffers Perils of the Warp",
+                    active,
+                )
+            )
+        return out
 
     def _perils(self, d: Draft, roll: int, ev: list[Event] | None) -> None:
         row = self.perils_table[roll]
         if ev is not None:
             ev.append(
                 _event(
-                    EventKind.PERILS_ROLL,
+                    _EV_PERILS_ROLL,
                     f"Perils roll {roll}: {row.name}",
                     d.active,
                     (("roll", roll),),
@@ -1011,7 +1428,7 @@ class SeventhRules(RulesBase):
             )
         d.perils_roll = roll
         if row.ld_test:
-            d.stage = Stage.LD_TEST
+            d.stage = _LD_TEST
             return
         self._perils_outcome(d, row.on_pass, ev)
 
@@ -1028,7 +1445,7 @@ class SeventhRules(RulesBase):
             if ev is not None:
                 ev.append(
                     _event(
-                        EventKind.SURGE,
+                        _EV_SURGE,
                         f"{self.names[caster]} is filled with a Warp Surge",
                         self.owner[caster],
                     )
@@ -1040,19 +1457,19 @@ class SeventhRules(RulesBase):
             if ev is not None:
                 ev.append(
                     _event(
-                        EventKind.SLAIN,
+                        _EV_SLAIN,
                         f"{self.names[caster]}'s psyker is dragged into the warp",
                         self.owner[caster],
                         (("unit", self.names[caster]),),
                     )
                 )
-            if d.units[caster].alive():
-                d.stage = Stage.PERILS_HITS
+            if d.units[caster].wounds > 0:
+                d.stage = _PERILS_HITS
                 return
-        if row.extra == "purge" and d.units[caster].alive() and d.units[caster].powers:
-            d.stage = Stage.PURGE
+        if row.extra == "purge" and d.units[caster].wounds > 0 and d.units[caster].powers:
+            d.stage = _PURGE
         elif row.extra == "drain":
-            d.stage = Stage.DRAIN
+            d.stage = _DRAIN
         else:
             self._after_perils(d, ev)
 
@@ -1067,14 +1484,14 @@ class SeventhRules(RulesBase):
         # 7E-6 note: a power still takes effect when its caster dies to Perils; a power aimed at a
         # unit needs that unit still on the table (conjurations and novas aim at none).
         if cast.successes < power.warp_charge or (
-            power.target in ("enemy", "friendly", "self") and not d.units[cast.target].alive()
+            power.target in ("enemy", "friendly", "self") and d.units[cast.target].wounds <= 0
         ):
-            d.stage, d.cast = Stage.SELECT, None
+            d.stage, d.cast = _SELECT, None
             return self._settle_select(d, ev)
         if cast.dice or cast.perils:
-            d.cast = evolve(cast, dice=0, perils=False)
+            d.cast = _recast(cast, dice=0, perils=False)
         if d.pools[1 - d.active] > 0:
-            d.stage = Stage.DENY
+            d.stage = _DENY
             return None
         return self._manifest(d, ev)
 
@@ -1084,18 +1501,21 @@ class SeventhRules(RulesBase):
         assert d.cast is not None
         if ev is not None:
             unit, threshold = self.deny_unit_and_threshold(d, d.cast)
-            who = self.names[unit] if unit is not None else self._side(1 - d.active)
-            ev.append(
-                _event(
-                    EventKind.DENY_ATTEMPT,
+            key = (_EV_DENY_ATTEMPT, unit, threshold, dice, d.active)
+            got = self._event_memo.get(key)
+            if got is None:
+                who = self.names[unit] if unit is not None else self._side(1 - d.active)
+                event = _event(
+                    _EV_DENY_ATTEMPT,
                     f"{who} tries to deny with {dice_text(dice)} ({threshold}+)",
                     1 - d.active,
                     (("dice", dice),),
                 )
-            )
-        pools = list(d.pools)
-        pools[1 - d.active] -= dice
-        d.stage, d.pools, d.cast = Stage.DENY_ROLL, tuple(pools), evolve(d.cast, deny_dice=dice)
+                got = self._remember(key, [event])
+            ev.extend(got)
+        pools = d.pools
+        pools = (pools[0] - dice, pools[1]) if d.active == 1 else (pools[0], pools[1] - dice)
+        d.stage, d.pools, d.cast = _DENY_ROLL, pools, _recast(d.cast, deny_dice=dice)
         return None
 
     def _manifest(self, d: Draft, ev: list[Event] | None) -> None:
@@ -1105,18 +1525,21 @@ class SeventhRules(RulesBase):
         side = self.owner[cast.caster]
         value = power.effect.value
         if ev is not None:
-            ev.append(
-                _event(
-                    EventKind.MANIFEST,
+            key = (_EV_MANIFEST, cast.power, side)
+            got = self._event_memo.get(key)
+            if got is None:
+                event = _event(
+                    _EV_MANIFEST,
                     f"{power.name} takes effect",
                     side,
                     (("power", power.name), ("value", value or 0.0)),
                 )
-            )
+                got = self._remember(key, [event])
+            ev.extend(got)
         if value is not None:
             self._score(d, side, value)
             d.effects = d.effects | {(cast.power, cast.target, side)}
-            d.stage, d.cast = Stage.SELECT, None
+            d.stage, d.cast = _SELECT, None
             return self._settle_select(d, ev)
         if power.target == "enemies":
             d.targets = self.nova_targets(d, cast.caster, power)
@@ -1131,19 +1554,19 @@ class SeventhRules(RulesBase):
         power = self.powers[cast.power]
         while d.targets:
             target = d.targets[0]
-            if not d.units[target].alive():
+            if d.units[target].wounds <= 0:
                 d.targets = d.targets[1:]
                 continue
             dist = self.effect_distribution(d, target)
             if len(dist) > 1:
-                d.stage = Stage.EFFECT
+                d.stage = _EFFECT
                 return
             wounds = next(iter(dist))
             self._wound(d, target, wounds, ev, power.name)
             if wounds and power.effect.attack is not None and power.effect.attack.heal_caster:
                 self._heal(d, cast.caster, ev)
             d.targets = d.targets[1:]
-        d.stage, d.cast = Stage.SELECT, None
+        d.stage, d.cast = _SELECT, None
         self._settle_select(d, ev)
 
     # ------------------------------------------------------------------ wounds and score
@@ -1155,14 +1578,7 @@ class SeventhRules(RulesBase):
         amount = min(amount, u.wounds)
         if amount <= 0:
             if ev is not None:
-                ev.append(
-                    _event(
-                        EventKind.WOUNDS,
-                        f"{cause}: {self.names[unit]} takes no wounds",
-                        self.owner[unit],
-                        (("unit", self.names[unit]), ("amount", 0)),
-                    )
-                )
+                ev.extend(self._wound_events(unit, 0, False, cause))
             return
         left = u.wounds - amount
         if left > 0:
@@ -1172,34 +1588,32 @@ class SeventhRules(RulesBase):
         # 7E-8.2: the wounded unit's owner loses the value, the other side gains it.
         self._score(d, 1 - self.owner[unit], amount * self.specs[unit].value_per_wound)
         if ev is not None:
-            ev.append(
-                _event(
-                    EventKind.WOUNDS,
-                    f"{cause}: {self.names[unit]} loses {amount} wound{'s' if amount != 1 else ''}",
-                    self.owner[unit],
-                    (("unit", self.names[unit]), ("amount", amount)),
-                )
-            )
-            if left <= 0:
-                ev.append(
-                    _event(
-                        EventKind.SLAIN,
-                        f"{self.names[unit]} is destroyed",
-                        self.owner[unit],
-                        (("unit", self.names[unit]),),
-                    )
-                )
+            ev.extend(self._wound_events(unit, amount, left <= 0, cause))
+
+    def _wound_events(self, unit: int, amount: int, slain: bool, cause: str) -> tuple[Event, ...]:
+        """The events of ``amount`` wounds to ``unit`` from ``cause`` (and of its destruction)."""
+        key = (_EV_WOUNDS, unit, amount, slain, cause)
+        got = self._event_memo.get(key)
+        if got is not None:
+            return got
+        name, owner = self.names[unit], self.owner[unit]
+        if amount <= 0:
+            text = f"{cause}: {name} takes no wounds"
+        else:
+            text = f"{cause}: {name} loses {amount} wound{'s' if amount != 1 else ''}"
+        out = [_event(_EV_WOUNDS, text, owner, (("unit", name), ("amount", amount)))]
+        if slain:
+            out.append(_event(_EV_SLAIN, f"{name} is destroyed", owner, (("unit", name),)))
+        return self._remember(key, out)
 
     def _heal(self, d: Draft, unit: int, ev: list[Event] | None) -> None:
         u = d.units[unit]
-        if not u.alive() or u.wounds >= self.max_wounds[unit]:
+        if u.wounds <= 0 or u.wounds >= self.max_wounds[unit]:
             return
         d.set_unit(unit, wounds=u.wounds + 1)
         self._score(d, self.owner[unit], self.specs[unit].value_per_wound)
         if ev is not None:
-            ev.append(
-                _event(EventKind.HEAL, f"{self.names[unit]} regains a wound", self.owner[unit])
-            )
+            ev.append(_event(_EV_HEAL, f"{self.names[unit]} regains a wound", self.owner[unit]))
 
     def horizon(self, s: State) -> tuple[int, int]:
         """``(battle round, step)``: one step per generated power, then one per cast.
@@ -1350,6 +1764,11 @@ def _d6() -> tuple[tuple[int, Fraction], ...]:
     return tuple(sorted(distribution("D6").items()))
 
 
+def _exact(dist) -> tuple[tuple[int, Fraction], ...]:
+    """Outcomes of ``dist`` (pairs or a dict's items), sorted, zero-probability ones dropped."""
+    return tuple((int(k), p) for k, p in sorted(dist) if p)
+
+
 def _binary(p: Fraction) -> tuple[tuple[int, Fraction], ...]:
     return tuple((k, q) for k, q in ((0, 1 - p), (1, p)) if q)
 
@@ -1409,5 +1828,8 @@ def load_rules(scenario: Scenario, source: str) -> SeventhRules:
                 )
     return SeventhRules(scenario, powers, load_perils())
 
+
+# The one-draft decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
+SeventhRules._fast_walk = (SeventhRules, _FAST_HOOKS)
 
 __all__ = ["SeventhRules", "load_rules", "cast_distribution", "deny_chance", "ld_pass", "parse"]

@@ -3,7 +3,8 @@
 The classes are plain frozen dataclasses (no ``__slots__``): :func:`psygym.kernel.evolve` copies
 an instance dictionary in one step, about three times faster than field-by-field for slotted
 classes. A transition copies the state once: it edits a :class:`Draft` (a mutable copy of the
-state's fields) and freezes it into the next :class:`State` at the end.
+state's fields) and freezes it into the next :class:`State` at the end (the draft object becomes
+that state).
 """
 
 from __future__ import annotations
@@ -90,19 +91,15 @@ class State:
         return evolve(self, units=tuple(units))
 
 
-_new = object.__new__
-_set = object.__setattr__
-
-
 class Draft:
     """The fields of a :class:`State` while one transition changes them (mutable).
 
     A draft has exactly the attributes of the state it copies (``stage``, ``units``, ``pools``,
     ...), so rules code reads and assigns them by name and the read-only helpers that take a
     state take a draft as well. Creating it copies the state's field dictionary once;
-    :meth:`freeze` hands that dictionary to the new state without copying again, so a
-    transition makes one state copy however many fields it changes. A draft must not be used
-    after :meth:`freeze`.
+    :meth:`freeze` turns the draft itself into the new state (its class becomes ``State``),
+    so a transition makes one state copy however many fields it changes. A draft must not be
+    used as a draft after :meth:`freeze`.
 
     Args:
         state: the state the transition starts from (left unchanged).
@@ -135,7 +132,11 @@ class Draft:
         self.units = tuple(units)
 
     def freeze(self) -> State:
-        """The new state, with the draft's fields (the draft is spent)."""
-        out = _new(State)
-        _set(out, "__dict__", self.__dict__)
-        return out
+        """The new state, with the draft's fields (the draft is spent).
+
+        The draft object itself becomes the state: both classes are plain instances with a
+        dictionary, so assigning ``__class__`` turns it into a ``State`` holding exactly the
+        fields, as building one around the dictionary would, and cheaper.
+        """
+        self.__class__ = State  # type: ignore[assignment]
+        return self  # type: ignore[return-value]

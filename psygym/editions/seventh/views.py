@@ -296,6 +296,7 @@ def power_texts(rules: SeventhRules, s: State, player: int | None = None) -> dic
 
 # ----------------------------------------------------------------------------- observations
 _KINDS = {Stage.DISCIPLINE: 0, Stage.SWAP: 1, Stage.SELECT: 2, Stage.DICE: 3, Stage.DENY: 4}
+_KIND_INDEX = tuple(_KINDS.get(st, 5) for st in Stage)  # by Stage value (0, 1, 2, ...)
 
 
 class Observer:
@@ -316,13 +317,21 @@ class Observer:
         self.n_units, self.n_powers = n_units, n_powers
         self.size = rules.observation_size
         self.unit_base = tuple(11 + t * (6 + 3 * n_powers) for t in range(n_units))
+        self.attempted_base = tuple(i + 6 + n_powers for i in self.unit_base)
+        self.effect_base = tuple(i + 6 + 2 * n_powers for i in self.unit_base)
         self.cast_base = 11 + n_units * (6 + 3 * n_powers)
         self.gen_base = self.cast_base + 2 * n_units + n_powers + 5
         total = rules.total_phases
         self.round_div = max(1, (total + 1) // 2)
         self.total_phases = total
+        self.phase_values = tuple(
+            ((phase // 2 + 1) / self.round_div, max(0, total - phase) / total)
+            for phase in range(total + 1)
+        )
+        """Entries 6 (battle round / rounds) and 10 (phases left / total) of each phase."""
         self.max_wounds = rules.max_wounds
         self.wc = tuple(p.warp_charge / 3 for p in rules.powers)
+        self.no_powers = np.zeros(n_powers, dtype=np.float32)
         self.templates = []
         for player in (0, 1):
             obs = np.zeros(self.size, dtype=np.float32)
@@ -336,26 +345,39 @@ class Observer:
         """The template of ``player`` with the units' entries written (not to be changed).
 
         Kept for the last ``units`` tuple seen per player: units change far less often than
-        the rest of the state, and an unchanged state field is the same tuple object.
+        the rest of the state, and an unchanged state field is the same tuple object. A new
+        tuple usually differs from the last in one unit (the same ``UnitState`` objects
+        otherwise), so only the blocks of units that are other objects are written again, each
+        first cleared back to the template's zeros (the entries a unit sets are zero there).
         """
         last_units, vector = self._last[player]
         if last_units is units:
             return vector
-        obs = self.templates[player].copy()
         base = self.unit_base
-        max_wounds = self.max_wounds
-        for t, u in enumerate(units):
+        if last_units is None or len(last_units) != len(units):
+            obs = self.templates[player].copy()
+            changed = range(len(units))
+        else:
+            obs = vector  # only observe's copies of it ever leave: rewritten in place
+            changed = [t for t, u in enumerate(units) if u is not last_units[t]]
+        out = memoryview(obs)  # float32 writes as numpy's (see observe)
+        max_wounds, n_powers = self.max_wounds, self.n_powers
+        for t in changed:
+            u = units[t]
             i = base[t]
+            if last_units is not None:
+                out[i + 1] = out[i + 2] = out[i + 3] = out[i + 5] = 0
+                out[i + 6 : i + 6 + n_powers] = self.no_powers
             if u.wounds:
-                obs[i + 2] = u.wounds / max_wounds[t]
+                out[i + 2] = u.wounds / max_wounds[t]
                 if u.wounds > 0:
-                    obs[i + 1] = 1
+                    out[i + 1] = 1
             if u.psyker:
-                obs[i + 3] = 1
+                out[i + 3] = 1
             if u.surge:
-                obs[i + 5] = 1
+                out[i + 5] = 1
             for p in u.powers:
-                obs[i + 6 + p] = 1
+                out[i + 6 + p] = 1
         self._last[player] = (units, obs)
         return obs
 
@@ -371,38 +393,49 @@ class Observer:
         generation: psyker one-hot, discipline one-hot, rolled power one-hot.
         """
         obs = self._with_units(s.units, player).copy()
+        # Entries are written through a memoryview of the vector: each value is cast to float32
+        # just as numpy's item assignment casts it (the same C cast), at about half the cost.
+        out = memoryview(obs)
         n_units, n_powers = self.n_units, self.n_powers
-        obs[_KINDS.get(s.stage, 5)] = 1
-        obs[6] = (s.phase // 2 + 1) / self.round_div
-        obs[7] = s.active == player
-        obs[8] = s.pools[player] / 10
-        obs[9] = s.pools[1 - player] / 10
-        obs[10] = max(0, self.total_phases - s.phase) / self.total_phases
-        base = self.unit_base
-        for c, p in s.attempted:
-            obs[base[c] + 6 + n_powers + p] = 1
-        for p, unit, _ in s.effects:
-            obs[base[unit] + 6 + 2 * n_powers + p] = 1
+        out[_KIND_INDEX[s.stage]] = 1
+        phase = s.phase
+        if phase < len(self.phase_values):
+            out[6], out[10] = self.phase_values[phase]
+        else:
+            out[6] = (phase // 2 + 1) / self.round_div
+            out[10] = max(0, self.total_phases - phase) / self.total_phases
+        out[7] = s.active == player
+        pools = s.pools
+        out[8] = pools[player] / 10
+        out[9] = pools[1 - player] / 10
+        if s.attempted:
+            base = self.attempted_base
+            for c, p in s.attempted:
+                out[base[c] + p] = 1
+        if s.effects:
+            base = self.effect_base
+            for p, unit, _ in s.effects:
+                out[base[unit] + p] = 1
         cast = s.cast
         if cast is not None:
             i = self.cast_base
-            obs[i + cast.caster] = 1
-            obs[i + n_units + cast.power] = 1
-            obs[i + n_units + n_powers + cast.target] = 1
+            out[i + cast.caster] = 1
+            out[i + n_units + cast.power] = 1
+            out[i + n_units + n_powers + cast.target] = 1
             i += 2 * n_units + n_powers
             _, threshold = self.rules.deny_unit_and_threshold(s, cast)
-            obs[i] = cast.dice / 10
-            obs[i + 1] = cast.successes / 10
-            obs[i + 2] = self.wc[cast.power]
-            obs[i + 3] = threshold / 6
-            obs[i + 4] = cast.perils
+            out[i] = cast.dice / 10
+            out[i + 1] = cast.successes / 10
+            out[i + 2] = self.wc[cast.power]
+            out[i + 3] = threshold / 6
+            out[i + 4] = cast.perils
         if s.gen_unit >= 0:
             i = self.gen_base
-            obs[i + s.gen_unit] = 1
+            out[i + s.gen_unit] = 1
             if s.gen_disc >= 0:
-                obs[i + n_units + s.gen_disc] = 1
+                out[i + n_units + s.gen_disc] = 1
             if s.gen_power >= 0:
-                obs[i + n_units + len(self.rules.disciplines) + s.gen_power] = 1
+                out[i + n_units + len(self.rules.disciplines) + s.gen_power] = 1
         return obs
 
 
