@@ -191,6 +191,10 @@ from psygym.scenario import distance
 EDITION = "2nd"
 
 _NO_CARDS = (0,) * NUM_CARDS
+_FORCE, _NULLIFY, _PSYCHIC_DUEL = int(Card.FORCE), int(Card.NULLIFY), int(Card.PSYCHIC_DUEL)
+_ULTIMATE_FORCE, _ENERGY_DRAIN = int(Card.ULTIMATE_FORCE), int(Card.ENERGY_DRAIN)
+_RESPONSES = tuple((action, int(card)) for action, card in RESPONSE_CARDS.items())
+"""Response actions and the card each plays, in action order (``RESPONSE_CARDS``)."""
 _MEMO_SIZE = 200_000
 """Entries a memo of this module keeps before it is cleared (long runs stay bounded)."""
 
@@ -275,6 +279,16 @@ class SecondRules(RulesBase):
         )
         """Per power: lowest and highest Force that may be paid (2E-1.1, ``variable_min_force``)."""
         self.power_value = tuple(scenario.power_values.get(p.name) for p in self.power_data)
+        self._effect_table = tuple({e.force: e for e in p.effects} for p in self.power_data)
+        """Per power: its effect by Force paid (``PowerSpec.effect``; one per Force, checked)."""
+        self._values = tuple(
+            {
+                f: (e.value if v is None else v) if isinstance(e, ValueEffect) else None
+                for f, e in table.items()
+            }
+            for table, v in zip(self._effect_table, self.power_value)
+        )
+        """Per power: by Force paid, the score of a ``value`` effect or ``None`` (``_value_of``)."""
 
         units, owner = [], []
         for side_idx, side in enumerate(scenario.sides):
@@ -326,15 +340,27 @@ class SecondRules(RulesBase):
         self.observation_size = self.views.observation_size
         self._chance = ChanceCache()
         """Chance tables by :meth:`_chance_key`: ``chance_outcomes`` and ``sample_chance``."""
+        self._chance_tables = self._chance._tables
         self._deals = ChanceCache()
         """Chance tables of deals by the deck's card counts (2E-2)."""
         self._mean_cache: dict[tuple[int, ...], float] = {}
         """Expected wounds of an effect by (power, force, attacker, victim, wounds left)."""
         self._duel_cache: dict[tuple[int, ...], float] = {}
         """Expected value of a Psychic Duel by (psyker, enemy, their wounds left)."""
-        self._last_turn: tuple[SecondState | None, list[int]] = (None, [])
-        self._cast_specs: dict[tuple[int, int, int], tuple] = {}
-        """:meth:`_cast_spec` by (psyker, slot, power)."""
+        self._unused = (False,) * self.num_psykers
+        """``used`` at the start of a phase: no psyker has cast yet (2E-4.2)."""
+        self._specs = tuple(
+            tuple(
+                tuple(self._cast_spec(i, j, k) for k in range(len(self.power_data)))
+                for j in range(self.num_slots)
+            )
+            for i in range(self.num_psykers)
+        )
+        """:meth:`_cast_spec` by psyker, slot and power."""
+        self._side_psyker_units = tuple(
+            tuple((i, self.psyker_unit[i]) for i in self.side_psykers[side]) for side in (0, 1)
+        )
+        """Per side: ``(psyker, its unit)`` in psyker order."""
         self._deal_events = tuple(
             Event(EventKind.DEAL, f"{self.side_names[p]} is dealt a warp card.", p) for p in (0, 1)
         )
@@ -526,63 +552,68 @@ class SecondRules(RulesBase):
 
     def legal_actions(self, state: SecondState) -> list[int]:
         """Sorted legal actions of the player to move (computed from that player's view only)."""
-        if self.current_player(state) < 0:
+        stage = state.stage
+        if state.effects:  # the tests of current_player: a chance node
             return []
-        if state.stage == RESPONSE:
+        if stage == TURN:
+            return self._turn_actions(state)
+        if stage == RESPONSE:
             return self._response_actions(state)
-        cached_state, cached = self._last_turn
-        if cached_state is state:
-            return list(cached)
-        return self._turn_actions(state)
+        return []  # a chance node or the end
 
     def _response_actions(self, state: SecondState) -> list[int]:
         pending = state.pending
         assert pending is not None
         if pending.responses >= self.settings.responses_per_power:
             return [PASS]
-        hand = state.hands[self.responder(state)]
+        hand = state.hands[1 - self.psyker_side[pending.psyker]]  # the responder's
         acts = [PASS]
-        for action, card in RESPONSE_CARDS.items():
-            if hand[card] and not (card == Card.NULLIFY and pending.ultimate):
+        for action, card in _RESPONSES:
+            if hand[card] and not (card == _NULLIFY and pending.ultimate):
                 acts.append(action)
         return acts
 
     def _turn_actions(self, state: SecondState) -> list[int]:
-        """Legal actions on a turn of alternating play (2E-4, 2E-5.1, 2E-7), sorted."""
+        """Legal actions on a turn of alternating play (2E-4, 2E-5.1, 2E-7), sorted.
+
+        Built in increasing order (PASS, Energy Drain, duels, then each living psyker's casts by
+        slot, target and payment); only the powers in play may come out of order, so the list
+        is sorted only when there are some.
+        """
         p = state.to_move
         hand = state.hands[p]
         wounds = state.wounds
-        psyker_unit = self.psyker_unit
         acts = [PASS]
-        if hand[Card.ENERGY_DRAIN]:
+        if hand[_ENERGY_DRAIN]:
             acts.append(ENERGY_DRAIN)
-        layout = self.actions
-        mine = [i for i in self.side_psykers[p] if wounds[psyker_unit[i]] > 0]
-        if hand[Card.PSYCHIC_DUEL] and mine:
-            enemies = [k for k in self.side_psykers[1 - p] if wounds[psyker_unit[k]] > 0]
-            acts.extend(layout.encode_duel(i, k) for i in mine for k in enemies)
+        mine = [i for i, u in self._side_psyker_units[p] if wounds[u] > 0]
+        if hand[_PSYCHIC_DUEL] and mine:
+            enemies = [k for k, u in self._side_psyker_units[1 - p] if wounds[u] > 0]
+            encode_duel = self.actions.encode_duel
+            acts.extend(encode_duel(i, k) for i in mine for k in enemies)
         used = state.used
-        in_play = set()
-        for ip in state.in_play:
-            in_play.add((ip.psyker, ip.slot))
-            if self.psyker_side[ip.psyker] == p:
-                if not used[ip.psyker]:
-                    acts.append(layout.encode_end(ip.psyker, ip.slot))
-            elif hand[Card.NULLIFY] and not ip.ultimate:
-                # 2E-5.1: paid with Ultimate Force, it cannot be nullified while in play either.
-                acts.append(layout.encode_nullify(ip.psyker, ip.slot))
-        forces, ultimate = hand[Card.FORCE], hand[Card.ULTIMATE_FORCE]
-        specs = self._cast_specs
+        in_play = state.in_play
+        held: set[tuple[int, int]] = set()
+        if in_play:
+            layout = self.actions
+            for ip in in_play:
+                held.add((ip.psyker, ip.slot))
+                if self.psyker_side[ip.psyker] == p:
+                    if not used[ip.psyker]:
+                        acts.append(layout.encode_end(ip.psyker, ip.slot))
+                elif hand[_NULLIFY] and not ip.ultimate:
+                    # 2E-5.1: paid with Ultimate Force, it cannot be nullified in play either.
+                    acts.append(layout.encode_nullify(ip.psyker, ip.slot))
+        forces, ultimate = hand[_FORCE], hand[_ULTIMATE_FORCE]
+        specs = self._specs
         for i in mine:
             if used[i]:
                 continue
+            slots = specs[i]
             for j, k in enumerate(state.powers[i]):
-                if k < 0 or (i, j) in in_play:
+                if k < 0 or (held and (i, j) in held):
                     continue
-                spec = specs.get((i, j, k))
-                if spec is None:
-                    spec = specs[(i, j, k)] = self._cast_spec(i, j, k)
-                lo, hi, targets = spec
+                lo, hi, targets = slots[j][k]
                 top = min(hi, forces)  # pay lo..top Force cards, or Ultimate Force
                 if top < lo and not ultimate:
                     continue
@@ -595,7 +626,8 @@ class SecondRules(RulesBase):
                     acts.extend(row[lo : top + 1])
                     if ultimate:
                         acts.append(row[PAY_ULTIMATE])
-        acts.sort()
+        if in_play:
+            acts.sort()
         return acts
 
     def _cast_spec(
@@ -639,7 +671,11 @@ class SecondRules(RulesBase):
             # 2E-2: a card kind with probability count / deck size; the deck is all it depends on.
             deck = state.deck
             return self._deals.get(deck, lambda: self._deal_outcomes(deck))
-        return self._chance.get(self._chance_key(state), lambda: self.chance_distribution(state))
+        key = self._chance_key(state)
+        table = self._chance_tables.get(key)  # ChanceCache.get's hit, without its call
+        if table is None:
+            table = self._chance.get(key, lambda: self.chance_distribution(state))
+        return table
 
     @staticmethod
     def _deal_outcomes(deck: tuple[int, ...]) -> list[tuple[int, float]]:
@@ -654,8 +690,8 @@ class SecondRules(RulesBase):
     def _chance_key(self, state: SecondState) -> tuple[int, ...]:
         """Everything the chance node's law depends on (the cache key of its outcomes)."""
         if state.effects:
-            attacker, victim = self.effect_units(state.effects[0])
             eff = state.effects[0]
+            attacker, victim = self.effect_units(eff)
             return (0, eff.power, eff.force, attacker, victim, state.wounds[victim])
         if state.stage == FLUX:
             return (1, self.flux_dice(state))
@@ -719,65 +755,158 @@ class SecondRules(RulesBase):
     def sample_chance_run(
         self, state: SecondState, rng: np.random.Generator, events: list[Event]
     ) -> SecondState:
-        """Walk chance nodes to the next decision, each deal of cards in one pass (2E-3.3).
+        """Walk chance nodes to the next decision in one copy of the state (see :meth:`_walk`).
 
-        A deal is one chance node per card, as in the game tree; here the cards of a deal are
-        drawn in a loop over plain lists, with the same table, the same one uniform number per
-        card and the same events as :meth:`sample_chance` and :meth:`_apply_deal` one card at a
-        time, and the state is copied once at the end. Other chance nodes go the generic way.
+        The same draws (one uniform number per node, from :meth:`chance_table`), the same
+        transition code and the same events as :meth:`sample_chance` and :meth:`_apply` node by
+        node; each deal of cards (2E-3.3) is drawn in one pass. Other chance nodes go through
+        the transition code of :meth:`_apply`, in the walk's own copy of the state.
         """
         stage = state.stage
         if stage == OVER or (not state.effects and (stage == TURN or stage == RESPONSE)):
             return state  # not a chance node (the tests of current_player)
         # Not while sample_chance or the transition code below is replaced (tests do).
-        if not self._own_chance_walk(SecondRules, ("_apply_deal", "_settle", "chance_table")):
+        if not self._own_chance_walk(SecondRules, _FAST_HOOKS):
             return super().sample_chance_run(state, rng, events)
+        return self._walk(evolve(state), rng, events)
+
+    def _decide_and_walk(
+        self, state: SecondState, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> SecondState:
+        """A decision and the chance nodes after it, in one copy of the state.
+
+        The same transition code, draws and events as :meth:`apply_with_events` and then
+        :meth:`sample_chance_run`; nobody sees the state between them, so one copy serves both.
+        """
+        stage = state.stage
+        if not state.effects:
+            if stage == TURN and action == PASS:
+                # The commonest decision, as _apply_turn, _pass and _settle take it (2E-4.3).
+                p = state.to_move
+                events.append(self._pass_events[p])
+                if state.passes + 1 >= 2:
+                    s = self._end_phase(evolve(state), events)
+                    return self._walk(self._settle(s, events), rng, events)
+                s = evolve(state, passes=state.passes + 1, to_move=1 - p)
+                if any(s.hands[1 - p]):  # a turn with cards in hand is a decision (_settle)
+                    return s
+                return self._walk(self._settle(s, events), rng, events)
+            if stage == TURN and action >= self.cast_base:
+                # A cast (_apply_turn): it waits for the response step (_settle) when one is
+                # allowed; the chance nodes come only after the answer.
+                s = self._cast(evolve(state), action, events)
+                if self.settings.responses_per_power > 0:
+                    return s
+                return self._walk(self._settle(s, events), rng, events)
+            if stage == RESPONSE and action == PASS:  # no response card (_apply_response)
+                s = self._finish_pending(evolve(state), events, reflected=False, stopped=False)
+                return self._walk(self._settle(s, events), rng, events)
+            if stage == DEAL:  # a card, not a decision: as _apply does
+                s, step_events = self._apply_deal(state, action)
+                events.extend(step_events)
+                return self._walk(evolve(s), rng, events)
+        s = self._dispatch(evolve(state), action, events)
+        return self._walk(self._settle(s, events), rng, events)
+
+    def _walk(self, s: SecondState, rng: np.random.Generator, events: list[Event]) -> SecondState:
+        """Chance nodes from ``s`` (a transition's own copy) to the next decision or the end.
+
+        One draw per node from :meth:`chance_table` and the node's transition code of
+        :meth:`_apply`, in place; a deal under way is dealt by :meth:`_deal_run`.
+        """
         while True:
-            stage = state.stage
+            stage = s.stage
             if stage == OVER:  # the same tests as current_player
-                return state
-            if not state.effects:
+                return s
+            if not s.effects:
                 if stage == TURN or stage == RESPONSE:
-                    return state
-                if stage == DEAL and state.to_deal > 0 and any(state.deck):
-                    state = self._deal_run(state, rng, events)
+                    return s
+                if stage == SETUP:
+                    s = self._setup_run(s, rng, events)
                     continue
-            state, step_events = self._apply(state, self.chance_table(state).sample(rng))
-            events.extend(step_events)
+                if stage == DEAL:
+                    if s.to_deal > 0 and any(s.deck):
+                        s = self._deal_run(s, rng, events)
+                    else:  # never left so by _settle; one node at a time, as _apply does
+                        s, step_events = self._apply_deal(s, self.chance_table(s).sample(rng))
+                        events.extend(step_events)
+                        s = evolve(s)
+                    continue
+            s = self._apply_chance(s, self.chance_table(s).sample(rng), events)
+            s = self._settle(s, events)
+
+    def _setup_run(
+        self, s: SecondState, rng: np.random.Generator, events: list[Event]
+    ) -> SecondState:
+        """Every set-up draw of power cards (2E-1.1) into ``s`` (a transition's own copy).
+
+        The same tables (:meth:`chance_table`), the same one uniform number per draw, the same
+        changes and events as :meth:`sample_chance` and :meth:`_apply_chance` node by node;
+        :meth:`_settle` between two draws only finds the next draw, so it runs once, after the
+        last one.
+        """
+        powers = list(s.powers)
+        random, next_draw, table_of = rng.random, self.next_draw, self.chance_table
+        while (i := next_draw(s)) >= 0:
+            table = table_of(s)
+            cumulative = table.cumulative  # ChanceTable.sample, inline
+            idx = bisect_right(cumulative, random() * cumulative[-1])
+            last = len(cumulative) - 1
+            outcome = table.outcomes[idx if idx < last else last][0]
+            slots = list(powers[i])
+            slots[slots.index(-1)] = outcome
+            powers[i] = tuple(slots)
+            events.append(self._draw_event(i, outcome))
+            s.__dict__.update(powers=tuple(powers))
+        return self._settle(s, events)
+
+    def _draw_event(self, i: int, outcome: int) -> Event:
+        """The event of psyker ``i`` drawing power card ``outcome`` at set-up (2E-1.1)."""
+        return self._shared_event(
+            ("draw", i, outcome),
+            lambda: Event(
+                EventKind.DRAW_POWER,
+                f"{self.units[self.psyker_unit[i]].name} draws {self.power_data[outcome].name}.",
+                self.psyker_side[i],
+            ),
+        )
 
     def _deal_run(
         self, s: SecondState, rng: np.random.Generator, events: list[Event]
     ) -> SecondState:
-        """Deal every card of the deal under way (2E-3.3), then settle as :meth:`_apply_deal`."""
+        """Deal every card of the deal under way (2E-3.3) into ``s`` (a transition's own copy).
+
+        The same table, the same one uniform number per card and the same events as
+        :meth:`sample_chance` and :meth:`_apply_deal` one card at a time: the deal stops when it
+        is done or the deck is empty, so it takes exactly ``min(to_deal, cards in the deck)``
+        numbers, drawn at once (``rng.random(n)`` gives the numbers of ``n`` calls of
+        ``rng.random()``). Then settles as :meth:`_apply_deal`.
+        """
         p = s.deal_to
         hands = [list(s.hands[0]), list(s.hands[1])]
         deck = list(s.deck)
         to_deal = s.to_deal
-        left = sum(deck)  # > 0 exactly when any(deck): counts are never negative
+        n = min(to_deal, sum(deck))  # counts are never negative
+        draws = (rng.random(),) if n == 1 else rng.random(n).tolist()
         deal_events = self._deal_events
-        tables, deals, random = self._deals._tables, self._deals, rng.random
-        while True:
+        tables, deals, outcomes = self._deals._tables, self._deals, self._deal_outcomes
+        for u in draws:
             key = tuple(deck)
             table = tables.get(key)
             if table is None:
-                table = deals.get(key, lambda deck=key: self._deal_outcomes(deck))
+                table = deals.get(key, lambda deck=key: outcomes(deck))
             cumulative = table.cumulative  # ChanceTable.sample, inline
-            idx = bisect_right(cumulative, random() * cumulative[-1])
+            idx = bisect_right(cumulative, u * cumulative[-1])
             last = len(cumulative) - 1
             card = table.outcomes[idx if idx < last else last][0]
             hands[p][card] += 1
             deck[card] -= 1
-            left -= 1
-            to_deal -= 1
             events.append(deal_events[p])
             p = 1 - p
-            if to_deal <= 0 or left <= 0:
-                break
-        s = evolve(
-            s,
+        s.__dict__.update(
             deck=tuple(deck),
             hands=(tuple(hands[0]), tuple(hands[1])),
-            to_deal=to_deal,
+            to_deal=to_deal - n,
             deal_to=p,
         )
         return self._settle(s, events)
@@ -807,8 +936,7 @@ class SecondRules(RulesBase):
         caster = self.psyker_unit[eff.psyker]
         if not eff.reflected:
             return caster, eff.target
-        spec = self.power_data[eff.power].effect(eff.force)
-        if isinstance(spec, DuelEffect):
+        if isinstance(self._effect_table[eff.power][eff.force], DuelEffect):
             return eff.target, caster
         return caster, caster
 
@@ -850,25 +978,36 @@ class SecondRules(RulesBase):
 
     def _rolls_dice(self, state: SecondState, eff: Effect) -> bool:
         """Whether an effect is a chance node (not a value, and its victim still stands)."""
-        spec = self.power_data[eff.power].effect(eff.force)
-        if isinstance(spec, ValueEffect):
+        if self._values[eff.power][eff.force] is not None:  # a value effect
             return False
-        return state.wounds[self.effect_units(eff)[1]] > 0
+        victim = self.effect_units(eff)[1] if eff.reflected else eff.target
+        return state.wounds[victim] > 0
 
     # -----------------------------------------------------------------------------------------
     # Transitions
+    #
+    # Every transition copies its input state once (``evolve``) and builds the next state in
+    # that copy, setting fields with ``s.__dict__.update``: the helpers below take the
+    # transition's own copy, change it in place and return it, so a transition costs one copy
+    # however many steps it chains (a cast, the response, the effects, the passes, the end of
+    # the phase, the next deal). Nobody else has seen the copy yet (it is neither hashed nor
+    # shared), so every state a caller receives stays immutable; a walk of chance nodes
+    # (:meth:`_walk`) goes on in the same copy.
 
     def _apply(self, state: SecondState, action: int) -> tuple[SecondState, tuple[Event, ...]]:
         if state.stage == DEAL and not state.effects:
             return self._apply_deal(state, action)
         events: list[Event] = []
-        if self.current_player(state) == CHANCE:
-            state = self._apply_chance(state, action, events)
-        elif state.stage == RESPONSE:
-            state = self._apply_response(state, action, events)
-        else:
-            state = self._apply_turn(state, action, events)
-        return self._settle(state, events), tuple(events)
+        s = self._dispatch(evolve(state), action, events)
+        return self._settle(s, events), tuple(events)
+
+    def _dispatch(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
+        """Apply a decision or a chance outcome (not a deal) to ``s``, a transition's own copy."""
+        if self.current_player(s) == CHANCE:
+            return self._apply_chance(s, action, events)
+        if s.stage == RESPONSE:
+            return self._apply_response(s, action, events)
+        return self._apply_turn(s, action, events)
 
     def _apply_deal(self, s: SecondState, card: int) -> tuple[SecondState, tuple[Event, ...]]:
         """Deal one card (2E-3.3): the most frequent transition, so it has its own path."""
@@ -892,14 +1031,18 @@ class SecondRules(RulesBase):
             power = self.power_data[eff.power].name
             if outcome == 0:
                 events.append(
-                    Event(
-                        EventKind.NO_EFFECT,
-                        f"{power} causes no wounds on {self.units[victim].name}.",
-                        self.owner[victim],
-                        (("power", power), ("unit", self.units[victim].name)),
+                    self._shared_event(
+                        ("no effect", power, victim),
+                        lambda: Event(
+                            EventKind.NO_EFFECT,
+                            f"{power} causes no wounds on {self.units[victim].name}.",
+                            self.owner[victim],
+                            (("power", power), ("unit", self.units[victim].name)),
+                        ),
                     )
                 )
-                return evolve(s, effects=rest)
+                s.__dict__.update(effects=rest)
+                return s
             return self._wound(s, victim, outcome, events, power, effects=rest)
         stage = s.stage
         if stage == FLUX:
@@ -929,22 +1072,17 @@ class SecondRules(RulesBase):
                     ),
                 )
             )
-            return evolve(s, stage=DEAL, to_deal=outcome, deal_to=first)
+            s.__dict__.update(stage=DEAL, to_deal=outcome, deal_to=first)
+            return s
         if stage == SETUP:
             i = self.next_draw(s)
             powers = list(s.powers)
             slots = list(powers[i])
             slots[slots.index(-1)] = outcome
             powers[i] = tuple(slots)
-            name = self.units[self.psyker_unit[i]].name
-            events.append(
-                Event(
-                    EventKind.DRAW_POWER,
-                    f"{name} draws {self.power_data[outcome].name}.",
-                    self.psyker_side[i],
-                )
-            )
-            return evolve(s, powers=tuple(powers))
+            events.append(self._draw_event(i, outcome))
+            s.__dict__.update(powers=tuple(powers))
+            return s
         return self._apply_roll(s, outcome, events)
 
     def _apply_roll(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
@@ -957,28 +1095,34 @@ class SecondRules(RulesBase):
             power = self.power_data[pending.power].name
             if outcome:
                 events.append(
-                    Event(
-                        EventKind.DENIED,
-                        f"Nullify succeeds: {power} is stopped.",
-                        roll.player,
-                        (("power", power), ("card", "Nullify")),
+                    self._shared_event(
+                        ("nullified", power, roll.player),
+                        lambda: Event(
+                            EventKind.DENIED,
+                            f"Nullify succeeds: {power} is stopped.",
+                            roll.player,
+                            (("power", power), ("card", "Nullify")),
+                        ),
                     )
                 )
                 return self._finish_pending(s, events, reflected=False, stopped=True, **done)
             events.append(
-                Event(
-                    EventKind.NULLIFY_FAILED,
-                    f"Nullify fails: {power} goes on.",
-                    roll.player,
-                    (("power", power),),
+                self._shared_event(
+                    ("nullify failed", power, roll.player),
+                    lambda: Event(
+                        EventKind.NULLIFY_FAILED,
+                        f"Nullify fails: {power} goes on.",
+                        roll.player,
+                        (("power", power),),
+                    ),
                 )
             )
-            return evolve(
-                s,
+            s.__dict__.update(
                 roll=None,
                 stage=RESPONSE,
                 pending=evolve(pending, responses=pending.responses + 1),
             )
+            return s
         if roll.kind == ROLL_NULLIFY_IN_PLAY:
             entry = next(ip for ip in s.in_play if (ip.psyker, ip.slot) == (roll.a, roll.b))
             power = self.power_data[entry.power].name
@@ -992,7 +1136,8 @@ class SecondRules(RulesBase):
                         (("power", power),),
                     )
                 )
-                return evolve(s, in_play=tuple(ip for ip in s.in_play if ip != entry), **done)
+                s.__dict__.update(in_play=tuple(ip for ip in s.in_play if ip != entry), **done)
+                return s
             events.append(
                 Event(
                     EventKind.NULLIFY_FAILED,
@@ -1001,7 +1146,8 @@ class SecondRules(RulesBase):
                     (("power", power),),
                 )
             )
-            return evolve(s, **done)
+            s.__dict__.update(**done)
+            return s
         if roll.kind == ROLL_DAEMONIC:
             done["to_move"] = roll.player
             unit = self.psyker_unit[roll.a]
@@ -1021,7 +1167,8 @@ class SecondRules(RulesBase):
                     self.owner[unit],
                 )
             )
-            return evolve(s, **done)
+            s.__dict__.update(**done)
+            return s
         # Psychic Duel (2E-7)
         done["to_move"] = 1 - roll.player
         if outcome > 0:
@@ -1031,34 +1178,44 @@ class SecondRules(RulesBase):
                 s, self.psyker_unit[roll.a], -outcome, events, "Psychic Duel", **done
             )
         events.append(Event(EventKind.DUEL_TIE, "The Psychic Duel is a tie.", roll.player))
-        return evolve(s, **done)
+        s.__dict__.update(**done)
+        return s
 
     def _apply_turn(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
         p = s.to_move
-        name = self.side_names[p]
         if action == PASS:
             events.append(self._pass_events[p])
             return self._pass(s, events)
+        name = self.side_names[p]
         if action == ENERGY_DRAIN:
             s = self._play_card(s, p, Card.ENERGY_DRAIN)
             events.append(
-                Event(EventKind.ENERGY_DRAIN, f"{name} plays Energy Drain: the phase ends.", p)
+                self._shared_event(
+                    ("drain", p),
+                    lambda: Event(
+                        EventKind.ENERGY_DRAIN, f"{name} plays Energy Drain: the phase ends.", p
+                    ),
+                )
             )
             return self._end_phase(s, events)
         if action < self.end_base:
             i, k = self.actions.decode_duel(action)
             events.append(
-                Event(
-                    EventKind.DUEL,
-                    f"{name} plays Psychic Duel: "
-                    f"{self.psyker_names[i]} against {self.psyker_names[k]}.",
-                    p,
+                self._shared_event(
+                    ("duel", i, k, p),
+                    lambda: Event(
+                        EventKind.DUEL,
+                        f"{name} plays Psychic Duel: "
+                        f"{self.psyker_names[i]} against {self.psyker_names[k]}.",
+                        p,
+                    ),
                 )
             )
             roll = Roll(ROLL_DUEL, i, k, player=p)
-            return evolve(
-                s, stage=ROLL, roll=roll, passes=0, **self._played(s, p, Card.PSYCHIC_DUEL)
+            s.__dict__.update(
+                stage=ROLL, roll=roll, passes=0, **self._played(s, p, Card.PSYCHIC_DUEL)
             )
+            return s
         if action < self.cast_base:
             nullify = action >= self.nullify_base
             i, j = self.actions.decode_in_play(action)
@@ -1069,13 +1226,13 @@ class SecondRules(RulesBase):
                 )
                 used = list(s.used)
                 used[i] = True
-                return evolve(
-                    s,
+                s.__dict__.update(
                     used=tuple(used),
                     to_move=1 - p,
                     passes=0,
                     in_play=tuple(ip for ip in s.in_play if (ip.psyker, ip.slot) != (i, j)),
                 )
+                return s
             need, reroll = self.nullify_need(s, p, i)
             events.append(
                 Event(
@@ -1087,7 +1244,8 @@ class SecondRules(RulesBase):
                 )
             )
             roll = Roll(ROLL_NULLIFY_IN_PLAY, i, j, need, reroll, p)
-            return evolve(s, stage=ROLL, roll=roll, passes=0, **self._played(s, p, Card.NULLIFY))
+            s.__dict__.update(stage=ROLL, roll=roll, passes=0, **self._played(s, p, Card.NULLIFY))
+            return s
         return self._cast(s, action, events)
 
     def _cast(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
@@ -1125,8 +1283,7 @@ class SecondRules(RulesBase):
                 ),
             )
         )
-        return evolve(
-            s,
+        s.__dict__.update(
             hands=hands,
             paid=paid,
             used=tuple(used),
@@ -1134,34 +1291,46 @@ class SecondRules(RulesBase):
             stage=RESPONSE,
             pending=Pending(i, j, k, target, force, pay == PAY_ULTIMATE),
         )
+        return s
 
     def _apply_response(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
         pending = s.pending
         assert pending is not None
+        if action == PASS:
+            return self._finish_pending(s, events, reflected=False, stopped=False)
         p = self.responder(s)
         name = self.side_names[p]
         power = self.power_data[pending.power].name
-        if action == PASS:
-            return self._finish_pending(s, events, reflected=False, stopped=False)
         card = RESPONSE_CARDS[action]
         label = CARD_LABELS[card]
         data = (("power", power), ("card", label))
         events.append(
-            Event(EventKind.DENY_ATTEMPT, f"{name} answers {power} with {label}.", p, data)
+            self._shared_event(
+                ("answer", name, power, label, p),
+                lambda: Event(
+                    EventKind.DENY_ATTEMPT, f"{name} answers {power} with {label}.", p, data
+                ),
+            )
         )
         if action == NULLIFY:
             need, reroll = self.nullify_need(s, p, pending.psyker)
             roll = Roll(ROLL_NULLIFY, pending.psyker, -1, need, reroll, p)
-            return evolve(s, stage=ROLL, roll=roll, **self._played(s, p, card))
+            s.__dict__.update(stage=ROLL, roll=roll, **self._played(s, p, card))
+            return s
         s = self._play_card(s, p, card)
-        events.append(Event(EventKind.DENIED, f"{label} stops {power}.", p, data))
+        events.append(
+            self._shared_event(
+                ("stops", label, power, p),
+                lambda: Event(EventKind.DENIED, f"{label} stops {power}.", p, data),
+            )
+        )
         if action == DESTROY_POWER:
             if self.settings.destroy_power == "lose-card":
                 powers = list(s.powers)
                 slots = list(powers[pending.psyker])
                 slots[pending.slot] = -1
                 powers[pending.psyker] = tuple(slots)
-                s = evolve(s, powers=tuple(powers))
+                s.__dict__.update(powers=tuple(powers))
                 events.append(
                     Event(
                         EventKind.POWER_DESTROYED,
@@ -1177,14 +1346,16 @@ class SecondRules(RulesBase):
                 s, events, reflected=self.settings.reflection == "caster", stopped=True
             )
         s = self._finish_pending(s, events, reflected=False, stopped=True)
-        return evolve(s, stage=ROLL, roll=Roll(ROLL_DAEMONIC, pending.psyker, player=p))
+        s.__dict__.update(stage=ROLL, roll=Roll(ROLL_DAEMONIC, pending.psyker, player=p))
+        return s
 
     def _finish_pending(
         self, s: SecondState, events: list[Event], *, reflected: bool, stopped: bool, **changes
     ) -> SecondState:
         """Resolve or cancel the power being cast; paid cards go to the discard pile (2E-5.3).
 
-        ``changes``: other fields the same transition sets (in the same copy of the state).
+        ``s`` is a transition's own copy (changed in place and returned). ``changes``: other
+        fields the same transition sets.
         """
         pending = s.pending
         assert pending is not None
@@ -1239,7 +1410,8 @@ class SecondRules(RulesBase):
             paid=_NO_CARDS,
             effects=s.effects + effects,
         )
-        return evolve(s, **changes)
+        s.__dict__.update(**changes)
+        return s
 
     def _effects(
         self, s: SecondState, psyker: int, power: int, force: int, target: int, reflected: bool
@@ -1256,11 +1428,8 @@ class SecondRules(RulesBase):
         return (Effect(power, force, psyker, target, reflected),)
 
     def _value_of(self, power: int, force: int) -> float | None:
-        spec = self.power_data[power].effect(force)
-        if not isinstance(spec, ValueEffect):
-            return None
-        override = self.power_value[power]
-        return spec.value if override is None else override
+        """The score of a ``value`` effect (the scenario's ``power_values`` first), else None."""
+        return self._values[power][force]
 
     def _played(self, s: SecondState, player: int, card: int) -> dict[str, tuple]:
         """The ``hands`` and ``discard`` after ``player`` plays one ``card`` from hand."""
@@ -1269,8 +1438,9 @@ class SecondRules(RulesBase):
         return {"hands": (hands[0], hands[1]), "discard": _plus(s.discard, card)}
 
     def _play_card(self, s: SecondState, player: int, card: int) -> SecondState:
-        """Move one card from ``player``'s hand to the discard pile."""
-        return evolve(s, **self._played(s, player, card))
+        """Move one card from ``player``'s hand to the discard pile (in ``s``, returned)."""
+        s.__dict__.update(**self._played(s, player, card))
+        return s
 
     def _wound(
         self,
@@ -1283,35 +1453,44 @@ class SecondRules(RulesBase):
     ) -> SecondState:
         """Take ``amount`` wounds from ``unit``; score them; remove it when slain.
 
-        ``changes``: other fields the same transition sets; they are applied first, in the same
-        copy of the state (a slain psyker's powers end from the ``in_play`` and ``effects``
-        they give).
+        ``s`` is a transition's own copy (changed in place and returned). ``changes``: other
+        fields the same transition sets (never ``wounds`` or ``score``); they are applied first
+        (a slain psyker's powers end from the ``in_play`` and ``effects`` they give).
         """
+        if changes:
+            s.__dict__.update(**changes)
         amount = min(amount, s.wounds[unit])
         if amount <= 0:
-            return evolve(s, **changes) if changes else s
+            return s
         spec = self.units[unit]
         owner = self.owner[unit]
         wounds = list(s.wounds)
         wounds[unit] -= amount
         value = amount * spec.value_per_wound
-        changes.update(wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
+        s.__dict__.update(wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
         events.append(
-            Event(
-                EventKind.WOUNDS,
-                f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
-                owner,
-                (("unit", spec.name), ("amount", amount), ("source", source)),
+            self._shared_event(
+                ("wounds", unit, amount, source),
+                lambda: Event(
+                    EventKind.WOUNDS,
+                    f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
+                    owner,
+                    (("unit", spec.name), ("amount", amount), ("source", source)),
+                ),
             )
         )
         if wounds[unit] == 0:
             events.append(
-                Event(EventKind.SLAIN, f"{spec.name} is slain.", owner, (("unit", spec.name),))
+                self._shared_event(
+                    ("slain", unit),
+                    lambda: Event(
+                        EventKind.SLAIN, f"{spec.name} is slain.", owner, (("unit", spec.name),)
+                    ),
+                )
             )
             psyker = self.unit_psyker[unit]
             if psyker >= 0:
-                in_play = changes.get("in_play", s.in_play)
-                effects = changes.get("effects", s.effects)
+                in_play, effects = s.in_play, s.effects
                 ended = [ip for ip in in_play if ip.psyker == psyker]
                 for ip in ended:
                     events.append(
@@ -1322,8 +1501,10 @@ class SecondRules(RulesBase):
                         )
                     )
                 # Its powers end, and so do their effects still waiting this phase.
-                changes["in_play"] = tuple(ip for ip in in_play if ip.psyker != psyker)
-                changes["effects"] = tuple(e for e in effects if e.psyker != psyker)
+                s.__dict__.update(
+                    in_play=tuple(ip for ip in in_play if ip.psyker != psyker),
+                    effects=tuple(e for e in effects if e.psyker != psyker),
+                )
             if all(wounds[u] <= 0 for u in self.side_units[owner]):
                 events.append(
                     Event(
@@ -1332,17 +1513,21 @@ class SecondRules(RulesBase):
                         owner,
                     )
                 )
-                changes.update(stage=OVER, pending=None, roll=None)
-        return evolve(s, **changes)
+                s.__dict__.update(stage=OVER, pending=None, roll=None)
+        return s
 
     def _pass(self, s: SecondState, events: list[Event]) -> SecondState:
-        """A pass; two in a row end the phase (2E-4.3)."""
+        """A pass; two in a row end the phase (2E-4.3). ``s``: a transition's own copy."""
         if s.passes + 1 >= 2:
             return self._end_phase(s, events)
-        return evolve(s, passes=s.passes + 1, to_move=1 - s.to_move)
+        s.__dict__.update(passes=s.passes + 1, to_move=1 - s.to_move)
+        return s
 
     def _end_phase(self, s: SecondState, events: list[Event]) -> SecondState:
-        """Discard hands (keeping non-Force cards with ``retain_specials``) and move on (2E-4.3)."""
+        """Discard hands (keeping non-Force cards with ``retain_specials``) and move on (2E-4.3).
+
+        ``s``: a transition's own copy (changed in place and returned).
+        """
         discard = s.discard
         face_down = list(s.face_down)
         hands = []
@@ -1353,28 +1538,32 @@ class SecondRules(RulesBase):
                 else _NO_CARDS
             )
             thrown = hand if keep is _NO_CARDS else tuple(map(sub, hand, keep))
-            discard = _sum(discard, thrown)
-            if not self.settings.public_discards:  # face down: only its owner has seen them
-                face_down[p] = _sum(face_down[p], thrown)
+            if any(thrown):  # adding no cards changes nothing
+                discard = _sum(discard, thrown)
+                if not self.settings.public_discards:  # face down: only its owner has seen them
+                    face_down[p] = _sum(face_down[p], thrown)
             hands.append(keep)
         events.append(self._phase_end_events[self.active(s)])
         phase = s.phase + 1
         stage = FLUX if phase < 2 * self.game.battle_rounds else OVER
-        return evolve(
-            s,
+        s.__dict__.update(
             stage=stage,
             phase=phase,
             discard=discard,
             face_down=(face_down[0], face_down[1]),
             hands=(hands[0], hands[1]),
-            used=(False,) * self.num_psykers,
+            used=self._unused,
             passes=0,
             to_deal=0,
             to_move=(self.game.first_player + phase) % 2,
         )
+        return s
 
     def _settle(self, s: SecondState, events: list[Event]) -> SecondState:
-        """Take every step that needs no decision and no dice, up to the next node."""
+        """Take every step that needs no decision and no dice, up to the next node.
+
+        ``s`` is a transition's own copy (changed in place and returned).
+        """
         while True:
             if s.stage == OVER:
                 return s
@@ -1384,13 +1573,13 @@ class SecondRules(RulesBase):
                     return s
                 value = self._value_of(eff.power, eff.force)
                 if value is None:  # an attack on a unit already slain: nothing happens
-                    s = evolve(s, effects=s.effects[1:])
+                    s.__dict__.update(effects=s.effects[1:])
                 else:
                     side = self.psyker_side[eff.psyker]
                     if eff.reflected:
                         side = 1 - side
                     score = s.score + (value if side == 0 else -value)
-                    s = evolve(s, effects=s.effects[1:], score=score)
+                    s.__dict__.update(effects=s.effects[1:], score=score)
                     events.append(
                         self._shared_event(
                             ("value", eff.power, value, side),
@@ -1408,13 +1597,13 @@ class SecondRules(RulesBase):
             if stage == SETUP:
                 if self.next_draw(s) >= 0:
                     return s
-                s = evolve(s, stage=FLUX)
+                s.__dict__.update(stage=FLUX)
             elif stage == FLUX:
                 if not self.usable_psykers(s):
                     events.append(
                         Event(EventKind.GAME_OVER, "No psyker can use powers: the game ends.")
                     )
-                    return evolve(s, stage=OVER)
+                    s.__dict__.update(stage=OVER)
                 return s
             elif stage == DEAL:
                 if s.to_deal > 0:
@@ -1429,12 +1618,12 @@ class SecondRules(RulesBase):
                                 (("cards", sum(s.discard)),),
                             )
                         )
-                        s = evolve(
-                            s, deck=s.discard, discard=_NO_CARDS, face_down=(_NO_CARDS, _NO_CARDS)
+                        s.__dict__.update(
+                            deck=s.discard, discard=_NO_CARDS, face_down=(_NO_CARDS, _NO_CARDS)
                         )
                     else:
                         events.append(Event(EventKind.EXHAUSTED, "No warp cards are left to deal."))
-                        s = evolve(s, to_deal=0)
+                        s.__dict__.update(to_deal=0)
                     continue
                 # 2E-3.4: powers that remain in play take effect again before any new power.
                 upkeep = tuple(
@@ -1442,15 +1631,12 @@ class SecondRules(RulesBase):
                     for ip in s.in_play
                     for eff in self._effects(s, ip.psyker, ip.power, ip.force, ip.target, False)
                 )
-                s = evolve(s, stage=TURN, to_move=self.active(s), passes=0, effects=upkeep)
+                s.__dict__.update(stage=TURN, to_move=self.active(s), passes=0, effects=upkeep)
             elif stage == TURN:
-                legal = self._turn_actions(s)
                 # Only a player with an empty hand passes by itself: then its legal actions
                 # follow from the public table alone. With cards in hand the turn is a decision
                 # even when PASS is all it may do, so the other player cannot tell (hidden hands).
-                if legal != [PASS] or any(s.hands[s.to_move]):
-                    # The caller usually asks for these next: keep them (by identity).
-                    self._last_turn = (s, legal)
+                if any(s.hands[s.to_move]) or self._turn_actions(s) != [PASS]:
                     return s
                 events.append(self._pass_events[s.to_move])
                 s = self._pass(s, events)
@@ -1628,3 +1814,22 @@ class SecondRules(RulesBase):
         """One line per power card ``player`` may see; never the other hand (``SecondViews``)."""
         assert isinstance(state, SecondState)
         return self.views.power_texts(state, player)
+
+
+_FAST_HOOKS = (
+    "_apply_chance",
+    "_apply_deal",
+    "_apply_response",
+    "_apply_turn",
+    "_deal_run",
+    "_dispatch",
+    "_pass",
+    "_settle",
+    "_walk",
+    "_decide_and_walk",
+    "chance_table",
+)
+"""What the one-copy walks call or stand in for (``RulesBase._own_chance_walk``)."""
+
+# The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
+SecondRules._fast_walk = (SecondRules, _FAST_HOOKS)

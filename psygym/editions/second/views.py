@@ -16,6 +16,7 @@ The rules class (:class:`~psygym.editions.second.rules.SecondRules`) builds one
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 from operator import sub
 from typing import TYPE_CHECKING
@@ -39,6 +40,7 @@ from psygym.editions.second.state import (
     ROLL_NULLIFY,
     ROLL_NULLIFY_IN_PLAY,
     SETUP,
+    TURN,
     InPlay,
     Pending,
     Roll,
@@ -62,13 +64,16 @@ NUM_DECISIONS = 4
 _BOARD_CACHE_SIZE = 50_000
 
 
-def _remember(cache: dict, key: object, block: np.ndarray) -> np.ndarray:
-    """Store a read-only ``block`` under ``key`` (clearing a full cache first) and return it."""
-    block.flags.writeable = False
+def _remember(cache: dict, key: object, block: np.ndarray) -> bytes:
+    """Store ``block``'s bytes under ``key`` (clearing a full cache first) and return them.
+
+    Bytes are immutable, so no caller can change a memoised block.
+    """
+    data = block.tobytes()
     if len(cache) >= _BOARD_CACHE_SIZE:
         cache.clear()
-    cache[key] = block
-    return block
+    cache[key] = data
+    return data
 
 
 # ---------------------------------------------------------------------------------------------
@@ -191,11 +196,12 @@ class SecondViews:
     Args:
         rules: the rules of the scenario.
 
-    The observation is one new array filled from the card and phase entries (built per call:
-    cards are dealt one by one) and the board: the units block memoised per ``(player,
-    wounds)``, one block per psyker memoised by the few fields it shows, and a pending-power
-    block memoised per pending power. Whole boards are not memoised: power cards differ from
-    game to game, so three boards in four would miss.
+    The observation is one new array made from bytes: the card and phase entries packed per
+    call (cards are dealt one by one), then the board: the units block memoised per
+    ``(player, wounds)``, one block per psyker memoised by the few fields it shows, and a
+    pending-power block memoised per pending power (memoised blocks are immutable bytes).
+    Whole boards are not memoised: power cards differ from game to game, so three boards in
+    four would miss.
     """
 
     def __init__(self, rules: SecondRules):
@@ -207,16 +213,14 @@ class SecondViews:
         self.board_start = NUM_DECISIONS + 5 + 5 * K + 3 + 1
         self.pending_start = self.board_start + 4 * U + P * per_psyker
         self.observation_size = self.pending_start + 1 + P + M + (U + 1) + 3
-        self._unit_blocks: dict[tuple, np.ndarray] = {}
-        self._psyker_blocks: dict[tuple, np.ndarray] = {}
-        self._pending_blocks: dict[Pending | None, np.ndarray] = {}
-        self._headers: dict[tuple, np.ndarray] = {}
+        self._unit_blocks: dict[tuple, bytes] = {}
+        self._psyker_blocks: dict[tuple, bytes] = {}
+        self._pending_blocks: dict[Pending | None, bytes] = {}
         self._cast_views: dict[tuple[int, int, int], CastView] = {}
-        self._slots: dict[tuple, np.ndarray] = {}
+        self._head = struct.Struct(f"={self.board_start}f")
+        """The observation's first entries as native float32 (C casts, as numpy converts)."""
         self._max_wounds = tuple(float(w) for w in rules.max_wounds)
         self._rounds = rules.game.battle_rounds
-        self._per_psyker = per_psyker
-        self._units_start = self.board_start + 4 * U
         self._decision_rows = tuple(
             tuple(float(k == d) for k in range(NUM_DECISIONS)) for d in range(NUM_DECISIONS)
         )
@@ -279,24 +283,37 @@ class SecondViews:
           nullified), one-hot of the power;
         * pending power: present, psyker one-hot (P), slot one-hot (M), target one-hot (U + 1),
           Force paid, Ultimate Force, response cards played.
+
+        Built as bytes: the head packed in one call (float32, as numpy converts), the memoised
+        board and pending blocks joined to it, and one new array made from the result.
         """
         rules = self.rules
         # Only what view() holds is read: the own hand, the other hand's and the deck's sizes.
         hand = state.hands[player]
         down0, down1 = state.face_down
-        discard = face_up(state)
         own_down, other_down = (down0, down1) if player == 0 else (down1, down0)
-        paid, phase = state.paid, state.phase
-        rounds = self._rounds
-        # Cards whose place is unknown to this player: the deck, the other hand and the other
-        # player's face-down discards, by kind.
-        unseen = [
-            c - h - d - q - o
-            for c, h, d, q, o in zip(rules.deck_counts, hand, discard, paid, own_down)
-        ]
-        head = [
-            *self._decision_rows[self.decision(state, player)],
-            rules.active(state) == player,
+        discard = state.discard
+        if any(down0) or any(down1):  # face_up(state), inline
+            discard = tuple(map(sub, map(sub, discard, down0), down1))
+        paid, phase, stage, pending = state.paid, state.phase, state.stage, state.pending
+        # self.decision(state, player), inline: the tests of rules.current_player.
+        if stage == OVER:
+            decision = DECISION_OVER
+        elif state.effects:
+            decision = DECISION_WAIT
+        elif stage == TURN:
+            decision = DECISION_TURN if state.to_move == player else DECISION_WAIT
+        elif stage == RESPONSE:
+            mover = 1 - rules.psyker_side[pending.psyker]  # the responder (2E-5.2)
+            decision = DECISION_RESPONSE if mover == player else DECISION_WAIT
+        else:
+            decision = DECISION_WAIT
+        rounds, counts = self._rounds, rules.deck_counts
+        # The unseen cards (deck, other hand and the other player's face-down discards, by kind)
+        # are what is neither in hand, face up, paid nor discarded face down by this player.
+        head = self._head.pack(
+            *self._decision_rows[decision],
+            (rules.game.first_player + phase) % 2 == player,  # rules.active(state)
             (phase // 2 + 1) / rounds,
             phase / (2 * rounds),
             state.passes,
@@ -306,30 +323,26 @@ class SecondViews:
             sum(state.deck),
             *discard,
             *paid,
-            *unseen,
+            *map(sub, map(sub, map(sub, map(sub, counts, hand), discard), paid), own_down),
             state.score if player == 0 else -state.score,
             *own_down,
             sum(other_down),
-        ]
-        out = np.empty(self.observation_size, dtype=np.float32)
-        out[: self.board_start] = head
-        # The memoised blocks, each copied once into place.
+        )
         wounds, powers, used, in_play = state.wounds, state.powers, state.used, state.in_play
-        at = self._units_start
-        out[self.board_start : at] = self._units_block(player, wounds)
-        psyker_block, psyker_unit, width = self._psyker_block, rules.psyker_unit, self._per_psyker
+        parts = [head, self._units_block(player, wounds)]
+        psyker_block, psyker_unit = self._psyker_block, rules.psyker_unit
         for i in range(rules.num_psykers):
             mine = (
                 tuple((ip.slot, ip.ultimate) for ip in in_play if ip.psyker == i) if in_play else ()
             )
             alive = wounds[psyker_unit[i]] > 0
-            out[at : at + width] = psyker_block(player, i, alive, used[i], powers[i], mine)
-            at += width
-        out[at:] = self._pending_block(state.pending)
-        return out
+            parts.append(psyker_block(player, i, alive, used[i], powers[i], mine))
+        block = self._pending_blocks.get(pending)
+        parts.append(self._pending_block(pending) if block is None else block)
+        return np.frombuffer(bytearray(b"".join(parts)), dtype=np.float32)
 
-    def _units_block(self, player: int, wounds: tuple[int, ...]) -> np.ndarray:
-        """Per unit: mine, alive, wounds left, fraction of wounds left (memoised)."""
+    def _units_block(self, player: int, wounds: tuple[int, ...]) -> bytes:
+        """Per unit: mine, alive, wounds left, fraction of wounds left (memoised, as bytes)."""
         key = (player, wounds)
         block = self._unit_blocks.get(key)
         if block is None:
@@ -348,11 +361,11 @@ class SecondViews:
         used: bool,
         powers: tuple[int, ...],
         held: tuple[tuple[int, bool], ...],
-    ) -> np.ndarray:
-        """One psyker's block (memoised); ``held``: its slots in play, with Ultimate Force.
+    ) -> bytes:
+        """One psyker's block (memoised, as bytes); ``held``: its slots in play, Ultimate Force.
 
-        Joined from a memoised header (mine, alive, ML, has cast, hood) and one memoised block
-        per slot (holds a card, in play, Ultimate Force, power one-hot).
+        Joined from a header (mine, alive, ML, has cast, hood) and one block per slot (holds a
+        card, in play, Ultimate Force, power one-hot).
         """
         key = (player, i, alive, used, powers, held)
         block = self._psyker_blocks.get(key)
@@ -368,29 +381,21 @@ class SecondViews:
 
     def _psyker_header(self, player: int, i: int, alive: bool, used: bool) -> np.ndarray:
         """A psyker's first five entries: mine, alive, ML, has cast this phase, psychic hood."""
-        key = (player, i, alive, used)
-        block = self._headers.get(key)
-        if block is None:
-            rules = self.rules
-            out = [rules.psyker_side[i] == player, alive, rules.ml[i], used, rules.hood[i]]
-            block = _remember(self._headers, key, np.array(out, dtype=np.float32))
-        return block
+        rules = self.rules
+        out = [rules.psyker_side[i] == player, alive, rules.ml[i], used, rules.hood[i]]
+        return np.array(out, dtype=np.float32)
 
     def _slot_block(self, power: int, in_play: bool, ultimate: bool) -> np.ndarray:
         """One power slot: holds a card, in play, paid with Ultimate Force, power one-hot."""
-        key = (power, in_play, ultimate)
-        block = self._slots.get(key)
-        if block is None:
-            slot = [0.0] * (3 + self.n_powers)
-            slot[0] = power >= 0
-            slot[1] = in_play
-            slot[2] = ultimate
-            if power >= 0:
-                slot[3 + power] = 1.0
-            block = _remember(self._slots, key, np.array(slot, dtype=np.float32))
-        return block
+        slot = [0.0] * (3 + self.n_powers)
+        slot[0] = power >= 0
+        slot[1] = in_play
+        slot[2] = ultimate
+        if power >= 0:
+            slot[3 + power] = 1.0
+        return np.array(slot, dtype=np.float32)
 
-    def _pending_block(self, pending: Pending | None) -> np.ndarray:
+    def _pending_block(self, pending: Pending | None) -> bytes:
         """The pending-power block of the observation (memoised by the pending power)."""
         block = self._pending_blocks.get(pending)
         if block is None:
