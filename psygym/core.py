@@ -18,7 +18,7 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -29,7 +29,8 @@ CHANCE = -1
 TERMINAL = -2
 """``current_player`` value of a finished game."""
 _MASK_MEMO_SIZE = 4096
-_OWN_WALK: dict[tuple[type, type, tuple[str, ...]], tuple[bool, frozenset[str]]] = {}
+_OWN_WALK: dict[type, bool] = {}
+"""Per rules class: whether its fast walk's owner's methods are its own (no subclass override)."""
 _WALK_HOOKS = (
     "sample_chance",
     "apply_with_events",
@@ -385,24 +386,25 @@ class RulesBase(ABC):
         outcomes = self.chance_outcomes(state)
         return weighted_choice([o for o, _ in outcomes], [p for _, p in outcomes], rng)
 
-    def _own_chance_walk(self, owner: type, hooks: tuple[str, ...] = ()) -> bool:
-        """Whether ``owner``'s fast :meth:`sample_chance_run` may serve this object.
+    def _own_chance_walk(self) -> bool:
+        """Whether the edition's fast walk (:attr:`fast_walk_hooks`) may serve this object.
 
         A fast walk stands in for ``sample_chance`` and ``apply_with_events`` node by node, so
-        it is valid only while neither they nor the transition code it calls (``hooks``, the
+        it is valid only while neither they nor the transition code it calls (the hooks, the
         edition's own method names) are replaced: not on the instance (a test replaying chance
-        sets ``rules.sample_chance``), not in a subclass of ``owner``. Editions' overrides fall
-        back to the generic walk otherwise.
+        sets ``rules.sample_chance``), not in a subclass of the class that declared the hooks.
+        Editions' overrides fall back to the generic walk otherwise.
         """
         cls = type(self)
-        known = _OWN_WALK.get((cls, owner, hooks))
-        if known is None:
-            names = frozenset(_WALK_HOOKS + hooks)
-            own = cls is owner or all(
-                getattr(cls, name, None) is getattr(owner, name, None) for name in names
+        own = _OWN_WALK.get(cls)
+        if own is None:
+            owner, names = cls._fast_walk_owner, cls._fast_walk_guard
+            own = owner is not None and (
+                cls is owner
+                or all(getattr(cls, name, None) is getattr(owner, name, None) for name in names)
             )
-            known = _OWN_WALK[(cls, owner, hooks)] = (own, names)
-        return known[0] and self.__dict__.keys().isdisjoint(known[1])
+            _OWN_WALK[cls] = own
+        return own and self.__dict__.keys().isdisjoint(cls._fast_walk_guard)
 
     def sample_chance_run(
         self, state: Hashable, rng: np.random.Generator, events: list[Event]
@@ -434,23 +436,34 @@ class RulesBase(ABC):
         """Apply a decision, then walk the chance nodes after it (:meth:`sample_chance_run`).
 
         The events of every transition are appended to ``events``. What the envs call after
-        each decision. An edition that declares :attr:`_fast_walk` makes the decision and the
-        walk in one go (:meth:`_decide_and_walk`), with the same result, events and draws.
+        each decision. An edition that declares :attr:`fast_walk_hooks` makes the decision and
+        the walk in one go (:meth:`_decide_and_walk`), with the same result, events and draws.
 
         Raises:
             IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
         """
         if check:
             self.check_action(state, action)
-        fast = self._fast_walk
-        if fast is not None and self._own_chance_walk(*fast):
+        if self._own_chance_walk():
             return self._decide_and_walk(state, int(action), rng, events)
         state, step_events = self.apply_with_events(state, action, check=False)
         events.extend(step_events)
         return self.sample_chance_run(state, rng, events)
 
-    _fast_walk: tuple[type, tuple[str, ...]] | None = None
-    """``(owning class, method names)`` of an edition's :meth:`_decide_and_walk`, or ``None``."""
+    fast_walk_hooks: ClassVar[tuple[str, ...] | None] = None
+    """An edition with a fast walk (:meth:`_decide_and_walk`, and its own
+    :meth:`sample_chance_run`) names here, in its class body, its own methods that walk calls or
+    stands in for; :meth:`_own_chance_walk` then guards them (with ``sample_chance``,
+    ``apply_with_events`` and the other generic steps a walk replaces)."""
+    _fast_walk_owner: ClassVar[type | None] = None
+    _fast_walk_guard: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        hooks = cls.__dict__.get("fast_walk_hooks")
+        if hooks is not None:
+            cls._fast_walk_owner = cls
+            cls._fast_walk_guard = frozenset(_WALK_HOOKS + tuple(hooks))
 
     def _decide_and_walk(
         self, state: Hashable, action: int, rng: np.random.Generator, events: list[Event]

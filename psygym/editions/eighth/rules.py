@@ -156,6 +156,7 @@ class EighthRules(RulesBase):
     """
 
     edition = "8th"
+    fast_walk_hooks = _FAST_HOOKS
 
     def __init__(self, scenario: Scenario, catalogue: PowerFile):
         self.scenario = scenario
@@ -417,7 +418,7 @@ class EighthRules(RulesBase):
         if mover[state.stage][state.active] != CHANCE:
             return state
         # Not while sample_chance or the transition code below is replaced (tests do).
-        if not self._own_chance_walk(EighthRules, _FAST_HOOKS):
+        if not self._own_chance_walk():
             return super().sample_chance_run(state, rng, events)
         s = evolve(state)
         while True:
@@ -955,4 +956,3 @@ class EighthRules(RulesBase):
 
 
 # The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
-EighthRules._fast_walk = (EighthRules, _FAST_HOOKS)

@@ -104,7 +104,6 @@ import numpy as np
 
 from psygym.combat import capped, roll_chance, save_chance, to_wound_rt
 from psygym.core import (
-    _WALK_HOOKS,  # the names of RulesBase._own_chance_walk's guard
     CHANCE,
     TERMINAL,
     ActionView,
@@ -147,6 +146,10 @@ _MAX_LEGAL = 50_000  # memoised legal sets kept
 
 
 # ----------------------------------------------------------------------------- rules
+_FAST_HOOKS = ("_step", "_settle", "chance_table", "_decide_and_walk", "_walk", "_legal")
+"""What the fast walks call or stand in for (``RulesBase._own_chance_walk``)."""
+
+
 class RogueTraderRules(RulesBase):
     """Rogue Trader psionics over a validated scenario (see the module docstring).
 
@@ -183,6 +186,7 @@ class RogueTraderRules(RulesBase):
     """
 
     edition = "rt"
+    fast_walk_hooks = _FAST_HOOKS
     information = Information.SIMULTANEOUS  # RT-3.4: the two bids are secret and simultaneous
 
     def __init__(self, scenario: RTScenario, source: str = "<scenario>"):
@@ -426,38 +430,9 @@ class RogueTraderRules(RulesBase):
         if phase == _OVER or phase in DECISIONS:
             return state
         # Not while sample_chance or the transition code below is replaced (tests do).
-        if not self._own_chance_walk(RogueTraderRules, _FAST_HOOKS):
+        if not self._own_chance_walk():
             return super().sample_chance_run(state, rng, events)
         return self._walk(state, rng, events)
-
-    def apply_with_chance(
-        self,
-        state: State,
-        action: int,
-        rng: np.random.Generator,
-        events: list[Event],
-        *,
-        check: bool = True,
-    ) -> State:
-        """Apply a decision, then walk the chance nodes after it (:meth:`sample_chance_run`).
-
-        What ``RulesBase.apply_with_chance`` does, through the memoised graph of :mod:`.graph`
-        (same result, events and draws). The guard of :meth:`RulesBase._own_chance_walk` is
-        checked here in its short form for this very class (no hook set on the instance); a
-        subclass, a replaced hook or ``check`` go the generic way.
-
-        Raises:
-            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
-        """
-        if (
-            check
-            or type(self) is not RogueTraderRules
-            or not self.__dict__.keys().isdisjoint(_GUARDED)
-        ):
-            return super().apply_with_chance(state, action, rng, events, check=check)
-        graph = self._graph
-        node = graph.last if state is graph.last_state else graph.enter(state)
-        return graph.walk(node, int(action), rng, events)
 
     def _decide_and_walk(
         self, state: State, action: int, rng: np.random.Generator, events: list[Event]
@@ -1343,12 +1318,6 @@ class RogueTraderRules(RulesBase):
         return evolve(s, score=s.score + (amount if side == 0 else -amount))
 
 
-_FAST_HOOKS = ("_step", "_settle", "chance_table", "_decide_and_walk", "_walk", "_legal")
-"""What the fast walks call or stand in for (``RulesBase._own_chance_walk``)."""
-_GUARDED = frozenset(_WALK_HOOKS + _FAST_HOOKS)
-"""The names ``RulesBase._own_chance_walk`` looks for on the instance (its short form)."""
-
-
 def _put(units: tuple[UnitState, ...], i: int, **changes: Any) -> tuple[UnitState, ...]:
     """``units`` with unit ``i`` changed (the unit and the tuple shared, :func:`_unit`)."""
     return _shared_units((*units[:i], _unit(units[i], changes), *units[i + 1 :]))
@@ -1400,7 +1369,6 @@ def _unit(unit: UnitState, changes: dict[str, Any]) -> UnitState:
 
 
 # The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
-RogueTraderRules._fast_walk = (RogueTraderRules, _FAST_HOOKS)
 
 
 __all__ = [

@@ -248,6 +248,22 @@ def nullify_chance(need: int, reroll: bool) -> Fraction:
     return p + (1 - p) * p if reroll else p
 
 
+_FAST_HOOKS = (
+    "_apply_chance",
+    "_apply_deal",
+    "_apply_response",
+    "_apply_turn",
+    "_deal_run",
+    "_dispatch",
+    "_pass",
+    "_settle",
+    "_walk",
+    "_decide_and_walk",
+    "chance_table",
+)
+"""What the one-copy walks call or stand in for (``RulesBase._own_chance_walk``)."""
+
+
 class SecondRules(RulesBase):
     """The rules of one 2nd-edition scenario (see the module docstring for layouts and defaults).
 
@@ -258,6 +274,7 @@ class SecondRules(RulesBase):
     """
 
     edition = EDITION
+    fast_walk_hooks = _FAST_HOOKS
     information = Information.HIDDEN  # 2E: hands are secret; solvers must search, not solve
 
     def __init__(
@@ -766,7 +783,7 @@ class SecondRules(RulesBase):
         if stage == OVER or (not state.effects and (stage == TURN or stage == RESPONSE)):
             return state  # not a chance node (the tests of current_player)
         # Not while sample_chance or the transition code below is replaced (tests do).
-        if not self._own_chance_walk(SecondRules, _FAST_HOOKS):
+        if not self._own_chance_walk():
             return super().sample_chance_run(state, rng, events)
         return self._walk(evolve(state), rng, events)
 
@@ -1816,20 +1833,4 @@ class SecondRules(RulesBase):
         return self.views.power_texts(state, player)
 
 
-_FAST_HOOKS = (
-    "_apply_chance",
-    "_apply_deal",
-    "_apply_response",
-    "_apply_turn",
-    "_deal_run",
-    "_dispatch",
-    "_pass",
-    "_settle",
-    "_walk",
-    "_decide_and_walk",
-    "chance_table",
-)
-"""What the one-copy walks call or stand in for (``RulesBase._own_chance_walk``)."""
-
 # The one-copy decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
-SecondRules._fast_walk = (SecondRules, _FAST_HOOKS)

@@ -98,7 +98,6 @@ from psygym.combat import (
     unsaved_chance_7th,
 )
 from psygym.core import (
-    _WALK_HOOKS,
     CHANCE,
     TERMINAL,
     ActionView,
@@ -183,8 +182,6 @@ _FAST_HOOKS = ("_step", "_table", "_chance_key", "_decide_and_walk", "_walk")
 """Methods the fast walk (``_decide_and_walk``, ``_walk``) relies on (``_own_chance_walk``)."""
 _NO_ATTEMPTS: frozenset[tuple[int, int]] = frozenset()
 """The empty ``attempted`` of a new phase (one object, so the casting-choice memo can match it)."""
-_WALK_NAMES = frozenset(_WALK_HOOKS + _FAST_HOOKS)
-"""What may not be replaced on an instance for the fast walk to serve it (``_own_chance_walk``)."""
 _CACHE_SIZE = 200_000
 """Entries a per-key memo holds before it is cleared (keeps long runs bounded in memory)."""
 _MASK_MEMO_SIZE = 4096
@@ -276,6 +273,7 @@ class SeventhRules(RulesBase):
     """7th-edition rules for one scenario; see the module docstring for layout and defaults."""
 
     edition = "7th"
+    fast_walk_hooks = _FAST_HOOKS
 
     def __init__(self, scenario: Scenario, powers: PowerFile, perils: PerilsFile):
         self.scenario = scenario
@@ -1046,36 +1044,13 @@ class SeventhRules(RulesBase):
         if _ROLE[s.stage] != _CHANCE_NODE:
             return s
         # Not while sample_chance or the transition code below is replaced (tests do).
-        if not self._own_chance_walk(SeventhRules, _FAST_HOOKS):
+        if not self._own_chance_walk():
             return super().sample_chance_run(s, rng, events)
         d = _new(Draft)
         d.__dict__ = s.__dict__.copy()  # Draft(s), without the call
         self._walk(d, rng, events)
         d.__class__ = State  # d.freeze(), without the call
         return d  # type: ignore[return-value]
-
-    def apply_with_chance(
-        self,
-        s: State,
-        action: int,
-        rng: np.random.Generator,
-        events: list[Event],
-        *,
-        check: bool = True,
-    ) -> State:
-        """Apply a decision, then walk the chance nodes after it (:meth:`sample_chance_run`).
-
-        As :meth:`RulesBase.apply_with_chance`, with its test of whether the one-draft walk may
-        serve made cheaper for this very class (no subclass, nothing replaced on the instance).
-
-        Raises:
-            IllegalActionError: ``action`` is not legal here (only when ``check`` is true).
-        """
-        if check:
-            self.check_action(s, action)
-        if type(self) is SeventhRules and self.__dict__.keys().isdisjoint(_WALK_NAMES):
-            return self._decide_and_walk(s, int(action), rng, events)
-        return super().apply_with_chance(s, action, rng, events, check=False)
 
     def _decide_and_walk(
         self, s: State, action: int, rng: np.random.Generator, events: list[Event]
@@ -1830,6 +1805,5 @@ def load_rules(scenario: Scenario, source: str) -> SeventhRules:
 
 
 # The one-draft decision and walk of RulesBase.apply_with_chance (see _decide_and_walk).
-SeventhRules._fast_walk = (SeventhRules, _FAST_HOOKS)
 
 __all__ = ["SeventhRules", "load_rules", "cast_distribution", "deny_chance", "ld_pass", "parse"]
