@@ -15,6 +15,7 @@ import pickle
 
 import numpy as np
 import pytest
+from test_seventh_contract import reference_observation
 from test_seventh_fast_paths import SCENARIOS, make, random_walk
 
 from psygym.core import CHANCE, RulesBase
@@ -72,57 +73,6 @@ def plain_deny(rules, s, cast) -> tuple[int | None, int]:
     return best
 
 
-def plain_observe(rules, s, player) -> np.ndarray:
-    """Every entry of the observation (its layout: ``views.Observer.observe``), item by item."""
-    n_units, n_powers = len(rules.specs), len(rules.powers)
-    obs = np.zeros(rules.observation_size, dtype=np.float32)
-    kinds = {Stage.DISCIPLINE: 0, Stage.SWAP: 1, Stage.SELECT: 2, Stage.DICE: 3, Stage.DENY: 4}
-    obs[kinds.get(s.stage, 5)] = 1
-    total = rules.total_phases
-    obs[6] = (s.phase // 2 + 1) / max(1, (total + 1) // 2)
-    obs[7] = s.active == player
-    obs[8] = s.pools[player] / 10
-    obs[9] = s.pools[1 - player] / 10
-    obs[10] = max(0, total - s.phase) / total
-    for t, u in enumerate(s.units):
-        i = 11 + t * (6 + 3 * n_powers)
-        obs[i] = rules.owner[t] == player
-        obs[i + 1] = u.wounds > 0
-        obs[i + 2] = u.wounds / rules.max_wounds[t]
-        obs[i + 3] = u.psyker
-        obs[i + 4] = rules.mastery[t] / 4
-        obs[i + 5] = u.surge
-        for p in u.powers:
-            obs[i + 6 + p] = 1
-        for p in range(n_powers):
-            if (t, p) in s.attempted:
-                obs[i + 6 + n_powers + p] = 1
-            if any(e[0] == p and e[1] == t for e in s.effects):
-                obs[i + 6 + 2 * n_powers + p] = 1
-    i = 11 + n_units * (6 + 3 * n_powers)
-    if s.cast is not None:
-        c = s.cast
-        obs[i + c.caster] = 1
-        obs[i + n_units + c.power] = 1
-        obs[i + n_units + n_powers + c.target] = 1
-        j = i + 2 * n_units + n_powers
-        obs[j : j + 5] = [
-            c.dice / 10,
-            c.successes / 10,
-            rules.powers[c.power].warp_charge / 3,
-            plain_deny(rules, s, c)[1] / 6,
-            c.perils,
-        ]
-    g = i + 2 * n_units + n_powers + 5
-    if s.gen_unit >= 0:
-        obs[g + s.gen_unit] = 1
-        if s.gen_disc >= 0:
-            obs[g + n_units + s.gen_disc] = 1
-        if s.gen_power >= 0:
-            obs[g + n_units + len(rules.disciplines) + s.gen_power] = 1
-    return obs
-
-
 # ----------------------------------------------------------------------------- the checks
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_casting_choices_match_the_rules_text(name):
@@ -162,7 +112,10 @@ def test_deny_thresholds_and_observations_match_plain_computations(name):
             casts += 1
             assert rules.deny_unit_and_threshold(s, s.cast) == plain_deny(rules, s, s.cast)
         for player in (0, 1):
-            assert rules.observe(s, player).tobytes() == plain_observe(rules, s, player).tobytes()
+            assert (
+                rules.observe(s, player).tobytes()
+                == reference_observation(rules, s, player).tobytes()
+            )
     assert casts > 20
 
 
