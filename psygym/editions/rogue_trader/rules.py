@@ -253,6 +253,7 @@ class RogueTraderRules(RulesBase):
         """:meth:`_legal` by the fields it reads (about three asks in four repeat one)."""
         self._table_state: State | None = None
         self._table_last: ChanceTable | None = None
+        """The chance node :meth:`_settle` last stopped at, and its table (the graph's next ask)."""
         self._chance = ChanceCache()
         self._initial: State | None = None
         self._event_memo: dict[tuple, Event] = {}
