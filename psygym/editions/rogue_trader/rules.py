@@ -929,7 +929,7 @@ class RogueTraderRules(RulesBase):
         # One copy for the new turn and its first node (a recovery roll or the first psyker).
         for i in self.side_units[p]:
             us = units_now[i]
-            if us.confused and us.hp > 0 and not us.out:  # UnitState.fighting
+            if us.confused and us.fighting:
                 return evolve(s, phase=_RECOVER, actor=i, **fresh)
         i = self._first_actor(units_now, p, -1, ev)
         if i >= 0:
@@ -990,7 +990,7 @@ class RogueTraderRules(RulesBase):
             if i <= after:
                 continue
             us = units[i]
-            if us.hp <= 0 or us.out:  # not UnitState.fighting
+            if not us.fighting:
                 continue
             if us.stolen or us.confused:
                 self._idle(ev, i, active, "its mind is stolen" if us.stolen else "it is confused")
@@ -1183,7 +1183,7 @@ class RogueTraderRules(RulesBase):
         for p in (0, 1):
             for i in self.side_units[p]:
                 us = units[i]
-                if us.hp > 0 and not us.out:  # UnitState.fighting
+                if us.fighting:
                     break
             else:
                 return self._game_over(s, ev, f"{self.side_names[p]} has no unit left in the fight")
