@@ -189,15 +189,18 @@ GAMES_FILE = "games.jsonl"
 """The resume record of ``--until-clear``: one JSON line per finished batch of a match."""
 
 
-def _played(run_dir: Path, opponent: str) -> list[tuple[float, float]]:
-    """The games against ``opponent`` recorded in ``run_dir``, from game 0 on without a gap."""
+def _played(run_dir: Path, opponents: list[str]) -> dict[str, list[tuple[float, float]]]:
+    """Per opponent, the games recorded in ``run_dir``, from game 0 on without a gap."""
     from psygym_experiments.harness.runs import read_records
 
-    batches = {r["start"]: r["pairs"] for r in read_records(run_dir / GAMES_FILE)
-               if r.get("opponent") == opponent}  # fmt: skip
-    out: list[tuple[float, float]] = []
-    while len(out) in batches:
-        out += [(float(a), float(b)) for a, b in batches[len(out)]]
+    records = read_records(run_dir / GAMES_FILE)
+    out: dict[str, list[tuple[float, float]]] = {}
+    for o in opponents:
+        batches = {r["start"]: r["pairs"] for r in records if r.get("opponent") == o}
+        games: list[tuple[float, float]] = []
+        while len(games) in batches:
+            games += [(float(a), float(b)) for a, b in batches[len(games)]]
+        out[o] = games
     return out
 
 
@@ -232,7 +235,7 @@ def _until_clear(
             raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate --until-clear")
         check_resumable(run_dir / "config.json", config, UNTIL_CLEAR_SETTINGS,
                         "or leave out --resume")  # fmt: skip
-        played = {o: _played(run_dir, o) for o in names[1:]}
+        played = _played(run_dir, names[1:])
         rewrite_records(run_dir / GAMES_FILE, [
             {"opponent": o, "start": i, "pairs": played[o][i : i + BATCH]}
             for o in names[1:] for i in range(0, len(played[o]), BATCH)

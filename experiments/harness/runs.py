@@ -8,6 +8,7 @@ Every run folder holds ``command.txt`` (the exact command line) and its resolved
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shlex
@@ -110,8 +111,6 @@ def atomic_write(path: Path, text: str) -> None:
 
 def read_records(path: Path) -> list[dict[str, Any]]:
     """The JSON lines of a resume record (a torn last line from a killed run is skipped)."""
-    import json
-
     if not path.is_file():
         return []
     rows = []
@@ -125,15 +124,11 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 def rewrite_records(path: Path, rows: list[Mapping[str, Any]]) -> None:
     """Write ``rows`` as the whole record (so new lines never follow a torn one)."""
-    import json
-
     atomic_write(path, "".join(json.dumps(dict(r)) + "\n" for r in rows))
 
 
 def append_record(path: Path, row: Mapping[str, Any]) -> None:
     """Append one finished piece of work to a resume record (one JSON line)."""
-    import json
-
     with path.open("a") as fh:
         fh.write(json.dumps(dict(row)) + "\n")
 
@@ -146,8 +141,6 @@ def check_resumable(
     Nothing happens when ``config_path`` does not exist (a new run). ``retry`` ends the message:
     what the user can do instead (``"or another --out"``).
     """
-    import json
-
     if not config_path.is_file():
         return
     old = json.loads(config_path.read_text())
