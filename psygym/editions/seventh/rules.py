@@ -185,7 +185,7 @@ _NO_ATTEMPTS: frozenset[tuple[int, int]] = frozenset()
 _CACHE_SIZE = 200_000
 """Entries a per-key memo holds before it is cleared (keeps long runs bounded in memory)."""
 _MASK_MEMO_SIZE = 4096
-"""Masks :meth:`SeventhRules.legal_mask` keeps before it forgets them all."""
+"""SELECT masks :meth:`SeventhRules.legal_mask` keeps before it forgets them all."""
 
 
 _new = object.__new__
@@ -416,7 +416,7 @@ class SeventhRules(RulesBase):
         self._last_casts: tuple = (None,) * 6
         self._last_alive: tuple = (None, True)  # _both_sides_alive's last units and answer
         self._last_facts: tuple = (None, ())  # _side_facts' last units and answer
-        self._masks: dict[object, np.ndarray] = {}  # legal_mask's masks, by legal set
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}  # SELECT masks, by casting choices
         self._last_mask: tuple = (None, None)  # the last casting choices' mask (by identity)
         # Dice and deny choices and their masks per pool size (7E-4.3, 7E-5.1).
         self._dice_actions = tuple(
@@ -677,38 +677,32 @@ class SeventhRules(RulesBase):
     def legal_mask(self, s: State) -> np.ndarray:
         """Boolean mask of :meth:`legal_actions` (a fresh array per call, as the base class's).
 
-        Masks are built once per legal set and copied: at ``SELECT`` per tuple of casting
-        choices, at ``DICE`` and ``DENY`` per pool size, at ``DISCIPLINE`` per open set.
+        At ``SELECT`` masks are kept per tuple of casting choices (without building the legal
+        list), at ``DICE`` and ``DENY`` per pool size; other stages use the base class's memo.
         """
         st = s.stage
         if st == _SELECT:
             casts = self._legal_casts(s)
             last = self._last_mask
-            if last[0] is casts:  # the mask of the casting choices asked about last
-                return last[1].copy()
-            key: tuple = (_SELECT, casts)
-        elif st == _DICE:
+            if last[0] is not casts:  # not the casting choices asked about last
+                masks = self._masks
+                mask = masks.get(casts)
+                if mask is None:
+                    if len(masks) >= _MASK_MEMO_SIZE:
+                        masks.clear()
+                    mask = masks[casts] = np.zeros(self.num_actions, dtype=bool)
+                    mask[self.legal_actions(s)] = True
+                last = self._last_mask = (casts, mask)
+            return last[1].copy()
+        if st == _DICE:
             n = s.pools[s.active]
             if 0 <= n <= self.max_dice:
                 return self._dice_masks[n].copy()
-            key = (_DICE, n)
         elif st == _DENY:
             n = s.pools[1 - s.active]
             if 0 <= n <= self.max_dice:
                 return self._deny_masks[n].copy()
-            key = (_DENY, n)
-        else:
-            key = (st, tuple(self.legal_actions(s)))
-        masks = self._masks
-        mask = masks.get(key)
-        if mask is None:
-            if len(masks) >= _MASK_MEMO_SIZE:
-                masks.clear()
-            mask = masks[key] = np.zeros(self.num_actions, dtype=bool)
-            mask[self.legal_actions(s)] = True
-        if st == _SELECT:
-            self._last_mask = (key[1], mask)
-        return mask.copy()
+        return super().legal_mask(s)
 
     def _mask_of(self, actions: tuple[int, ...]) -> np.ndarray:
         """A new mask with ``actions`` set."""
