@@ -28,6 +28,9 @@ class RandomPolicy:
     """Uniform over the legal actions."""
 
     name = "random"
+    uniform = True
+    """``action_probabilities`` is exactly uniform over ``rules.legal_actions``, so
+    :func:`psygym.core.sample_action` draws from the legal list without building it."""
 
     def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
         """Every legal action with equal probability."""

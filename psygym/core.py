@@ -22,7 +22,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from psygym.kernel import weighted_choice
+from psygym.kernel import uniform_choice, weighted_choice
 
 CHANCE = -1
 """``current_player`` value of a chance node."""
@@ -38,8 +38,10 @@ _WALK_HOOKS = (
     "chance_outcomes",
     "current_player",
     "sample_chance_run",
+    "apply_with_chance",
 )
-"""What every fast chance walk stands in for (:meth:`RulesBase._own_chance_walk`)."""
+"""What every fast chance walk stands in for (:meth:`RulesBase._own_chance_walk`); the envs call
+it in place of ``apply_with_chance`` (:meth:`RulesBase.decision_walk`)."""
 
 
 class Information(enum.StrEnum):
@@ -137,6 +139,10 @@ class Event:
     def get(self, key: str, default: Any = None) -> Any:
         """Value of one ``data`` entry."""
         return dict(self.data).get(key, default)
+
+
+Walk = Callable[[Hashable, int, np.random.Generator, list[Event]], Hashable]
+"""``walk(state, action, rng, events) -> state``: a legal decision and the chance run after it."""
 
 
 @dataclass(frozen=True)
@@ -446,6 +452,33 @@ class RulesBase(ABC):
             self.check_action(state, action)
         if self._own_chance_walk():
             return self._decide_and_walk(state, int(action), rng, events)
+        return self._generic_decide_and_walk(state, int(action), rng, events)
+
+    def decision_walk(self) -> Walk:
+        """The function :meth:`apply_with_chance` runs after a legal decision, asked once.
+
+        ``walk(state, action, rng, events)`` equals ``apply_with_chance(state, action, rng,
+        events, check=False)`` for an ``int`` action. It exists for callers that apply several
+        decisions in a row (an env step: the agent's action and the opponent's replies): they
+        test once, not at every decision, whether the edition's fast walk may serve
+        (:meth:`_own_chance_walk`). Without it, the walk is ``apply_with_chance`` itself, so an
+        override or a replacement of that method still serves. Ask again after replacing a
+        rules method.
+        """
+        if self._own_chance_walk():
+            return self._decide_and_walk
+        return self._unchecked_apply_with_chance
+
+    def _unchecked_apply_with_chance(
+        self, state: Hashable, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> Hashable:
+        """:meth:`apply_with_chance` unchecked: :meth:`decision_walk` without a fast walk."""
+        return self.apply_with_chance(state, action, rng, events, check=False)
+
+    def _generic_decide_and_walk(
+        self, state: Hashable, action: int, rng: np.random.Generator, events: list[Event]
+    ) -> Hashable:
+        """A legal decision by :meth:`apply_with_events`, then :meth:`sample_chance_run`."""
         state, step_events = self.apply_with_events(state, action, check=False)
         events.extend(step_events)
         return self.sample_chance_run(state, rng, events)
@@ -482,7 +515,16 @@ class RulesBase(ABC):
 def sample_action(
     policy: Policy, rules: RulesBase, state: Hashable, player: int, rng: np.random.Generator
 ) -> int:
-    """Draw an action from ``policy`` in ``state`` with ``rng``."""
+    """Draw an action from ``policy`` in ``state`` with ``rng``.
+
+    A policy with the class attribute ``uniform = True`` promises that its
+    ``action_probabilities`` is exactly ``{a: 1.0 / len(legal) for a in legal}`` with ``legal =
+    rules.legal_actions(state)`` (the random policy). Its draw skips building that dictionary and
+    its cumulative sums, the env's opponent sampling cost: the same action from the same one
+    random number (:func:`~psygym.kernel.uniform_choice`).
+    """
+    if getattr(policy, "uniform", False):
+        return int(uniform_choice(rules.legal_actions(state), rng))
     probs = policy.action_probabilities(rules, state, player)
     if len(probs) == 1:
         return int(next(iter(probs)))

@@ -8,7 +8,8 @@
   table that :meth:`ChanceTable.sample` draws from, so sampling and exact solving read the same
   numbers (DESIGN: chance is an explicit node with exact outcomes).
 - :func:`weighted_choice` is the one weighted random draw (policies' action probabilities,
-  chance outcomes): one uniform number, one binary search.
+  chance outcomes): one uniform number, one binary search; :func:`uniform_choice` is the same
+  draw for equal weights, with the cumulative sums kept per count.
 - :class:`ChanceCache` memoises tables per chance-node key, for rules whose node distribution
   depends on a few fields of the state; :class:`Memo` shares other immutable values (events)
   by key.
@@ -118,6 +119,27 @@ def weighted_choice(items: Sequence[T], weights: Iterable[float], rng: np.random
     return items[idx if idx < n else n - 1]
 
 
+_UNIFORM_CUMULATIVE: dict[int, list[float]] = {}
+"""Cumulative sums of ``n`` weights ``1.0 / n`` by ``n`` (a few sizes: up to an action space's)."""
+
+
+def uniform_choice(items: Sequence[T], rng: np.random.Generator) -> T:
+    """``weighted_choice(items, [1.0 / n] * n, rng)`` for ``n = len(items)``, the same draw.
+
+    The cumulative sums of ``n`` equal weights ``1.0 / n`` depend on ``n`` alone, so they are
+    built once per ``n``: the same floats, the same one uniform number (none when ``n == 1``)
+    and the same binary search as :func:`weighted_choice`, without the per-call lists.
+    """
+    n = len(items)
+    if n == 1:
+        return items[0]
+    cumulative = _UNIFORM_CUMULATIVE.get(n)
+    if cumulative is None:
+        cumulative = _UNIFORM_CUMULATIVE[n] = list(accumulate(map(float, [1.0 / n] * n)))
+    idx = bisect_right(cumulative, rng.random() * cumulative[-1])
+    return items[idx if idx < n else n - 1]
+
+
 class ChanceTable:
     """The exact outcomes of one chance node and the float table sampling draws from.
 
@@ -220,4 +242,4 @@ class Memo:
         return len(self._values)
 
 
-__all__ = ["ChanceCache", "ChanceTable", "Memo", "evolve", "weighted_choice"]
+__all__ = ["ChanceCache", "ChanceTable", "Memo", "evolve", "uniform_choice", "weighted_choice"]

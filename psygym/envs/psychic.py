@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from psygym.core import CHANCE, TERMINAL, Event, RulesBase, sample_action
+from psygym.core import CHANCE, TERMINAL, Event, RulesBase, Walk, sample_action
 from psygym.edition import default as default_edition
 from psygym.editions import load
 from psygym.policies import resolve_policy
@@ -174,27 +174,29 @@ class PsychicPhaseEnv(gym.Env):
         self._seat = value
         self._mask = None
 
-    def _advance(self, state: Any) -> Any:
+    def _advance(
+        self, state: Any, rng: np.random.Generator, events: list[Event], walk: Walk
+    ) -> int:
         """Resolve chance and opponent moves until the agent decides or the game ends.
 
-        Each decision and the chance nodes after it go through ``rules.apply_with_chance``, a
-        run of chance nodes alone through ``rules.sample_chance_run`` (the editions' fast walks
-        draw the same numbers as sampling node by node). Sets :attr:`state` (and the player to
-        move with it) and returns the state reached.
+        Each opponent decision and the chance nodes after it go through ``walk``, the rules'
+        :meth:`~psygym.core.RulesBase.decision_walk` (``apply_with_chance`` without its checks),
+        a run of chance nodes alone through ``rules.sample_chance_run`` (the editions' fast walks
+        draw the same numbers as sampling node by node); their events go to ``events``. Sets
+        :attr:`state` (and the player to move with it) and returns that player. The caller
+        passes what it holds already (``rng`` is ``np_random``): this runs at every step.
         """
-        rules, rng, seat, opponent = self.rules, self.np_random, self._seat, self.opponent
+        rules, seat, opponent = self.rules, self._seat, self.opponent
         current_player, chance_run = rules.current_player, rules.sample_chance_run
-        apply, events = rules.apply_with_chance, self._events
         while True:
             player = current_player(state)
             if player == TERMINAL or player == seat:
                 self._state, self._player, self._mask = state, player, None
-                return state
+                return player
             if player == CHANCE:
                 state = chance_run(state, rng, events)
                 continue
-            action = sample_action(opponent, rules, state, player, rng)
-            state = apply(state, action, rng, events, check=False)
+            state = walk(state, sample_action(opponent, rules, state, player, rng), rng, events)
 
     def _info(self) -> dict[str, Any]:
         # The step's events list is new at every step and reset: no copy needed.
@@ -211,10 +213,11 @@ class PsychicPhaseEnv(gym.Env):
         if callable(reset_opponent):
             reset_opponent()
         self.episode += 1
+        rules, rng = self.rules, self.np_random
         for _ in range(_MAX_RESETS):
-            self._events = []
-            self._advance(self.rules.initial_state())
-            if self._player == self._seat:
+            events = self._events = []
+            walk = rules.decision_walk()
+            if self._advance(rules.initial_state(), rng, events, walk) == self._seat:
                 break
         else:
             raise RuntimeError(
@@ -226,29 +229,31 @@ class PsychicPhaseEnv(gym.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Apply the agent's action, then resolve chance and the opponent's moves."""
-        if self._state is None:
+        state = self._state
+        if state is None:
             raise RuntimeError("call reset() before step()")
-        rules, seat = self.rules, self._seat
-        self._events = []
+        rules, seat, rng = self.rules, self._seat, self.np_random
+        events = self._events = []
         action = int(action)
         if self.action_space.last_sample is not None:
             action = self._stale_sample(action)
         # A legal action is known from the mask already built for this state; anything else
         # goes through the rules' own check, which raises IllegalActionError naming the legal set.
-        legal = self._player == seat and 0 <= action < rules.num_actions
-        legal = legal and bool(self.action_masks()[action])
-        state = rules.apply_with_chance(
-            self._state, action, self.np_random, self._events, check=not legal
-        )
-        state = self._advance(state)
+        mask = self._mask if self._mask is not None else self.action_masks()
+        walk = rules.decision_walk()  # one test of the rules' fast walk for the whole step
+        if self._player == seat and 0 <= action < rules.num_actions and mask[action]:
+            state = walk(state, action, rng, events)
+        else:
+            state = rules.apply_with_chance(state, action, rng, events, check=True)
+        player = self._advance(state, rng, events, walk)
+        state = self._state
         score = rules.returns(state)[seat]
         # What happened before the agent's first decision is paid with its first reward, so the
         # rewards of an episode always add up to the final score.
         reward = score - self._paid
         self._paid = self._score = score
-        terminated = self._player == TERMINAL
         obs = rules.observe(state, seat)
-        return obs, float(reward), terminated, False, self._info()
+        return obs, float(reward), player == TERMINAL, False, self._info()
 
     def _stale_sample(self, action: int) -> int:
         """Map an ``action_space.sample()`` drawn before the last reset to a legal action.
@@ -266,7 +271,8 @@ class PsychicPhaseEnv(gym.Env):
         """Legal actions of the agent as a bool mask (all true once the game is over).
 
         Built once per state from ``rules.legal_actions`` and shared with ``info["action_mask"]``,
-        so it is read-only: copy it (``mask.copy()``) to change it.
+        so it is read-only: copy it (``mask.copy()``) to change it. Each state gets its own array
+        (Gymnasium's checkers warn when two steps return the same memory).
         """
         mask = self._mask
         if mask is None:
@@ -274,7 +280,7 @@ class PsychicPhaseEnv(gym.Env):
                 mask = np.ones(self.rules.num_actions, dtype=bool)  # its own, once a game
             else:
                 mask = self.rules.legal_mask(self._state)
-            mask.flags.writeable = False
+            mask.setflags(write=False)
             self._mask = mask
         return mask
 
