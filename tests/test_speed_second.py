@@ -155,3 +155,58 @@ def test_fast_decisions_equal_the_plain_transitions(settings):
         assert fast_rng.bit_generator.state == slow_rng.bit_generator.state
 
     assert _play(rules, seed=6, games=4, check=check) > 0
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_a_set_up_run_is_the_draw_by_draw_set_up(scenario):
+    # 2E-1.1: the set-up draws walk memoised nodes per psyker; the same draws, powers, events.
+    rules = load(EDITION, scenario)
+    for seed in range(12):
+        s = rules.initial_state()
+        fast_rng, slow_rng = _twins(seed)
+        fast_events: list = []
+        slow_events: list = []
+        fast = rules.sample_chance_run(s, fast_rng, fast_events)
+        slow = RulesBase.sample_chance_run(rules, s, slow_rng, slow_events)
+        assert fast == slow and repr(fast) == repr(slow)
+        assert _events(fast_events) == _events(slow_events)
+        assert fast_rng.bit_generator.state == slow_rng.bit_generator.state
+
+
+def test_the_shared_initial_state_is_never_changed():
+    # initial_state() returns one state object: no fast walk may build on it in place.
+    rules = load(EDITION, "duel")
+    before = repr(rules.initial_state())
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        s = rules.sample_chance_run(rules.initial_state(), rng, [])
+        while (p := rules.current_player(s)) != TERMINAL:
+            if p == CHANCE:
+                s = rules.sample_chance_run(s, rng, [])
+                continue
+            legal = rules.legal_actions(s)
+            s = rules.apply_with_chance(s, legal[int(rng.integers(len(legal)))], rng, [])
+    assert repr(rules.initial_state()) == before == repr(load(EDITION, "duel").initial_state())
+
+
+def test_memoised_observations_equal_freshly_built_ones():
+    # The observation's memos (units, psykers, pending) key on everything their blocks show:
+    # a rules object that has seen many games observes as one that has seen none.
+    warm = load(EDITION, "duel")
+    states = []
+    rng = np.random.default_rng(9)
+    for _ in range(30):
+        s = warm.sample_chance_run(warm.initial_state(), rng, [])
+        while (p := warm.current_player(s)) != TERMINAL:
+            states.append(s)
+            for player in (0, 1):
+                warm.observe(s, player)
+            if p == CHANCE:
+                s = warm.sample_chance_run(s, rng, [])
+                continue
+            legal = warm.legal_actions(s)
+            s = warm.apply_with_chance(s, legal[int(rng.integers(len(legal)))], rng, [])
+    for s in states[::7]:
+        for player in (0, 1):
+            cold = load(EDITION, "duel")  # no memo filled yet
+            assert np.array_equal(warm.observe(s, player), cold.observe(s, player))

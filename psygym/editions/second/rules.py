@@ -115,6 +115,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Hashable
 from fractions import Fraction
 from functools import cache
+from itertools import accumulate
 from operator import add, sub
 
 import numpy as np
@@ -251,6 +252,7 @@ def nullify_chance(need: int, reroll: bool) -> Fraction:
 _FAST_HOOKS = (
     "_apply_chance",
     "_apply_deal",
+    "_flux",
     "_apply_response",
     "_apply_turn",
     "_deal_run",
@@ -382,6 +384,8 @@ class SecondRules(RulesBase):
             Event(EventKind.DEAL, f"{self.side_names[p]} is dealt a warp card.", p) for p in (0, 1)
         )
         self._deal_event_tuples = tuple((e,) for e in self._deal_events)
+        self._deal_event_runs: dict[tuple[int, int], tuple[Event, ...]] = {}
+        """The events of a deal of ``n`` cards starting with player ``p``, by ``(p, n)``."""
         self._pass_events = tuple(
             Event(EventKind.PASS, f"{self.side_names[p]} passes.", p) for p in (0, 1)
         )
@@ -391,10 +395,28 @@ class SecondRules(RulesBase):
         )
         self._event_memo = Memo(_MEMO_SIZE)
         """Events by everything they depend on (:meth:`_shared_event`); events are immutable."""
+        self._event_values = self._event_memo._values
+        """The memo's dictionary: its hits without a call (the key as :meth:`_shared_event`'s)."""
+        self._single_effects: dict[tuple, tuple[Effect]] = {}
+        """:meth:`_effects` of a power aimed at one unit, by everything they hold."""
         self._usable: dict[tuple, int] = {}
         """Psykers that can use powers (2E-3.2), by ``(wounds, powers)``."""
         self._draws: dict[tuple[tuple[int, ...], ...], int] = {}
         """:meth:`next_draw` by the power cards held."""
+        self._cast_codes = tuple(
+            self.actions.decode_cast(a) for a in range(self.cast_base, self.num_actions)
+        )
+        """``(psyker, slot, target, pay)`` of every cast action, from ``cast_base`` on."""
+        self._cast_plans: dict[tuple[int, int, int], tuple] = {}
+        """:meth:`_cast_plan` by ``(action, power, player)``."""
+        self._deal_nodes: dict[tuple[int, ...], list] = {}
+        """:meth:`_deal_node` by the deck's card counts."""
+        self._flux_plans: dict[tuple[int, int, int], tuple[int, Event, Event]] = {}
+        """:meth:`_flux_plan` by ``(phase, dice, cards)``."""
+        self._setup_nodes: dict[tuple[int, tuple[int, ...]], list] = {}
+        """:meth:`_setup_node` by psyker and the power cards it holds."""
+        self._initial: SecondState | None = None
+        """The state :meth:`initial_state` returns (built once: states are immutable)."""
         """:meth:`legal_mask` by the legal actions."""
 
     # -----------------------------------------------------------------------------------------
@@ -434,6 +456,12 @@ class SecondRules(RulesBase):
 
     def initial_state(self) -> SecondState:
         """The state before set-up draws and the first Psychic phase's warp flux."""
+        if self._initial is None:
+            self._initial = self._first_state()
+        return self._initial
+
+    def _first_state(self) -> SecondState:
+        """The state :meth:`initial_state` returns, built."""
         s = SecondState(
             stage=SETUP,
             phase=0,
@@ -603,11 +631,13 @@ class SecondRules(RulesBase):
         acts = [PASS]
         if hand[_ENERGY_DRAIN]:
             acts.append(ENERGY_DRAIN)
-        mine = [i for i, u in self._side_psyker_units[p] if wounds[u] > 0]
-        if hand[_PSYCHIC_DUEL] and mine:
-            enemies = [k for k, u in self._side_psyker_units[1 - p] if wounds[u] > 0]
-            encode_duel = self.actions.encode_duel
-            acts.extend(encode_duel(i, k) for i in mine for k in enemies)
+        side_psykers = self._side_psyker_units[p]
+        if hand[_PSYCHIC_DUEL]:
+            mine = [i for i, u in side_psykers if wounds[u] > 0]
+            if mine:
+                enemies = [k for k, u in self._side_psyker_units[1 - p] if wounds[u] > 0]
+                encode_duel = self.actions.encode_duel
+                acts.extend(encode_duel(i, k) for i in mine for k in enemies)
         used = state.used
         in_play = state.in_play
         held: set[tuple[int, int]] = set()
@@ -622,23 +652,23 @@ class SecondRules(RulesBase):
                     # 2E-5.1: paid with Ultimate Force, it cannot be nullified in play either.
                     acts.append(layout.encode_nullify(ip.psyker, ip.slot))
         forces, ultimate = hand[_FORCE], hand[_ULTIMATE_FORCE]
-        specs = self._specs
-        for i in mine:
-            if used[i]:
+        specs, powers = self._specs, state.powers
+        for i, u in side_psykers:  # each living psyker that has not cast, in psyker order
+            if used[i] or wounds[u] <= 0:
                 continue
             slots = specs[i]
-            for j, k in enumerate(state.powers[i]):
-                if k < 0 or (held and (i, j) in held):
+            for j, k in enumerate(powers[i]):
+                if k < 0 or (in_play and (i, j) in held):
                     continue
                 lo, hi, targets = slots[j][k]
-                top = min(hi, forces)  # pay lo..top Force cards, or Ultimate Force
+                top = hi if hi < forces else forces  # pay lo..top Force cards, or Ultimate Force
                 if top < lo and not ultimate:
                     continue
                 for t, area, row in targets:
                     if area is None:
                         if wounds[t] <= 0:
                             continue
-                    elif not any(wounds[u] > 0 for u in area):
+                    elif not any(wounds[v] > 0 for v in area):
                         continue
                     acts.extend(row[lo : top + 1])
                     if ultimate:
@@ -744,8 +774,7 @@ class SecondRules(RulesBase):
             dist = distribution(f"{self.flux_dice(state)}D6")
         elif state.stage == SETUP:
             i = self.next_draw(state)
-            pool = [k for k in self.draw_pools[i] or () if k not in state.powers[i]]
-            dist = {k: Fraction(1, len(pool)) for k in pool}
+            return self._setup_distribution(i, state.powers[i])
         elif state.stage == ROLL and state.roll is not None:
             roll = state.roll
             if roll.kind == ROLL_DUEL:
@@ -838,6 +867,13 @@ class SecondRules(RulesBase):
             if not s.effects:
                 if stage == TURN or stage == RESPONSE:
                     return s
+                if stage == FLUX:  # _apply_chance's flux, with the dice found once
+                    dice = self.flux_dice(s)
+                    table = self._chance_tables.get((1, dice))  # chance_table's key
+                    if table is None:
+                        table = self.chance_table(s)
+                    s = self._settle(self._flux(s, dice, table.sample(rng), events), events)
+                    continue
                 if stage == SETUP:
                     s = self._setup_run(s, rng, events)
                     continue
@@ -862,20 +898,59 @@ class SecondRules(RulesBase):
         :meth:`_settle` between two draws only finds the next draw, so it runs once, after the
         last one.
         """
+        # next_draw finds the first psyker still drawing, and a draw changes only its own
+        # slots: so the draws are each psyker's in turn, in psyker order.
         powers = list(s.powers)
-        random, next_draw, table_of = rng.random, self.next_draw, self.chance_table
-        while (i := next_draw(s)) >= 0:
-            table = table_of(s)
-            cumulative = table.cumulative  # ChanceTable.sample, inline
-            idx = bisect_right(cumulative, random() * cumulative[-1])
-            last = len(cumulative) - 1
-            outcome = table.outcomes[idx if idx < last else last][0]
-            slots = list(powers[i])
-            slots[slots.index(-1)] = outcome
-            powers[i] = tuple(slots)
-            events.append(self._draw_event(i, outcome))
-            s.__dict__.update(powers=tuple(powers))
+        random, nodes, spare = rng.random, self._setup_nodes, self.num_slots
+        for i, pool in enumerate(self.draw_pools):
+            if pool is None:
+                continue
+            slots = powers[i]
+            while slots.count(-1) > spare - self.ml[i]:  # next_draw's test
+                node = nodes.get((i, slots))
+                if node is None:
+                    node = self._setup_node(i, slots)
+                cumulative, outcomes, last, kids = node
+                idx = bisect_right(cumulative, random() * cumulative[-1])  # ChanceTable.sample
+                outcome = outcomes[idx if idx < last else last]
+                after = kids.get(outcome)
+                if after is None:
+                    after = kids[outcome] = self._setup_after(i, slots, outcome)
+                slots = after[0]
+                events.append(after[1])
+            powers[i] = slots
+        s.__dict__.update(powers=tuple(powers))
         return self._settle(s, events)
+
+    def _setup_node(self, i: int, slots: tuple[int, ...]) -> list:
+        """Psyker ``i``'s set-up draw with ``slots`` held, as :meth:`_setup_run` walks it.
+
+        ``[cumulative, outcomes, last index, next]``: the running sums and outcomes of the
+        node's chance table (:meth:`chance_table`'s, 2E-1.1) and, per outcome drawn, the slots
+        after it and the draw's event. Memoised by ``(i, slots)`` (bounded).
+        """
+        table = self._chance.get((2, i, *slots), lambda: self._setup_distribution(i, slots))
+        cumulative = table.cumulative
+        node = [cumulative, [o for o, _ in table.outcomes], len(cumulative) - 1, {}]
+        if len(self._setup_nodes) >= _MEMO_SIZE:
+            self._setup_nodes.clear()
+        self._setup_nodes[(i, slots)] = node
+        return node
+
+    def _setup_after(
+        self, i: int, slots: tuple[int, ...], outcome: int
+    ) -> tuple[tuple[int, ...], Event]:
+        """The slots of psyker ``i`` once it draws ``outcome``, and the event (2E-1.1)."""
+        after = list(slots)
+        after[after.index(-1)] = outcome
+        return tuple(after), self._draw_event(i, outcome)
+
+    def _setup_distribution(
+        self, i: int, slots: tuple[int, ...]
+    ) -> tuple[tuple[int, Fraction], ...]:
+        """Psyker ``i`` draws one power card it does not hold from its pool, uniformly (2E-1.1)."""
+        pool = [k for k in self.draw_pools[i] or () if k not in slots]
+        return tuple(sorted((k, Fraction(1, len(pool))) for k in pool))
 
     def _draw_event(self, i: int, outcome: int) -> Event:
         """The event of psyker ``i`` drawing power card ``outcome`` at set-up (2E-1.1)."""
@@ -901,32 +976,58 @@ class SecondRules(RulesBase):
         """
         p = s.deal_to
         hands = [list(s.hands[0]), list(s.hands[1])]
-        deck = list(s.deck)
+        deck = s.deck
         to_deal = s.to_deal
         n = min(to_deal, sum(deck))  # counts are never negative
         draws = (rng.random(),) if n == 1 else rng.random(n).tolist()
-        deal_events = self._deal_events
-        tables, deals, outcomes = self._deals._tables, self._deals, self._deal_outcomes
+        deal_events = self._deal_event_runs.get((p, n))  # one per card, alternately
+        if deal_events is None:
+            deal_events = self._deal_event_runs[(p, n)] = tuple(
+                self._deal_events[(p + k) % 2] for k in range(n)
+            )
+        events.extend(deal_events)
+        node = self._deal_nodes.get(deck)
+        if node is None:
+            node = self._deal_node(deck)
         for u in draws:
-            key = tuple(deck)
-            table = tables.get(key)
-            if table is None:
-                table = deals.get(key, lambda deck=key: outcomes(deck))
-            cumulative = table.cumulative  # ChanceTable.sample, inline
-            idx = bisect_right(cumulative, u * cumulative[-1])
-            last = len(cumulative) - 1
-            card = table.outcomes[idx if idx < last else last][0]
+            _, cumulative, cards, last, kids = node
+            idx = bisect_right(cumulative, u * cumulative[-1])  # ChanceTable.sample, inline
+            card = cards[idx if idx < last else last]
             hands[p][card] += 1
-            deck[card] -= 1
-            events.append(deal_events[p])
             p = 1 - p
+            after = kids[card]
+            if after is None:
+                after = kids[card] = self._deal_node(_plus(node[0], card, -1))
+            node = after
         s.__dict__.update(
-            deck=tuple(deck),
+            deck=node[0],
             hands=(tuple(hands[0]), tuple(hands[1])),
             to_deal=to_deal - n,
             deal_to=p,
         )
         return self._settle(s, events)
+
+    def _deal_node(self, deck: tuple[int, ...]) -> list:
+        """The deal of one card from ``deck`` as ``_deal_run`` walks it (memoised, bounded).
+
+        ``[deck, cumulative, cards, last index, next]``: the deck's chance table (2E-2; the one
+        :meth:`chance_table` gives) as its running sums and card kinds, and per card kind the
+        node of the deck left once it is dealt (``None`` until a deal takes it). An empty deck
+        has no outcomes (no card is dealt from it).
+        """
+        nodes = self._deal_nodes
+        node = nodes.get(deck)
+        if node is None:
+            # The running sums of ChanceTable(_deal_outcomes(deck)), without building the table:
+            # the same floats added in the same order.
+            n = sum(deck)
+            cards = [c for c, k in enumerate(deck) if k]
+            cumulative = list(accumulate([deck[c] / n for c in cards]))
+            node = [deck, cumulative, cards, len(cumulative) - 1, [None] * len(deck)]
+            if len(nodes) >= _MEMO_SIZE:
+                nodes.clear()
+            nodes[deck] = node
+        return node
 
     def daemonic_chance(self, psyker: int) -> Fraction:
         """Chance that Daemonic Attack slays ``psyker``: D6 + ML below the setting (2E-5.2)."""
@@ -1047,50 +1148,14 @@ class SecondRules(RulesBase):
             _, victim = self.effect_units(eff)
             power = self.power_data[eff.power].name
             if outcome == 0:
-                events.append(
-                    self._shared_event(
-                        ("no effect", power, victim),
-                        lambda: Event(
-                            EventKind.NO_EFFECT,
-                            f"{power} causes no wounds on {self.units[victim].name}.",
-                            self.owner[victim],
-                            (("power", power), ("unit", self.units[victim].name)),
-                        ),
-                    )
-                )
+                event = self._event_values.get(("no effect", power, victim))
+                events.append(self._no_effect_event(power, victim) if event is None else event)
                 s.__dict__.update(effects=rest)
                 return s
             return self._wound(s, victim, outcome, events, power, effects=rest)
         stage = s.stage
         if stage == FLUX:
-            active = self.active(s)
-            first = active if self.settings.deal_first == "active" else 1 - active
-            dice = self.flux_dice(s)
-            rnd = self.battle_round(s)
-            events.append(
-                self._shared_event(
-                    ("phase", rnd, active),
-                    lambda: Event(
-                        EventKind.PHASE,
-                        f"Battle round {rnd}: Psychic phase of {self.side_names[active]}.",
-                        active,
-                        (("round", rnd),),
-                    ),
-                )
-            )
-            events.append(
-                self._shared_event(
-                    ("flux", dice, outcome, active),
-                    lambda: Event(
-                        EventKind.FLUX,
-                        f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
-                        active,
-                        (("dice", dice), ("cards", outcome)),
-                    ),
-                )
-            )
-            s.__dict__.update(stage=DEAL, to_deal=outcome, deal_to=first)
-            return s
+            return self._flux(s, self.flux_dice(s), outcome, events)
         if stage == SETUP:
             i = self.next_draw(s)
             powers = list(s.powers)
@@ -1101,6 +1166,63 @@ class SecondRules(RulesBase):
             s.__dict__.update(powers=tuple(powers))
             return s
         return self._apply_roll(s, outcome, events)
+
+    def _flux(self, s: SecondState, dice: int, outcome: int, events: list[Event]) -> SecondState:
+        """The warp flux roll of ``dice`` dice came up ``outcome``: deal that many (2E-3.1)."""
+        phase = s.phase
+        plan = self._flux_plans.get((phase, dice, outcome))
+        if plan is None:
+            plan = self._flux_plan(phase, dice, outcome)
+        first, phase_event, flux_event = plan
+        events.append(phase_event)
+        events.append(flux_event)
+        s.__dict__.update(stage=DEAL, to_deal=outcome, deal_to=first)
+        return s
+
+    def _no_effect_event(self, power: str, victim: int) -> Event:
+        """The event of an effect of ``power`` that wounds nothing on ``victim`` (2E-6)."""
+        name = self.units[victim].name
+        return self._shared_event(
+            ("no effect", power, victim),
+            lambda: Event(
+                EventKind.NO_EFFECT,
+                f"{power} causes no wounds on {name}.",
+                self.owner[victim],
+                (("power", power), ("unit", name)),
+            ),
+        )
+
+    def _flux_plan(self, phase: int, dice: int, outcome: int) -> tuple[int, Event, Event]:
+        """The warp flux roll of ``phase`` (2E-3.1): who is dealt first (2E-3.3), its events.
+
+        Everything it depends on is in the key ``(phase, dice, outcome)`` (memoised, bounded).
+        """
+        active = (self.game.first_player + phase) % 2  # active(state)
+        first = active if self.settings.deal_first == "active" else 1 - active
+        rnd = min(phase // 2 + 1, self.game.battle_rounds)  # battle_round(state)
+        phase_event = self._shared_event(
+            ("phase", rnd, active),
+            lambda: Event(
+                EventKind.PHASE,
+                f"Battle round {rnd}: Psychic phase of {self.side_names[active]}.",
+                active,
+                (("round", rnd),),
+            ),
+        )
+        flux_event = self._shared_event(
+            ("flux", dice, outcome, active),
+            lambda: Event(
+                EventKind.FLUX,
+                f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
+                active,
+                (("dice", dice), ("cards", outcome)),
+            ),
+        )
+        plan = (first, phase_event, flux_event)
+        if len(self._flux_plans) >= _MEMO_SIZE:
+            self._flux_plans.clear()
+        self._flux_plans[(phase, dice, outcome)] = plan
+        return plan
 
     def _apply_roll(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
         roll = s.roll
@@ -1266,49 +1388,69 @@ class SecondRules(RulesBase):
         return self._cast(s, action, events)
 
     def _cast(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
-        """Pay for a power and open the response window (2E-5.1)."""
-        i, j, target, pay = self.decode_cast(action)
+        """Pay for a power and open the response window (2E-5.1).
+
+        Everything but the hand and the used flags follows from the action, the power in its
+        slot and the caster's side: built once per such triple (:meth:`_cast_plan`).
+        """
+        i, j, _, _ = self._cast_codes[action - self.cast_base]
         p = s.to_move
         k = s.powers[i][j]
-        power = self.power_data[k]
-        hand, paid = s.hands[p], _NO_CARDS
-        if pay == PAY_ULTIMATE:
-            force = self.force_range[k][1]
-            hand, paid = _plus(hand, Card.ULTIMATE_FORCE, -1), _plus(paid, Card.ULTIMATE_FORCE)
-        else:
-            force = pay
-            hand, paid = _plus(hand, Card.FORCE, -pay), _plus(paid, Card.FORCE, pay)
-        hands = (hand, s.hands[1]) if p == 0 else (s.hands[0], hand)
+        plan = self._cast_plans.get((action, k, p))
+        if plan is None:
+            plan = self._cast_plan(action, k, p)
+        pending, card, n, paid, attempt, passed = plan
+        hands = s.hands
+        hand = list(hands[p])
+        hand[card] -= n
         used = list(s.used)
         used[i] = True
-        events.append(
-            self._shared_event(
-                ("attempt", action, k, p),
-                lambda: Event(
-                    EventKind.ATTEMPT,
-                    f"{self.views.cast_view(action, k, p).label}.",
-                    p,
-                    (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
-                ),
-            )
-        )
-        events.append(
-            self._shared_event(
-                ("passed", k, p),
-                lambda: Event(
-                    EventKind.PASSED, f"{power.name} is paid for.", p, (("power", power.name),)
-                ),
-            )
-        )
+        events.append(attempt)
+        events.append(passed)
         s.__dict__.update(
-            hands=hands,
+            hands=(tuple(hand), hands[1]) if p == 0 else (hands[0], tuple(hand)),
             paid=paid,
             used=tuple(used),
             passes=0,
             stage=RESPONSE,
-            pending=Pending(i, j, k, target, force, pay == PAY_ULTIMATE),
+            pending=pending,
         )
         return s
+
+    def _cast_plan(self, action: int, k: int, p: int) -> tuple:
+        """What the cast ``action`` of power ``k`` by player ``p`` does, whatever the hand.
+
+        ``(pending power, card paid, how many, the cards paid, attempt event, paid event)``:
+        Ultimate Force pays the highest Force with one card, else one Force card per Force
+        (2E-5.1). Memoised in :attr:`_cast_plans` (bounded).
+        """
+        i, j, target, pay = self._cast_codes[action - self.cast_base]
+        power = self.power_data[k]
+        if pay == PAY_ULTIMATE:
+            force, card, n = self.force_range[k][1], _ULTIMATE_FORCE, 1
+        else:
+            force, card, n = pay, _FORCE, pay
+        attempt = self._shared_event(
+            ("attempt", action, k, p),
+            lambda: Event(
+                EventKind.ATTEMPT,
+                f"{self.views.cast_view(action, k, p).label}.",
+                p,
+                (("power", power.name), ("force", force), ("ultimate", pay == PAY_ULTIMATE)),
+            ),
+        )
+        passed = self._shared_event(
+            ("passed", k, p),
+            lambda: Event(
+                EventKind.PASSED, f"{power.name} is paid for.", p, (("power", power.name),)
+            ),
+        )
+        pending = Pending(i, j, k, target, force, pay == PAY_ULTIMATE)
+        plan = (pending, card, n, _plus(_NO_CARDS, card, n), attempt, passed)
+        if len(self._cast_plans) >= _MEMO_SIZE:
+            self._cast_plans.clear()
+        self._cast_plans[(action, k, p)] = plan
+        return plan
 
     def _apply_response(self, s: SecondState, action: int, events: list[Event]) -> SecondState:
         pending = s.pending
@@ -1381,18 +1523,10 @@ class SecondRules(RulesBase):
         in_play = s.in_play
         effects: tuple[Effect, ...] = ()
         if not stopped:
-            value = self._value_of(pending.power, pending.force)
-            events.append(
-                self._shared_event(
-                    ("manifest", pending.power, pending.force, side),
-                    lambda: Event(
-                        EventKind.MANIFEST,
-                        f"{power.name} takes effect.",
-                        side,
-                        (("power", power.name), ("force", pending.force), ("value", value)),
-                    ),
-                )
-            )
+            event = self._event_values.get(("manifest", pending.power, pending.force, side))
+            if event is None:
+                event = self._manifest_event(pending.power, pending.force, side)
+            events.append(event)
             if power.remain_in_play:
                 entry = InPlay(
                     pending.psyker,
@@ -1430,10 +1564,34 @@ class SecondRules(RulesBase):
         s.__dict__.update(**changes)
         return s
 
+    def _manifest_event(self, power: int, force: int, side: int) -> Event:
+        """The event of ``side``'s ``power`` cast with ``force`` taking effect (2E-5.3)."""
+        name = self.power_data[power].name
+        value = self._value_of(power, force)
+        return self._shared_event(
+            ("manifest", power, force, side),
+            lambda: Event(
+                EventKind.MANIFEST,
+                f"{name} takes effect.",
+                side,
+                (("power", name), ("force", force), ("value", value)),
+            ),
+        )
+
     def _effects(
         self, s: SecondState, psyker: int, power: int, force: int, target: int, reflected: bool
     ) -> tuple[Effect, ...]:
         """The effects a power resolves (one per unit for 'every enemy unit in range')."""
+        if target < self.num_units:  # one unit: the same effect whatever the state
+            key = (power, force, psyker, target, reflected)
+            effects = self._single_effects.get(key)
+            if effects is None:
+                if len(self._single_effects) >= _MEMO_SIZE:
+                    self._single_effects.clear()
+                effects = self._single_effects[key] = (
+                    Effect(power, force, psyker, target, reflected),
+                )
+            return effects
         if target == self.num_units:
             if reflected:
                 return (Effect(power, force, psyker, self.psyker_unit[psyker], True),)
@@ -1485,17 +1643,8 @@ class SecondRules(RulesBase):
         wounds[unit] -= amount
         value = amount * spec.value_per_wound
         s.__dict__.update(wounds=tuple(wounds), score=s.score + (value if owner == 1 else -value))
-        events.append(
-            self._shared_event(
-                ("wounds", unit, amount, source),
-                lambda: Event(
-                    EventKind.WOUNDS,
-                    f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
-                    owner,
-                    (("unit", spec.name), ("amount", amount), ("source", source)),
-                ),
-            )
-        )
+        event = self._event_values.get(("wounds", unit, amount, source))
+        events.append(self._wounds_event(unit, amount, source) if event is None else event)
         if wounds[unit] == 0:
             events.append(
                 self._shared_event(
@@ -1532,6 +1681,19 @@ class SecondRules(RulesBase):
                 )
                 s.__dict__.update(stage=OVER, pending=None, roll=None)
         return s
+
+    def _wounds_event(self, unit: int, amount: int, source: str) -> Event:
+        """The event of ``unit`` losing ``amount`` wounds to ``source`` (2E-6, 2E-8)."""
+        spec = self.units[unit]
+        return self._shared_event(
+            ("wounds", unit, amount, source),
+            lambda: Event(
+                EventKind.WOUNDS,
+                f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
+                self.owner[unit],
+                (("unit", spec.name), ("amount", amount), ("source", source)),
+            ),
+        )
 
     def _pass(self, s: SecondState, events: list[Event]) -> SecondState:
         """A pass; two in a row end the phase (2E-4.3). ``s``: a transition's own copy."""
@@ -1582,7 +1744,8 @@ class SecondRules(RulesBase):
         ``s`` is a transition's own copy (changed in place and returned).
         """
         while True:
-            if s.stage == OVER:
+            stage = s.stage
+            if stage == OVER:
                 return s
             if s.effects:
                 eff = s.effects[0]
@@ -1610,7 +1773,6 @@ class SecondRules(RulesBase):
                         )
                     )
                 continue
-            stage = s.stage
             if stage == SETUP:
                 if self.next_draw(s) >= 0:
                     return s

@@ -62,6 +62,7 @@ DECISION_OVER = 3
 NUM_DECISIONS = 4
 
 _BOARD_CACHE_SIZE = 50_000
+_FLOAT32 = np.dtype(np.float32)
 
 
 def _remember(cache: dict, key: object, block: np.ndarray) -> bytes:
@@ -198,10 +199,11 @@ class SecondViews:
 
     The observation is one new array made from bytes: the card and phase entries packed per
     call (cards are dealt one by one), then the board: the units block memoised per
-    ``(player, wounds)``, one block per psyker memoised by the few fields it shows, and a
-    pending-power block memoised per pending power (memoised blocks are immutable bytes).
-    Whole boards are not memoised: power cards differ from game to game, so three boards in
-    four would miss.
+    ``(player, wounds)``, the psykers' blocks memoised together in two steps (the power cards
+    and powers in play, which change little within a game, then which psykers are alive and
+    have cast), and a pending-power block memoised per pending power (memoised blocks are
+    immutable bytes). Whole boards are not memoised: power cards differ from game to game, so
+    three boards in four would miss.
     """
 
     def __init__(self, rules: SecondRules):
@@ -213,13 +215,22 @@ class SecondViews:
         self.board_start = NUM_DECISIONS + 5 + 5 * K + 3 + 1
         self.pending_start = self.board_start + 4 * U + P * per_psyker
         self.observation_size = self.pending_start + 1 + P + M + (U + 1) + 3
-        self._unit_blocks: dict[tuple, bytes] = {}
-        self._psyker_blocks: dict[tuple, bytes] = {}
+        self._unit_blocks: dict[tuple, tuple[bytes, tuple[bool, ...]]] = {}
+        """Units block and psykers alive by ``(player, wounds)`` (:meth:`_units_entry`)."""
+        self._psyker_boards: dict[tuple, tuple[tuple[bytes, ...], dict[tuple, bytes]]] = {}
+        """:meth:`_psykers_entry` by ``(player, powers, in_play)``."""
+        self._slot_bytes: dict[tuple[int, bool, bool], bytes] = {}
+        """:meth:`_slot_block` by its arguments, as bytes (a few per power)."""
+        self._headers: dict[tuple[int, tuple[bool, ...], tuple[bool, ...]], tuple[bytes, ...]] = {}
+        """Every psyker's :meth:`_psyker_header` (as bytes) by ``(player, alive, used)``."""
         self._pending_blocks: dict[Pending | None, bytes] = {}
         self._cast_views: dict[tuple[int, int, int], CastView] = {}
         self._head = struct.Struct(f"={self.board_start}f")
         """The observation's first entries as native float32 (C casts, as numpy converts)."""
         self._max_wounds = tuple(float(w) for w in rules.max_wounds)
+        self._counts = rules.deck_counts
+        self._psyker_units = tuple(enumerate(rules.psyker_unit))
+        """``(psyker, its unit)`` in psyker order."""
         self._rounds = rules.game.battle_rounds
         self._decision_rows = tuple(
             tuple(float(k == d) for k in range(NUM_DECISIONS)) for d in range(NUM_DECISIONS)
@@ -293,9 +304,15 @@ class SecondViews:
         down0, down1 = state.face_down
         own_down, other_down = (down0, down1) if player == 0 else (down1, down0)
         discard = state.discard
+        paid, phase, stage, pending = state.paid, state.phase, state.stage, state.pending
+        counts = self._counts
+        # The unseen cards (deck, other hand and the other player's face-down discards, by kind)
+        # are what is neither in hand, face up, paid nor discarded face down by this player.
         if any(down0) or any(down1):  # face_up(state), inline
             discard = tuple(map(sub, map(sub, discard, down0), down1))
-        paid, phase, stage, pending = state.paid, state.phase, state.stage, state.pending
+            unseen = map(sub, map(sub, map(sub, map(sub, counts, hand), discard), paid), own_down)
+        else:  # nothing lies face down (own_down is all zeros)
+            unseen = map(sub, map(sub, map(sub, counts, hand), discard), paid)
         # self.decision(state, player), inline: the tests of rules.current_player.
         if stage == OVER:
             decision = DECISION_OVER
@@ -308,9 +325,7 @@ class SecondViews:
             decision = DECISION_RESPONSE if mover == player else DECISION_WAIT
         else:
             decision = DECISION_WAIT
-        rounds, counts = self._rounds, rules.deck_counts
-        # The unseen cards (deck, other hand and the other player's face-down discards, by kind)
-        # are what is neither in hand, face up, paid nor discarded face down by this player.
+        rounds = self._rounds
         head = self._head.pack(
             *self._decision_rows[decision],
             (rules.game.first_player + phase) % 2 == player,  # rules.active(state)
@@ -323,61 +338,97 @@ class SecondViews:
             sum(state.deck),
             *discard,
             *paid,
-            *map(sub, map(sub, map(sub, map(sub, counts, hand), discard), paid), own_down),
+            *unseen,
             state.score if player == 0 else -state.score,
             *own_down,
             sum(other_down),
         )
         wounds, powers, used, in_play = state.wounds, state.powers, state.used, state.in_play
-        parts = [head, self._units_block(player, wounds)]
-        psyker_block, psyker_unit = self._psyker_block, rules.psyker_unit
-        for i in range(rules.num_psykers):
-            mine = (
-                tuple((ip.slot, ip.ultimate) for ip in in_play if ip.psyker == i) if in_play else ()
-            )
-            alive = wounds[psyker_unit[i]] > 0
-            parts.append(psyker_block(player, i, alive, used[i], powers[i], mine))
+        units = self._unit_blocks.get((player, wounds))  # the memos' hits, without their calls
+        if units is None:
+            units = self._units_entry(player, wounds)
+        board = self._psyker_boards.get((player, powers, in_play))
+        if board is None:
+            board = self._psykers_entry(player, powers, in_play)
+        psykers = board[1].get((units[1], used))
+        if psykers is None:
+            psykers = self._psykers_block(player, board, units[1], used)
         block = self._pending_blocks.get(pending)
-        parts.append(self._pending_block(pending) if block is None else block)
-        return np.frombuffer(bytearray(b"".join(parts)), dtype=np.float32)
-
-    def _units_block(self, player: int, wounds: tuple[int, ...]) -> bytes:
-        """Per unit: mine, alive, wounds left, fraction of wounds left (memoised, as bytes)."""
-        key = (player, wounds)
-        block = self._unit_blocks.get(key)
         if block is None:
-            owner, max_wounds = self.rules.owner, self._max_wounds
-            out: list[float] = []
-            for u, left in enumerate(wounds):
-                out += (owner[u] == player, left > 0, left, left / max_wounds[u])
-            block = _remember(self._unit_blocks, key, np.array(out, dtype=np.float32))
-        return block
+            block = self._pending_block(pending)
+        return np.frombuffer(  # one copy, writable
+            bytearray().join((head, units[0], psykers, block)), dtype=_FLOAT32
+        )
 
-    def _psyker_block(
+    def _units_entry(self, player: int, wounds: tuple[int, ...]) -> tuple[bytes, tuple[bool, ...]]:
+        """The units block of :meth:`_units_block` and which psykers are alive (memoised)."""
+        alive = tuple(wounds[u] > 0 for _, u in self._psyker_units)
+        entry = (self._units_block(player, wounds), alive)
+        if len(self._unit_blocks) >= _BOARD_CACHE_SIZE:
+            self._unit_blocks.clear()
+        self._unit_blocks[(player, wounds)] = entry
+        return entry
+
+    def _psykers_entry(
+        self, player: int, powers: tuple[tuple[int, ...], ...], in_play: tuple[InPlay, ...]
+    ) -> tuple[tuple[bytes, ...], dict[tuple, bytes]]:
+        """What the psykers' blocks show of the power cards: built once per game, as a rule.
+
+        ``(slots, blocks)``: per psyker, its slot blocks (:meth:`_slot_block`) joined; and the
+        psykers' blocks by ``(alive, used)`` once built (:meth:`_psykers_block`). Memoised by
+        ``(player, powers, in_play)`` (bounded).
+        """
+        slots = []
+        memo = self._slot_bytes
+        for i, cards in enumerate(powers):
+            held = {ip.slot: ip.ultimate for ip in in_play if ip.psyker == i}
+            parts = []
+            for j, k in enumerate(cards):
+                key = (k, j in held, held.get(j, False))
+                block = memo.get(key)
+                if block is None:
+                    block = memo[key] = self._slot_block(*key).tobytes()
+                parts.append(block)
+            slots.append(b"".join(parts))
+        entry: tuple[tuple[bytes, ...], dict[tuple, bytes]] = (tuple(slots), {})
+        if len(self._psyker_boards) >= _BOARD_CACHE_SIZE:
+            self._psyker_boards.clear()
+        self._psyker_boards[(player, powers, in_play)] = entry
+        return entry
+
+    def _psykers_block(
         self,
         player: int,
-        i: int,
-        alive: bool,
-        used: bool,
-        powers: tuple[int, ...],
-        held: tuple[tuple[int, bool], ...],
+        entry: tuple[tuple[bytes, ...], dict[tuple, bytes]],
+        alive: tuple[bool, ...],
+        used: tuple[bool, ...],
     ) -> bytes:
-        """One psyker's block (memoised, as bytes); ``held``: its slots in play, Ultimate Force.
+        """Every psyker's block: its header (:meth:`_psyker_header`) and slots, joined.
 
-        Joined from a header (mine, alive, ML, has cast, hood) and one block per slot (holds a
-        card, in play, Ultimate Force, power one-hot).
+        Kept in ``entry`` (of :meth:`_psykers_entry`) by ``(alive, used)``.
         """
-        key = (player, i, alive, used, powers, held)
-        block = self._psyker_blocks.get(key)
-        if block is None:
-            in_play = dict(held)
-            parts = [self._psyker_header(player, i, alive, used)]
-            parts += [
-                self._slot_block(k, j in in_play, in_play.get(j, False))
-                for j, k in enumerate(powers)
-            ]
-            block = _remember(self._psyker_blocks, key, np.concatenate(parts))
+        headers = self._headers.get((player, alive, used))
+        if headers is None:
+            headers = self._headers[(player, alive, used)] = tuple(
+                self._psyker_header(player, i, alive[i], used[i]).tobytes()
+                for i in range(len(alive))
+            )
+        parts = []
+        for header, slots in zip(headers, entry[0]):
+            parts += (header, slots)
+        block = entry[1][(alive, used)] = b"".join(parts)
         return block
+
+    def _units_block(self, player: int, wounds: tuple[int, ...]) -> bytes:
+        """Per unit: mine, alive, wounds left, fraction of wounds left (as bytes).
+
+        Memoised with the psykers' alive flags in :meth:`_units_entry`.
+        """
+        owner, max_wounds = self.rules.owner, self._max_wounds
+        out: list[float] = []
+        for u, left in enumerate(wounds):
+            out += (owner[u] == player, left > 0, left, left / max_wounds[u])
+        return np.array(out, dtype=np.float32).tobytes()
 
     def _psyker_header(self, player: int, i: int, alive: bool, used: bool) -> np.ndarray:
         """A psyker's first five entries: mine, alive, ML, has cast this phase, psychic hood."""
