@@ -19,6 +19,7 @@ format), ``.zip`` (a stable-baselines3 archive, loaded only when pickles are tru
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -154,7 +155,7 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
         if not hasattr(spec, "action_probabilities"):
             raise TypeError(f"{spec!r} is neither an agent name nor a Policy")
         return spec
-    if "+" in spec and not spec.endswith((".zip", ".safetensors", ".json")):
+    if "+" in spec and not _is_file(spec):  # a model file's own name may hold a "+"
         caster, denier = spec.split("+", 1)
         return SplitPolicy(resolve_policy(caster, rules), resolve_policy(denier, rules))
     name, arg = spec, None
@@ -178,6 +179,11 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
             "or a path to a trained model (.safetensors) or tuned parameters (.json)"
         )
     return factory(rules, arg) if arg is not None else factory(rules)
+
+
+def _is_file(spec: str) -> bool:
+    """Whether ``spec`` names an existing file or a model stem (``<spec>.safetensors``)."""
+    return os.path.exists(spec) or os.path.exists(spec + ".safetensors")
 
 
 class SplitPolicy:

@@ -549,6 +549,22 @@ def test_resolve_policy_errors_and_combos():
     assert isinstance(combo, SplitPolicy) and combo.name == "double-wc+deny-never"
 
 
+def test_split_policy_takes_a_model_file_on_either_side():
+    """``caster+denier`` splits even when a part is a model file path (ends in .safetensors)."""
+    from psygym_agents.value.model import PRETRAINED
+
+    from psygym.policies import SplitPolicy, resolve_policy
+
+    rules = load("7th", "single-phase")
+    model = str(PRETRAINED / "7th-single-phase-seat0.safetensors")
+    for spec in (f"deny-never+{model}", f"{model}+deny-never"):
+        combo = resolve_policy(spec, rules)
+        assert isinstance(combo, SplitPolicy)
+        names = (combo.caster.name, combo.denier.name)
+        assert "deny-never" in names and names[0] != names[1]
+        assert names.index("deny-never") == (0 if spec.startswith("deny") else 1)
+
+
 # ----------------------------------------------------------------------------- purity (DESIGN.md)
 RL_LIBS = {"gymnasium", "torch", "stable_baselines3", "sb3_contrib", "optuna", "pettingzoo"}
 
