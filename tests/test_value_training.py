@@ -17,6 +17,8 @@ from psygym_experiments.harness.value_training import (
     Boards,
     backup,
     make_value_config,
+    next_phase_board,
+    phase_index,
     play_boards,
     replay_states,
 )
@@ -177,6 +179,49 @@ def test_boards_are_where_the_horizon_changes_and_replay_exactly(tmp_path):
     # every game's final score minus a board's score is its target
     same = play_boards(rules, 5, seed=2, stage=0, random_move=0.5)[0]
     assert np.array_equal(same.target, again.target)  # reproducible
+
+
+def test_phase_index_counts_phase_events_and_next_board_starts_the_next_phase():
+    """Each board's phase is the PHASE events so far; its next board is the next phase's first."""
+    rules = psygym.load("7th", "duel")
+    boards, states = play_boards(rules, 4, seed=5, stage=0, random_move=0.2)
+    phase = phase_index(rules, boards)
+    # 7th keeps the index of its Psychic phase in the state (two per battle round); the first
+    # phase begins without a PHASE event, right after power generation (7E-2)
+    assert phase.tolist() == [s.phase for s in states] and phase.max() >= 6
+    nxt = next_phase_board(boards, phase)
+    for i, j in enumerate(nxt.tolist()):
+        same_game = np.flatnonzero(boards.game == boards.game[i])
+        later = [k for k in same_game if phase[k] > phase[i]]
+        if not later:
+            assert j == -1
+            continue
+        first = min(later, key=lambda k: (phase[k], boards.ply[k]))
+        assert j == first and boards.game[j] == boards.game[i]
+
+
+def test_phase_td_labels_are_the_gain_to_the_next_phase_plus_its_value(tmp_path):
+    """A run with phase_td: 1 labels each board by score gained to the next phase plus V there."""
+    (tmp_path / "td.yml").write_text(
+        "phase_td: 1\nsweeps: 0\neval_boards: 2\nmax_epochs: 5\nrefit_epochs: 3\npatience: 2\n"
+    )
+    result = _train(
+        "--edition", "8th", "--scenario", "duel", "--steps", "12", "--seed", "1",
+        "--config", str(tmp_path / "td.yml"), "--runs-dir", str(tmp_path / "runs"),
+    )  # fmt: skip
+    assert result.exit_code == 0, (result.output, result.exception)
+    run = tmp_path / "runs" / "8th" / "duel" / "value_1"
+    boards = Boards.load(run / "data" / "games-0.npz")
+    with np.load(run / "labels" / "td-1.npz", allow_pickle=False) as data:
+        label = data["target"]
+    mc = BoardValue.load(run / "checkpoints" / "fit-0.safetensors")
+    nxt = next_phase_board(boards, phase_index(psygym.load("8th", "duel"), boards))
+    has = nxt >= 0
+    assert 0 < has.sum() < len(boards)  # last-phase boards keep their Monte-Carlo target
+    want = boards.score[nxt[has]] - boards.score[has] + mc.predict(boards.x[nxt[has]])
+    assert np.allclose(label[has], want) and np.array_equal(label[~has], boards.target[~has])
+    meta = BoardValue.load(run / "value").meta
+    assert "phase-TD" in meta["method"] and meta["config"]["phase_td"] == 1
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,18 @@ Method: Monte-Carlo targets first, then fitted value iteration backward over rou
    round, so the first fit learns the shape of the board (what wounds, psykers and pools are
    worth) from plenty of data. Its weakness is noise (one game's luck per target) and bias (the
    value of heuristic play, not of good play).
-2. **Fitted value-iteration sweeps.** Each sweep first plays ``sweep_games`` more games in which
+2. **Phase-TD refits** (``phase_td`` of them, default none). A board in the middle of a Psychic
+   phase is valued by how the rest of that phase can go, and that rests on the dice left in both
+   pools and the powers still to cast, a point or two that the noise of a whole game's result
+   (several points) hides from the Monte-Carlo fit. Each refit re-labels every board with what
+   player 0 gained from it to the first board of the next Psychic phase of the same game (a
+   transition with an ``EventKind.PHASE`` event starts one) plus ``V`` there; a board of the
+   game's last phase keeps its Monte-Carlo target. Those labels carry only one phase's dice, so
+   the fit can see what a die is worth; then the value is refitted on them (from the current
+   weights). Measured on the 7th duel (``docs/strength.md``): the Monte-Carlo value gave a
+   board with more deny dice left a slightly *higher* value for the caster, so ``search``
+   denied a cheap first power with every die and let the next one through.
+3. **Fitted value-iteration sweeps.** Each sweep first plays ``sweep_games`` more games in which
    a seat is ``search`` with the current value (probability ``search_share``) or a heuristic,
    so the data also hold the boards good play reaches. Then, round by round from the last one
    to the first, a sample of ``relabel`` distinct boards of that round is re-labelled with a
@@ -90,7 +101,7 @@ from psygym_experiments.harness.runs import (
 from psygym_experiments.harness.runs import read_metrics as _read_csv
 from psygym_experiments.harness.training import TrainingInterrupted
 
-from psygym.core import CHANCE, TERMINAL, sample_action
+from psygym.core import CHANCE, TERMINAL, EventKind, sample_action
 
 ALGO = "value"
 """The ``--algo`` name of board-value training."""
@@ -114,7 +125,9 @@ class ValueConfig:
         algo: always ``"value"`` (tells ``--resume`` which kind of run this is).
         steps: games of the Monte-Carlo stage (heuristics only).
         seed: seeds the games, splits, samples and fits.
-        sweeps: fitted value-iteration sweeps after the Monte-Carlo fit.
+        phase_td: phase-TD refits after the Monte-Carlo fit (labels: the gain to the next
+            Psychic phase's first board plus ``V`` there).
+        sweeps: fitted value-iteration sweeps after the Monte-Carlo fit (and phase-TD refits).
         sweep_games: games played at the start of each sweep (``search`` among the agents);
             ``None``: a tenth of ``steps``.
         search_share: probability that a seat of a sweep game is ``search``.
@@ -137,6 +150,7 @@ class ValueConfig:
     algo: str = ALGO
     steps: int = 2000
     seed: int = 0
+    phase_td: int = 0
     sweeps: int = 2
     sweep_games: int | None = None
     search_share: float = 0.5
@@ -275,7 +289,7 @@ def check_value_config(cfg: ValueConfig) -> None:
 
     for name in ("steps",):
         whole(name, 3)
-    for name in ("seed", "sweeps", "relabel", "eval_boards"):
+    for name in ("seed", "phase_td", "sweeps", "relabel", "eval_boards"):
         whole(name, 0)
     for name in ("batch", "max_epochs", "refit_epochs", "patience", "max_fit_boards"):
         whole(name, 1)
@@ -550,6 +564,45 @@ def replay_states(rules: Any, boards: Boards) -> list[Hashable]:
     return out
 
 
+def phase_index(rules: Any, boards: Boards) -> np.ndarray:
+    """Per board, how many Psychic phases had begun when its game reached it.
+
+    Replays the games' recorded actions; a transition with an ``EventKind.PHASE`` event begins
+    a phase (so the count is edition-blind).
+    """
+    out = np.zeros(len(boards), np.int64)
+    rows: dict[int, list[int]] = {}
+    for i, g in enumerate(boards.game.tolist()):
+        rows.setdefault(g, []).append(i)
+    for g, members in rows.items():
+        acts = boards.actions[boards.offsets[g] : boards.offsets[g + 1]].tolist()
+        at = {int(boards.ply[i]): i for i in members}
+        s, phases = rules.initial_state(), 0
+        for ply, a in enumerate(acts):
+            s, events = rules.apply_with_events(s, a, check=False)
+            phases += any(e.kind == EventKind.PHASE for e in events)
+            if ply in at:
+                out[at[ply]] = phases
+    return out
+
+
+def next_phase_board(boards: Boards, phase: np.ndarray) -> np.ndarray:
+    """Per board, the row of the first board of a later phase of the same game (-1: none)."""
+    first: dict[tuple[int, int], int] = {}
+    for i in np.lexsort((-boards.ply, boards.game)).tolist():  # within a game, last ply first
+        first[(int(boards.game[i]), int(phase[i]))] = i  # so the earliest board stays
+    later: dict[int, list[int]] = {}
+    for g, p in sorted(first):
+        later.setdefault(g, []).append(p)
+    out = np.full(len(boards), -1, np.int64)
+    for i, (g, p) in enumerate(zip(boards.game.tolist(), phase.tolist())):
+        for q in later[g]:
+            if q > p:
+                out[i] = first[(g, q)]
+                break
+    return out
+
+
 def backup(rules: Any, value: Any, state: Hashable) -> float:
     """One-step backup of a board: what player 0 still gains, as ``V`` predicts it.
 
@@ -606,6 +659,7 @@ class _Run:
         self.shards: list[Boards] = []
         self._states: list[list[Hashable] | None] = []
         self.labels: dict[int, float] = {}  # global board index -> latest backup
+        self.td_target: np.ndarray | None = None  # phase-TD labels of the first boards
         self.value: Any = None
         self.stage = ""
         for d in ("data", "labels", "checkpoints"):
@@ -704,6 +758,8 @@ class _Run:
         self.stage = stage
         cfg = self.cfg
         x, y, split = self.all_rows("x"), self.all_rows("target").copy(), self.all_rows("split")
+        if self.td_target is not None:
+            y[: len(self.td_target)] = self.td_target
         w = np.ones(len(y))
         if self.labels:
             idx = np.fromiter(self.labels, int)
@@ -781,6 +837,31 @@ class _Run:
         tmp.replace(path)
         self.labels.update(zip(board, label))
 
+    def phase_td(self, stage: str) -> None:
+        """Label every board so far by the gain to the next phase's first board plus ``V`` there."""
+        path = self.dir / "labels" / f"{stage}.npz"
+        if path.is_file():
+            with np.load(path, allow_pickle=False) as data:
+                self.td_target = data["target"]
+            return
+        self.stage = stage
+        t0 = time.perf_counter()
+        x, score, target = self.all_rows("x"), self.all_rows("score"), self.all_rows("target")
+        nxt, base = [], 0
+        for shard in self.shards:
+            rows = next_phase_board(shard, phase_index(self.rules, shard))
+            nxt.append(np.where(rows >= 0, rows + base, -1))
+            base += len(shard)
+        after = np.concatenate(nxt)
+        has = after >= 0
+        label = target.astype(np.float64).copy()
+        label[has] = score[after[has]] - score[has] + self.value.predict(x[after[has]])
+        tmp = path.with_name(path.name + ".tmp.npz")
+        np.savez_compressed(tmp, target=label)
+        tmp.replace(path)
+        self.td_target = label
+        self.timing("phase_td_labels", time.perf_counter() - t0, len(label))
+
     def _distinct(self, rows: np.ndarray, rng: np.random.Generator, n: int) -> list[list[int]]:
         """Up to ``n`` distinct states among ``rows``, each as the rows holding it.
 
@@ -855,6 +936,9 @@ class _Run:
         self.fit("fit-0", initial=True)
         if cfg.eval_initial:
             self.evaluate("eval-0", "monte-carlo fit")
+        for k in range(1, cfg.phase_td + 1):
+            self.phase_td(f"td-{k}")
+            self.fit(f"td-{k}", initial=False)
         rounds = sorted(set(self.all_rows("round").tolist()), reverse=True)
         for k in range(1, cfg.sweeps + 1):
             if cfg.games_per_sweep:
@@ -880,8 +964,7 @@ class _Run:
             "rounds": per_round, "games": cfg.steps + cfg.sweeps * cfg.games_per_sweep,
             "boards": int(len(self.all_rows("round"))), "backed_up_boards": len(self.labels),
             "config": {k: v for k, v in asdict(cfg).items() if k in TUNABLE},
-            "method": "Monte-Carlo fit, then fitted value iteration backward over rounds"
-            if cfg.sweeps else "Monte-Carlo fit only",
+            "method": _method(cfg),
             "target": "score player 0 still gains from the board (final minus so far)",
             "trained_with": command.read_text().splitlines()[0] if command.is_file() else "",
         }  # fmt: skip
@@ -894,6 +977,16 @@ class _Run:
         }  # fmt: skip
         atomic_write(self.dir / "metrics.json", json_text(doc) + "\n")
         plot_value_curves(self.dir, f"board value of {cfg.edition} {cfg.scenario}")
+
+
+def _method(cfg: ValueConfig) -> str:
+    """The training method in words, for the model's JSON."""
+    parts = ["Monte-Carlo fit"]
+    if cfg.phase_td:
+        parts.append(f"{cfg.phase_td} phase-TD refits")
+    if cfg.sweeps:
+        parts.append("fitted value iteration backward over rounds")
+    return ", then ".join(parts) if len(parts) > 1 else "Monte-Carlo fit only"
 
 
 def _num(x: Any) -> float | None:
