@@ -11,6 +11,7 @@ draw from the same distribution).
 from __future__ import annotations
 
 import math
+import pickle
 from collections import Counter
 
 import gymnasium as gym
@@ -19,10 +20,11 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from helpers import exact_outcomes
 from pettingzoo.test import api_test
+from psygym_agents.base import RandomPolicy
 from toy_edition import EDITION as TOY
 
 import psygym
-from psygym.core import CHANCE, TERMINAL, check_rules
+from psygym.core import CHANCE, TERMINAL, check_rules, play_game
 from psygym.edition import editions
 from psygym.envs import aec
 
@@ -92,6 +94,21 @@ def test_same_seed_same_trajectory(edition, scenario):
     assert runs[0] == runs[1]
     other = _random_rollout(gym.make(edition.env_id, scenario=scenario, opponent="random"), 8, 60)
     assert other != runs[0]  # the seed matters
+
+
+@_cases()
+def test_rules_pickle_after_play(edition, scenario):
+    """Worker pools send the rules to their processes: a rules object that has played (its caches
+    filled) pickles, and the copy plays the same game (a pickling error hangs a pool)."""
+    rules = psygym.load(edition.id, scenario)
+    seen = []
+    play_game(rules, [RandomPolicy()] * rules.num_players, np.random.default_rng(3),
+              on_step=lambda s, a, ev: seen.append((rules.observe(s, 0).tolist(), a)))  # fmt: skip
+    twin = pickle.loads(pickle.dumps(rules))
+    again = []
+    play_game(twin, [RandomPolicy()] * twin.num_players, np.random.default_rng(3),
+              on_step=lambda s, a, ev: again.append((twin.observe(s, 0).tolist(), a)))  # fmt: skip
+    assert again == seen and seen
 
 
 @_cases()

@@ -236,6 +236,20 @@ class SecondViews:
             tuple(float(k == d) for k in range(NUM_DECISIONS)) for d in range(NUM_DECISIONS)
         )
 
+    def __getstate__(self) -> dict:
+        """Everything but the packer, which cannot be pickled (a ``struct.Struct``).
+
+        Worker pools send the rules, and with them this object, to their processes.
+        """
+        state = self.__dict__.copy()
+        del state["_head"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        """Restore the fields and rebuild the packer from ``board_start``."""
+        self.__dict__.update(state)
+        self._head = struct.Struct(f"={self.board_start}f")
+
     # -----------------------------------------------------------------------------------------
     # The player's view
 
