@@ -1172,7 +1172,7 @@ class SecondRules(RulesBase):
         phase = s.phase
         plan = self._flux_plans.get((phase, dice, outcome))
         if plan is None:
-            plan = self._flux_plan(phase, dice, outcome)
+            plan = self._flux_plan(s, dice, outcome)
         first, phase_event, flux_event = plan
         events.append(phase_event)
         events.append(flux_event)
@@ -1192,14 +1192,15 @@ class SecondRules(RulesBase):
             ),
         )
 
-    def _flux_plan(self, phase: int, dice: int, outcome: int) -> tuple[int, Event, Event]:
-        """The warp flux roll of ``phase`` (2E-3.1): who is dealt first (2E-3.3), its events.
+    def _flux_plan(self, s: SecondState, dice: int, outcome: int) -> tuple[int, Event, Event]:
+        """The warp flux roll of ``s``'s phase (2E-3.1): who is dealt first (2E-3.3), its events.
 
-        Everything it depends on is in the key ``(phase, dice, outcome)`` (memoised, bounded).
+        The active player and battle round depend on the phase alone, so everything the plan
+        depends on is in the key ``(phase, dice, outcome)`` (memoised, bounded).
         """
-        active = (self.game.first_player + phase) % 2  # active(state)
+        active = self.active(s)
         first = active if self.settings.deal_first == "active" else 1 - active
-        rnd = min(phase // 2 + 1, self.game.battle_rounds)  # battle_round(state)
+        rnd = self.battle_round(s)
         phase_event = self._shared_event(
             ("phase", rnd, active),
             lambda: Event(
@@ -1221,7 +1222,7 @@ class SecondRules(RulesBase):
         plan = (first, phase_event, flux_event)
         if len(self._flux_plans) >= _MEMO_SIZE:
             self._flux_plans.clear()
-        self._flux_plans[(phase, dice, outcome)] = plan
+        self._flux_plans[(s.phase, dice, outcome)] = plan
         return plan
 
     def _apply_roll(self, s: SecondState, outcome: int, events: list[Event]) -> SecondState:
