@@ -84,6 +84,16 @@ def test_run_resumes_without_replaying_and_refuses_other_settings(tmp_path):
         run_value_check({**CFG, "continuations": 7}, out)
 
 
+def test_boards_are_played_in_turn_over_the_rounds(tmp_path):
+    seen = []
+    cfg = {**CFG, "boards": 2, "continuations": 2}
+    rows = run_value_check(cfg, tmp_path / "turn", on_board=lambda d, t, row: seen.append(row))
+    # The files keep board order (round by round); the play goes board 0 of each round first.
+    assert [r["round"] for r in rows] == [1, 1, 2, 2, 3, 3]
+    assert [(r["index"], r["round"]) for r in seen] == [
+        (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)]  # fmt: skip
+
+
 def test_cli_value_check_and_its_errors(tmp_path, capsys):
     from psygym_experiments.cli import run
 

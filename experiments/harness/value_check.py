@@ -11,9 +11,11 @@ mean standard error: an RMSE near the standard error says ``V`` is within the sa
 
 Runs resume: every finished board is one line of ``boards.jsonl`` in the output folder, and a
 run started again with the same settings skips the boards already there (the boards and every
-continuation's dice are fixed by the seed). Boards are played in worker processes that die with
-their parent. The output folder also gets ``config.json``, ``summary.json`` and
-``value-check.png`` (``V`` against the continuations' mean per round, with two standard errors).
+continuation's dice are fixed by the seed). Boards are taken in turn over the rounds (the
+first board of every round, then the second, ...), so a run stopped early covers each round.
+Boards are played in worker processes that die with their parent. The output folder also gets
+``config.json``, ``summary.json`` and ``value-check.png`` (``V`` against the continuations'
+mean per round, with two standard errors).
 """
 
 from __future__ import annotations
@@ -167,7 +169,9 @@ def run_value_check(
     write_json(out / CONFIG_FILE, cfg)
     done = {r["board"]: r for r in read_rows(out) if r.get("board", -1) < len(boards)}
     rewrite_records(out / BOARDS_FILE, [done[k] for k in sorted(done)])
-    todo = [k for k in range(len(boards)) if k not in done]
+    # Board i of every round before board i + 1 of any, so a run stopped early has every round.
+    todo = sorted((k for k in range(len(boards)) if k not in done),
+                  key=lambda k: (boards[k][1], boards[k][0]))  # fmt: skip
 
     def add(row: dict[str, Any]) -> None:
         done[row["board"]] = row
