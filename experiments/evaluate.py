@@ -6,11 +6,13 @@ seed ``seed + i`` (the protocol is :mod:`psygym_experiments.harness.games`, the 
 :mod:`psygym_experiments.harness.tournament`). Where the exact solver can handle the scenario the
 table adds each pairing's exact expected score, the game's value and each agent's exploitability.
 Output: ``<runs-dir>/evaluate-<time>/`` with ``results.csv``, ``results.json``, ``config.json`` and
-``command.txt``.
+``command.txt``. The folder is made first and keeps every finished task (a batch of games, an
+exact value) in ``tasks.jsonl``, so a killed run goes on with ``--resume <folder>``.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from pathlib import Path
@@ -124,8 +126,8 @@ def evaluate_command(
     ),
     resume: str = typer.Option(
         "",
-        help="--until-clear: go on with the run in this folder (the same settings; the games "
-        "it recorded are not played again).",
+        help="Go on with the run in this folder (the same settings; the games and exact values "
+        "it recorded are not played or solved again).",
     ),
 ) -> None:
     """Round-robin between agents in both seats (common random numbers), with exact values."""
@@ -141,28 +143,32 @@ def evaluate_command(
             return _until_clear(
                 rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume
             )
-        if resume:
-            raise ValueError("--resume goes with --until-clear (a round-robin is not resumable)")
+        from psygym.policies import resolve_policy
+
+        policies = [resolve_policy(name, rules) for name in names]  # bad names fail here
+        config = {
+            "edition": rules.edition,
+            "scenario": getattr(rules.scenario, "name", ""),
+            "agents": names,
+            "episodes": episodes,
+            "seed": seed,
+            "workers": workers,
+            "exact": exact,
+            "max_states": max_states,
+            "self_play": self_play,
+            "game_seeds": f"{seed}..{seed + episodes - 1}",
+        }
+        run_dir = _run_dir(runs_dir, resume, config, ROUND_ROBIN_SETTINGS, until_clear=False)
+        write_json(run_dir / "config.json", config)
+        err_console.print(f"run folder: {run_dir} (a killed run goes on with --resume {run_dir})",
+                          highlight=False)  # fmt: skip
         start = time.perf_counter()
         settings = EvalSettings(
             episodes, seed, workers, exact=exact, exploit=exact, max_states=max_states,
             self_play=self_play,
         )  # fmt: skip
-        ev = evaluate(rules, names, settings)
-    run_dir = run_folder(runs_dir, "evaluate")
-    config = {
-        "edition": rules.edition,
-        "scenario": ev.scenario,
-        "agents": names,
-        "episodes": episodes,
-        "seed": seed,
-        "workers": workers,
-        "exact": exact,
-        "max_states": max_states,
-        "self_play": self_play,
-        "game_seeds": f"{seed}..{seed + episodes - 1}",
-        "seconds": round(time.perf_counter() - start, 2),
-    }
+        ev = evaluate(rules, names, settings, policies=policies, record=run_dir / TASKS_FILE)
+    config["seconds"] = round(time.perf_counter() - start, 2)
     write_evaluation(ev, run_dir, config)
     if fmt == "csv":
         typer.echo(csv_text(ev.pairs), nl=False)
@@ -187,6 +193,32 @@ UNTIL_CLEAR_SETTINGS = ("edition", "scenario", "agents", "max_episodes", "min_ep
 """The settings a resumed ``--until-clear`` run must share with the first one."""
 GAMES_FILE = "games.jsonl"
 """The resume record of ``--until-clear``: one JSON line per finished batch of a match."""
+ROUND_ROBIN_SETTINGS = (
+    "edition", "scenario", "agents", "episodes", "seed", "exact", "max_states", "self_play",
+)  # fmt: skip
+"""The settings a resumed round-robin must share with the first one (not ``workers``)."""
+TASKS_FILE = "tasks.jsonl"
+"""The resume record of a round-robin: one JSON line per finished task (game batch, exact value)."""
+
+
+def _run_dir(
+    runs_dir: str, resume: str, config: dict[str, Any], keys: tuple[str, ...], until_clear: bool
+) -> Path:  # fmt: skip
+    """A new run folder, or the ``--resume`` folder once it is shown to hold the same run."""
+    from psygym_experiments.harness.runs import check_resumable
+
+    if not resume:
+        return run_folder(runs_dir, "evaluate")
+    run_dir = Path(resume)
+    config_path = run_dir / "config.json"
+    if not config_path.is_file():
+        raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate")
+    if bool(json.loads(config_path.read_text()).get("until_clear")) != until_clear:
+        kind, fix = ("a round-robin", "leave out --until-clear") if until_clear else (
+            "an --until-clear run", "add --until-clear")  # fmt: skip
+        raise ValueError(f"--resume: {run_dir} holds {kind} of evaluate; {fix} to go on with it")
+    check_resumable(config_path, config, keys, "or leave out --resume")
+    return run_dir
 
 
 def _played(run_dir: Path, opponents: list[str]) -> dict[str, list[tuple[float, float]]]:
@@ -215,7 +247,7 @@ def _until_clear(
     """
     from psygym_experiments.harness.head_to_head import BATCH, head_to_head, seat_spec
     from psygym_experiments.harness.progress import ProgressBar
-    from psygym_experiments.harness.runs import append_record, check_resumable, rewrite_records
+    from psygym_experiments.harness.runs import append_record, rewrite_records
 
     from psygym.policies import resolve_policy
 
@@ -229,19 +261,14 @@ def _until_clear(
         "agents": names, "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
         "workers": workers, "until_clear": True,
     }  # fmt: skip
+    run_dir = _run_dir(runs_dir, resume, config, UNTIL_CLEAR_SETTINGS, until_clear=True)
     if resume:
-        run_dir = Path(resume)
-        if not (run_dir / "config.json").is_file():
-            raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate --until-clear")
-        check_resumable(run_dir / "config.json", config, UNTIL_CLEAR_SETTINGS,
-                        "or leave out --resume")  # fmt: skip
         played = _played(run_dir, names[1:])
         rewrite_records(run_dir / GAMES_FILE, [
             {"opponent": o, "start": i, "pairs": played[o][i : i + BATCH]}
             for o in names[1:] for i in range(0, len(played[o]), BATCH)
         ])  # fmt: skip
     else:
-        run_dir = run_folder(runs_dir, "evaluate")
         played = {o: [] for o in names[1:]}
     write_json(run_dir / "config.json", config)
     err_console.print(f"run folder: {run_dir} (a killed run goes on with --resume {run_dir})",

@@ -286,6 +286,42 @@ def test_cli_reports_exact_values_where_solvable(tmp_path: Path, tiny_path: Path
     assert set(doc["exploitability"]) == {"double-wc", "all-in"}
 
 
+def test_cli_a_killed_round_robin_resumes_with_the_same_numbers(tmp_path: Path, tiny_path: Path):
+    pytest.importorskip("psygym_agents.solvers.evaluate")
+    runner = CliRunner()
+    args = ["evaluate", "--edition", "7th", "--scenario", str(tiny_path), "--agents",
+            "double-wc,all-in", "--episodes", "10", "--format", "json"]  # fmt: skip
+    whole = runner.invoke(app, [*args, "--runs-dir", str(tmp_path / "whole")])
+    assert whole.exit_code == 0, whole.output
+    (run,) = (tmp_path / "whole").glob("evaluate-*")
+    assert "a killed run goes on with --resume" in whole.stderr
+    lines = (run / "tasks.jsonl").read_text().splitlines()
+    kinds = [json.loads(x)["task"][0] for x in lines]
+    # Game batches of both seat orders, the game's value, two exact scores, four best responses.
+    counts = {k: kinds.count(k) for k in set(kinds)}
+    assert counts.pop("games") >= 2 and counts == {"value": 1, "exact": 2, "br": 4}
+    # Killed with two tasks done, halfway through writing the third.
+    (run / "tasks.jsonl").write_text("\n".join(lines[:2]) + "\n" + lines[2][:20])
+    (run / "results.json").unlink()
+    again = runner.invoke(app, [*args, "--resume", str(run)])
+    assert again.exit_code == 0, again.output
+    assert json.loads(again.stdout) == json.loads(whole.stdout)
+    after = (run / "tasks.jsonl").read_text().splitlines()
+    # The two recorded tasks were not run again; each other task was run once.
+    assert after[:2] == lines[:2] and len(after) == len(lines)
+    assert sorted(json.loads(x)["task"] for x in after) == sorted(
+        json.loads(x)["task"] for x in lines
+    )
+    # Other workers split the games into other batches: those are played again, same numbers.
+    (run / "tasks.jsonl").write_text("\n".join(lines[:2]) + "\n")
+    split = runner.invoke(app, [*args, "--resume", str(run), "--workers", "2"])
+    assert split.exit_code == 0, split.output
+    assert json.loads(split.stdout) == json.loads(whole.stdout)
+    other = runner.invoke(app, [*args[:-2], "--seed", "5", "--resume", str(run)])
+    assert other.exit_code == 2 and "other settings (seed)" in other.output
+    assert "Traceback" not in other.output
+
+
 def test_cli_bad_agent_is_one_line_and_exit_code_2(tmp_path: Path):
     result = CliRunner().invoke(app, ["evaluate", "--agents", "double-wc,nobody", "--episodes",
                                       "2", "--runs-dir", str(tmp_path)])  # fmt: skip

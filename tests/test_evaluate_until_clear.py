@@ -81,7 +81,7 @@ def test_a_killed_run_resumes_from_its_record_with_the_same_result(tmp_path):
 def test_resume_refuses_other_settings_and_folders_it_did_not_write(tmp_path):
     runner = CliRunner()
     base = ["evaluate", "--edition", "rt", "--scenario", "duel", "--until-clear",
-            "--agents", "spend-freely,conserve", "--episodes", "10", "--min-episodes", "10"]
+            "--agents", "spend-freely,conserve", "--episodes", "10", "--min-episodes", "10"]  # fmt: skip
     first = runner.invoke(app, [*base, "--runs-dir", str(tmp_path)])
     assert first.exit_code == 0, first.output
     run = next(tmp_path.glob("evaluate-*"))
@@ -93,4 +93,6 @@ def test_resume_refuses_other_settings_and_folders_it_did_not_write(tmp_path):
     stray = runner.invoke(app, [*base, "--resume", str(empty)])
     assert stray.exit_code != 0 and "not a run folder" in stray.output
     robin = runner.invoke(app, ["evaluate", "--edition", "rt", "--resume", str(run)])
-    assert robin.exit_code != 0 and "--resume goes with --until-clear" in robin.output
+    assert robin.exit_code != 0 and "holds an --until-clear run of evaluate; add --until-clear" in (
+        robin.output
+    )

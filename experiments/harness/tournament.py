@@ -19,7 +19,7 @@ import math
 import os
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -414,7 +414,7 @@ class _Runner:
 
     def __init__(
         self, rules: Any, specs: Sequence[str], workers: int, bar: ProgressBar, pool: Any = None,
-        policies: Sequence[Any] = (),
+        policies: Sequence[Any] = (), record: TaskRecord | None = None,
     ):  # fmt: skip
         import uuid
 
@@ -423,6 +423,7 @@ class _Runner:
         self.ctx: _Context | None = None
         self.token = uuid.uuid4().hex
         self._policies = list(policies)
+        self.record = record
 
     def __enter__(self) -> _Runner:
         if self.pool is None and self.workers > 1:
@@ -436,24 +437,82 @@ class _Runner:
             self.pool.shutdown(cancel_futures=True)
 
     def run(self, tasks: Sequence[tuple], weight: dict[tuple, int] | None = None) -> dict:
-        """Run every task; returns task -> result."""
+        """Run every task not in the record yet; returns task -> result."""
         weight = weight or {}
         out: dict[tuple, Any] = {}
-        if self.pool is None:
-            for t in tasks:
-                out[t] = _run_task(t, self.ctx)[1]
+        record = self.record
+        todo = []
+        for t in tasks:
+            if record is not None and t in record.done:
+                out[t] = record.done[t]
                 self.bar.advance(weight.get(t, 1))
+            else:
+                todo.append(t)
+
+        def finish(t: tuple, res: Any) -> None:
+            out[t] = res
+            if record is not None:
+                record.add(t, res)
+            self.bar.advance(weight.get(t, 1))
+
+        if self.pool is None:
+            for t in todo:
+                finish(t, _run_task(t, self.ctx)[1])
             return out
         from concurrent.futures import as_completed
 
         futures = [
-            self.pool.submit(_run_remote, self.token, self.rules, self.specs, t) for t in tasks
+            self.pool.submit(_run_remote, self.token, self.rules, self.specs, t) for t in todo
         ]
         for fut in as_completed(futures):
-            t, res = fut.result()
-            out[t] = res
-            self.bar.advance(weight.get(t, 1))
+            finish(*fut.result())
         return out
+
+
+class TaskRecord:
+    """The resume record of a round-robin: one JSON line per finished task, read back on start.
+
+    A task is a tuple of plain values (:func:`_run_task`), its result a game batch's statistics
+    or an exact value, so a line holds both as JSON and a resumed tournament skips the tasks
+    it finds. Game batches split by another number of workers are other tasks, played again;
+    the numbers do not depend on the split. A torn last line (a killed run) is left out.
+    """
+
+    def __init__(self, path: str | os.PathLike[str]):
+        from pathlib import Path
+
+        from psygym_experiments.harness.runs import read_records, rewrite_records
+
+        self.path = Path(path)
+        self.done: dict[tuple, Any] = {}
+        for row in read_records(self.path):
+            task = tuple(row["task"])
+            self.done[task] = _decode_result(task, row["result"])
+        # Rewritten whole, so that no new line follows a torn one.
+        rewrite_records(self.path, [{"task": list(t), "result": _encode_result(t, r)}
+                                    for t, r in self.done.items()])  # fmt: skip
+
+    def add(self, task: tuple, result: Any) -> None:
+        """Record one finished task."""
+        from psygym_experiments.harness.runs import append_record
+
+        self.done[task] = result
+        append_record(self.path, {"task": list(task), "result": _encode_result(task, result)})
+
+
+def _encode_result(task: tuple, result: Any) -> Any:
+    """A task's result as JSON values (floats keep every bit through JSON)."""
+    if task[0] == "games":
+        stats, stochastic = result
+        return {"stats": asdict(stats), "stochastic": list(stochastic)}
+    return list(result)
+
+
+def _decode_result(task: tuple, data: Any) -> Any:
+    """The result :func:`_run_task` returned, from :func:`_encode_result`'s JSON."""
+    if task[0] == "games":
+        return GameStats(**data["stats"]), [bool(x) for x in data["stochastic"]]
+    return tuple(data)
 
 
 # ----------------------------------------------------------------------------- the tournament
@@ -605,6 +664,7 @@ def evaluate(
     labels: Sequence[str] | None = None,
     pool: Any = None,
     policies: Sequence[Any] | None = None,
+    record: str | os.PathLike[str] | None = None,
 ) -> Evaluation:
     """Round-robin over every pair of agents in both seats, with common random numbers.
 
@@ -618,6 +678,8 @@ def evaluate(
         policies: policies already built from ``agent_names`` for ``rules`` (``None`` entries
             are built here), so that a model is loaded once in this process; workers build
             their own.
+        record: a JSON-lines file that keeps every finished task (:class:`TaskRecord`); the
+            tasks it holds already are not run again, so a killed tournament goes on.
 
     Returns:
         The :class:`Evaluation`: one :class:`PairResult` per pairing and seat, in
@@ -643,9 +705,10 @@ def evaluate(
     exact_players |= {n for n, pol in zip(names, policies) if getattr(pol, "name", "") == "optimal"}
     settings = replace(settings, exact_players=tuple(sorted(exact_players)))
     plan = _make_plan(names, settings)
+    done = None if record is None else TaskRecord(record)
     with (
         ProgressBar("evaluating", plan.total(), enabled=settings.show_progress) as bar,
-        _Runner(rules, specs, settings.workers, bar, pool, policies) as runner,
+        _Runner(rules, specs, settings.workers, bar, pool, policies, done) as runner,
     ):
         value = _play(plan, runner)
         solved = value[0] == "ok"
