@@ -20,12 +20,14 @@ import os
 import sys
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.games import DRAW_TOL, GameStats, mean_ci, play_games
 from psygym_experiments.harness.output import strict_json
 from psygym_experiments.harness.progress import ProgressBar
+from psygym_experiments.harness.runs import append_record, read_records, rewrite_records
 from psygym_experiments.harness.solving import (
     MAX_STATES,
     PILOT_STATES,
@@ -479,10 +481,6 @@ class TaskRecord:
     """
 
     def __init__(self, path: str | os.PathLike[str]):
-        from pathlib import Path
-
-        from psygym_experiments.harness.runs import read_records, rewrite_records
-
         self.path = Path(path)
         self.done: dict[tuple, Any] = {}
         for row in read_records(self.path):
@@ -494,8 +492,6 @@ class TaskRecord:
 
     def add(self, task: tuple, result: Any) -> None:
         """Record one finished task."""
-        from psygym_experiments.harness.runs import append_record
-
         self.done[task] = result
         append_record(self.path, {"task": list(task), "result": _encode_result(task, result)})
 
