@@ -225,7 +225,7 @@ class SecondViews:
         """Every psyker's :meth:`_psyker_header` (as bytes) by ``(player, alive, used)``."""
         self._pending_blocks: dict[Pending | None, bytes] = {}
         self._cast_views: dict[tuple[int, int, int], CastView] = {}
-        self._head = struct.Struct(f"={self.board_start}f")
+        self._head = self._head_packer()
         """The observation's first entries as native float32 (C casts, as numpy converts)."""
         self._max_wounds = tuple(float(w) for w in rules.max_wounds)
         self._counts = rules.deck_counts
@@ -235,6 +235,10 @@ class SecondViews:
         self._decision_rows = tuple(
             tuple(float(k == d) for k in range(NUM_DECISIONS)) for d in range(NUM_DECISIONS)
         )
+
+    def _head_packer(self) -> struct.Struct:
+        """The packer of the observation's first ``board_start`` entries (native float32)."""
+        return struct.Struct(f"={self.board_start}f")
 
     def __getstate__(self) -> dict:
         """Everything but the packer, which cannot be pickled (a ``struct.Struct``).
@@ -248,7 +252,7 @@ class SecondViews:
     def __setstate__(self, state: dict) -> None:
         """Restore the fields and rebuild the packer from ``board_start``."""
         self.__dict__.update(state)
-        self._head = struct.Struct(f"={self.board_start}f")
+        self._head = self._head_packer()
 
     # -----------------------------------------------------------------------------------------
     # The player's view
