@@ -52,10 +52,13 @@ def value_check_command(
             "edition": rules.edition, "scenario": scenario, "boards": boards,
             "continuations": continuations, "agent": agent, "value": value, "seed": seed,
         }  # fmt: skip
-        with ProgressBar(f"{rules.edition} {name}: boards", None) as bar:
+        with ProgressBar(f"{rules.edition} {name}: continuations", None) as bar:
+
+            def played(done: int, total: int) -> None:
+                bar.update(completed=done, total=total)
 
             def shown(done: int, total: int, row: dict) -> None:
-                bar.update(completed=done, note=f"round {row['round']}: V {row['V']:+.2f}, "
+                bar.update(note=f"board {done}/{total}, round {row['round']}: V {row['V']:+.2f}, "
                            f"continuations {row['mean']:+.2f} ± {row['se']:.2f}")  # fmt: skip
                 err_console.print(
                     f"board {done}/{total} (round {row['round']}): V {row['V']:+.3f}, "
@@ -63,7 +66,8 @@ def value_check_command(
                     highlight=False,
                 )
 
-            rows = run_value_check(cfg, folder, workers=workers, on_board=shown)
+            rows = run_value_check(cfg, folder, workers=workers, on_board=shown,
+                                   on_chunk=played)
     write_command(folder)
     for r in summarize(rows):
         console.print(

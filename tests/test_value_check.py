@@ -116,3 +116,34 @@ def test_a_scenario_without_a_board_value_fails_before_writing_anything(tmp_path
     with pytest.raises(ValueError, match="no board value for 7th single-phase: give --value"):
         run_value_check(cfg, out)
     assert not out.exists()
+
+
+def test_a_board_resumes_chunk_by_chunk_with_the_same_figures(tmp_path, monkeypatch):
+    from psygym_experiments.harness import value_check
+    from psygym_experiments.harness.value_check import board_row, play_chunk
+
+    monkeypatch.setattr(value_check, "CHUNK", 2)
+    cfg = {**CFG, "continuations": 5, "agent": "random"}
+    progress = []
+    whole = run_value_check(cfg, tmp_path / "whole",
+                            on_chunk=lambda done, total: progress.append((done, total)))  # fmt: skip
+    assert progress == [(d, 15) for d in (2, 4, 5, 7, 9, 10, 12, 14, 15)]
+    assert len((tmp_path / "whole" / "chunks.jsonl").read_text().splitlines()) == 9
+    assert whole[0]["se"] > 0  # the dice of these games differ, so a lost chunk would show
+    # As if killed in the first board: two of its three chunks recorded, no board finished.
+    out = tmp_path / "cut"
+    out.mkdir()
+    (out / "config.json").write_text((tmp_path / "whole" / "config.json").read_text())
+    recorded = [play_chunk(cfg, 0, 0, 2), play_chunk(cfg, 0, 2, 4)]
+    (out / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in recorded) + '{"torn')
+    played = []
+    monkeypatch.setattr(value_check, "play_chunk", lambda c, b, j, stop: played.append((b, j))
+                        or play_chunk(c, b, j, stop))  # fmt: skip
+    again = run_value_check(cfg, out)
+    assert played == [(0, 4), (1, 0), (1, 2), (1, 4), (2, 0), (2, 2), (2, 4)]
+    assert again == whole
+    # The chunks split the games, not the dice: one chunk of all five is the same board.
+    assert board_row(cfg, 0, play_chunk(cfg, 0, 0, 5)["gains"]) == whole[0]
+    # A finished board's chunks are dropped when the run starts again.
+    run_value_check(cfg, out)
+    assert (out / "chunks.jsonl").read_text() == ""

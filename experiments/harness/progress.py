@@ -70,13 +70,15 @@ class ProgressBar:
             self._bar.advance(self._task, n)
 
     def update(self, *, completed: float | None = None, description: str | None = None,
-               note: str | None = None) -> None:  # fmt: skip
-        """Set the work done so far, the description or the note."""
+               note: str | None = None, total: float | None = None) -> None:  # fmt: skip
+        """Set the work done so far, the description, the note or the total once known."""
         if self._bar is None:
             return
         changes: dict[str, Any] = {}
         if completed is not None:
             changes["completed"] = completed
+        if total is not None:
+            changes["total"] = total
         if description is not None:
             changes["description"] = description
         if note is not None:

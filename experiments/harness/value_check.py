@@ -9,11 +9,14 @@ player 0 still gains, beside that mean's standard error (dice luck: with 200 con
 error of the mean, not of ``V``). Per round it reports the RMSE of ``V`` against the means and the
 mean standard error: an RMSE near the standard error says ``V`` is within the sampling noise.
 
-Runs resume: every finished board is one line of ``boards.jsonl`` in the output folder, and a
-run started again with the same settings skips the boards already there (the boards and every
-continuation's dice are fixed by the seed). Boards are taken in turn over the rounds (the
-first board of every round, then the second, ...), so a run stopped early covers each round.
-Boards are played in worker processes that die with their parent. The output folder also gets
+Runs resume: the continuations of a board are played in chunks of :data:`CHUNK` games, every
+finished chunk is one line of ``chunks.jsonl`` (its gains) and every finished board one line of
+``boards.jsonl``; a run started again with the same settings plays only what is missing (the
+boards and every continuation's dice are fixed by the seed, so the figures do not depend on
+where a run stopped or on ``workers``). A board from the first battle round of a duel costs
+about half a CPU hour, so a chunk is what a stop can lose. Boards are taken in turn over the
+rounds (the first board of every round, then the second, ...), so a run stopped early covers
+each round. Chunks are played in worker processes that die with their parent. The output folder also gets
 ``config.json``, ``summary.json`` and ``value-check.png`` (``V`` against the continuations'
 mean per round, with two standard errors).
 """
@@ -40,6 +43,10 @@ from psygym.core import play_game
 
 BOARDS_FILE = "boards.jsonl"
 """One JSON line per finished board (the resume record)."""
+CHUNKS_FILE = "chunks.jsonl"
+"""One JSON line per finished chunk of a board's continuations (the finer resume record)."""
+CHUNK = 20
+"""Continuations per chunk: the work a stopped run can lose, and what a worker takes at a time."""
 CONFIG_FILE = "config.json"
 """The settings of the run; a resumed run must match them."""
 SETTINGS = ("edition", "scenario", "boards", "continuations", "agent", "value", "seed")
@@ -78,14 +85,19 @@ def sample_boards(rules: Any, per_round: int, seed: int, max_games: int = 2000) 
 
 
 def continuation_gains(
-    rules: Any, board: Hashable, policies: list[Any], n: int, seed: tuple[int, ...]
-) -> np.ndarray:
-    """What player 0 still gains from ``board`` in each of ``n`` seeded games of ``policies``."""
+    rules: Any, board: Hashable, policies: list[Any], n: int, seed: tuple[int, ...],
+    first: int = 0,
+) -> np.ndarray:  # fmt: skip
+    """What player 0 still gains from ``board`` in seeded games ``first`` to ``first + n - 1``.
+
+    Game ``k``'s dice are seeded by ``(*seed, k)``, so any split of the games into chunks
+    plays the same games.
+    """
     start = rules.returns(board)[0]
     gains = np.empty(n)
-    for k in range(n):
+    for i, k in enumerate(range(first, first + n)):
         end = play_game(rules, policies, np.random.default_rng((*seed, k)), state=board)
-        gains[k] = rules.returns(end)[0] - start
+        gains[i] = rules.returns(end)[0] - start
     return gains
 
 
@@ -114,17 +126,29 @@ def _setup(cfg: dict[str, Any]) -> tuple[Any, list[Any], Any, list[Any]]:
     return _WORKER["setup"]
 
 
-def check_board(cfg: dict[str, Any], k: int) -> dict[str, Any]:
-    """Board ``k`` of ``cfg``'s boards: ``V`` against the mean of its continuations."""
-    rules, boards, value, agents = _setup(cfg)
+def play_chunk(cfg: dict[str, Any], k: int, start: int, stop: int) -> dict[str, Any]:
+    """Continuations ``start`` to ``stop - 1`` of board ``k`` (the chunk's resume record)."""
+    rules, boards, _, agents = _setup(cfg)
+    board = boards[k][2]
+    gains = continuation_gains(rules, board, agents, stop - start, (cfg["seed"], 1, k), start)
+    return {"board": k, "start": start, "gains": gains.tolist()}
+
+
+def board_row(cfg: dict[str, Any], k: int, gains: list[float]) -> dict[str, Any]:
+    """Board ``k``'s row: ``V`` against the mean (and its standard error) of ``gains``."""
+    rules, boards, value, _ = _setup(cfg)
     rnd, i, board = boards[k]
-    gains = continuation_gains(rules, board, agents, cfg["continuations"], (cfg["seed"], 1, k))
-    se = float(gains.std(ddof=1) / math.sqrt(len(gains))) if len(gains) > 1 else math.nan
+    g = np.asarray(gains, float)
+    se = float(g.std(ddof=1) / math.sqrt(len(g))) if len(g) > 1 else math.nan
     return {
         "board": k, "round": rnd, "index": i, "V": float(value(rules, board)),
-        "mean": float(gains.mean()), "se": se, "sd": float(gains.std(ddof=1)),
-        "continuations": len(gains),
+        "mean": float(g.mean()), "se": se, "sd": float(g.std(ddof=1)), "continuations": len(g),
     }  # fmt: skip
+
+
+def check_board(cfg: dict[str, Any], k: int) -> dict[str, Any]:
+    """Board ``k`` of ``cfg``'s boards: ``V`` against the mean of its continuations."""
+    return board_row(cfg, k, play_chunk(cfg, k, 0, cfg["continuations"])["gains"])
 
 
 def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -151,6 +175,7 @@ def read_rows(out_dir: Path) -> list[dict[str, Any]]:
 def run_value_check(
     cfg: dict[str, Any], out_dir: str | Path, *, workers: int = 1,
     on_board: Callable[[int, int, dict[str, Any]], None] | None = None,
+    on_chunk: Callable[[int, int], None] | None = None,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Check every board of ``cfg`` not yet in ``out_dir``; returns all rows, board order.
 
@@ -160,6 +185,7 @@ def run_value_check(
         out_dir: the output folder (created; resumed when it holds the same settings).
         workers: processes (the figures do not depend on it).
         on_board: called with ``(done, total, row)`` after each board (progress).
+        on_chunk: called with ``(continuations done, all continuations)`` after each chunk.
     """
     out = Path(out_dir)
     cfg = {k: cfg.get(k) for k in SETTINGS}
@@ -169,25 +195,49 @@ def run_value_check(
     write_json(out / CONFIG_FILE, cfg)
     done = {r["board"]: r for r in read_rows(out) if r.get("board", -1) < len(boards)}
     rewrite_records(out / BOARDS_FILE, [done[k] for k in sorted(done)])
+    n = cfg["continuations"]
+    starts = range(0, n, CHUNK)
+    chunks = {(c["board"], c["start"]): c["gains"] for c in read_records(out / CHUNKS_FILE)
+              if c.get("board") in range(len(boards)) and c.get("start") in starts
+              and c["board"] not in done}  # fmt: skip
+    rewrite_records(out / CHUNKS_FILE, [{"board": k, "start": j, "gains": g}
+                                        for (k, j), g in sorted(chunks.items())])  # fmt: skip
     # Board i of every round before board i + 1 of any, so a run stopped early has every round.
-    todo = sorted((k for k in range(len(boards)) if k not in done),
-                  key=lambda k: (boards[k][1], boards[k][0]))  # fmt: skip
+    todo_boards = sorted((k for k in range(len(boards)) if k not in done),
+                         key=lambda k: (boards[k][1], boards[k][0]))  # fmt: skip
+    todo = [(k, j, min(j + CHUNK, n)) for k in todo_boards for j in starts
+            if (k, j) not in chunks]  # fmt: skip
 
-    def add(row: dict[str, Any]) -> None:
-        done[row["board"]] = row
+    def finish(k: int) -> None:
+        row = board_row(cfg, k, [g for j in starts for g in chunks[(k, j)]])
+        done[k] = row
         append_record(out / BOARDS_FILE, row)
         if on_board is not None:
             on_board(len(done), len(boards), row)
 
+    def add_chunk(chunk: dict[str, Any]) -> None:
+        k = chunk["board"]
+        chunks[(k, chunk["start"])] = chunk["gains"]
+        append_record(out / CHUNKS_FILE, chunk)
+        if on_chunk is not None:
+            played = n * len(done) + sum(len(g) for (b, _), g in chunks.items() if b not in done)
+            on_chunk(played, n * len(boards))
+        if all((k, j) in chunks for j in starts):
+            finish(k)
+
+    for k in todo_boards:  # every chunk recorded before a stop, the board's row not yet
+        if all((k, j) in chunks for j in starts):
+            finish(k)
+    todo = [t for t in todo if t[0] not in done]
     if workers <= 1 or len(todo) <= 1:
-        for k in todo:
-            add(check_board(cfg, k))
+        for k, j, stop in todo:
+            add_chunk(play_chunk(cfg, k, j, stop))
     else:
         from psygym_experiments.harness.tournament import worker_pool
 
         with worker_pool(workers) as pool:
-            for row in pool.map(check_board, [cfg] * len(todo), todo):
-                add(row)
+            for chunk in pool.map(play_chunk, *zip(*[(cfg, *t) for t in todo], strict=True)):
+                add_chunk(chunk)
     rows = [done[k] for k in sorted(done)]
     write_json(out / "summary.json", {"config": cfg, "rounds": summarize(rows), "boards": rows})
     plot_value_check(rows, out / "value-check.png", f"{cfg['edition']} {cfg['scenario']}")
@@ -240,6 +290,6 @@ def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path
 
 
 __all__ = [
-    "check_board", "continuation_gains", "plot_value_check", "read_rows", "run_value_check",
+    "CHUNK", "board_row", "check_board", "continuation_gains", "play_chunk", "plot_value_check", "read_rows", "run_value_check",
     "sample_boards", "summarize", "summary_markdown",
 ]  # fmt: skip
