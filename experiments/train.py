@@ -41,7 +41,7 @@ VALUE_GAMES = 2000
 """Default ``--steps`` (games of the Monte-Carlo stage) of ``--algo value``."""
 _RL_ONLY = {
     "opponent": "random", "eval_opponent": "", "seat": "", "eval_every": 0,
-    "eval_episodes": 200, "n_envs": 0, "subproc": False, "exact_eval": False,
+    "eval_episodes": 200, "n_envs": 0, "subproc": False, "exact_eval": False, "init": "",
 }  # fmt: skip
 """Options of the RL algorithms with their defaults (they do not apply to ``--algo value``)."""
 
@@ -81,6 +81,12 @@ def train(
         "", help="YAML hyperparameters merged over experiments/configs/<algo>.yml."
     ),
     runs_dir: str = typer.Option("runs", help="Folder for run outputs."),
+    init: str = typer.Option(
+        "",
+        help="Start from this safe model's policy weights (.safetensors of the same algorithm "
+        "and scenario, e.g. agents/pretrained/7th-duel-seat0.safetensors) instead of fresh "
+        "ones: fine-tuning, or an exploiter that starts as a competent player.",
+    ),
     resume: str = typer.Option(
         "",
         help="Continue the run in this folder from its last checkpoint (--steps may raise "
@@ -174,7 +180,7 @@ def _config(o: dict[str, Any]) -> TrainConfig:
         eval_opponent=o["eval_opponent"] or None, seat=o["seat"] or None,
         eval_every=o["eval_every"] or None, eval_episodes=o["eval_episodes"],
         exact_eval=o["exact_eval"], n_envs=o["n_envs"] or None, subproc=o["subproc"],
-        config=o["config"] or None,
+        config=o["config"] or None, init=o["init"] or None,
     )  # fmt: skip
 
 

@@ -228,6 +228,45 @@ def test_alternate_seats_and_opponent_control():
         env.get_wrapper_attr("set_opponent")(object())
 
 
+def test_init_starts_from_a_saved_policy_and_takes_its_network(tiny_run, tmp_path, rules):
+    from psygym_experiments.harness.training import evaluate
+
+    saved = SB3Policy(load_policy(tiny_run / "model.safetensors", rules), rules, deterministic=True)
+    own, _ = evaluate(rules, saved, resolve_policy("double-wc", rules), (0,), 10, 1_000_003)
+    fresh, *_, last = list(csv.DictReader((tiny_run / "metrics.csv").open()))
+    # The last evaluation is of the saved weights (after the last update, not before it).
+    assert last["step"] == "512" and float(last["mean_score"]) == pytest.approx(own, abs=1e-6)
+    args = ["train", "--edition", "7th", "--scenario", "single-phase", "--steps", "256",
+            "--eval-every", "256", "--eval-episodes", "10", "--n-envs", "2", "--opponent",
+            "double-wc", "--runs-dir", str(tmp_path), "--no-progress",
+            "--init", str(tiny_run / "model.safetensors")]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    run = tmp_path / "7th" / "single-phase" / "maskable-ppo_1"
+    first = next(csv.DictReader((run / "metrics.csv").open()))
+    # Step 0 is the saved policy itself: the same games score what its own last evaluation did.
+    assert first["step"] == "0" and float(first["mean_score"]) == pytest.approx(own, abs=1e-6)
+    assert first["mean_score"] != fresh["mean_score"]  # not a fresh network's score
+    assert "--init" in (run / "command.txt").read_text()
+    # Another network shape is rebuilt from the saved model's description, not the config's.
+    small = train_agent("7th", "single-phase", steps=128, runs_dir=tmp_path / "small",
+                        overrides={"policy_kwargs": {"net_arch": [16]}}, **TINY)  # fmt: skip
+    tuned = train_agent("7th", "single-phase", steps=128, runs_dir=tmp_path / "tuned",
+                        init=str(small / "model.safetensors"), **TINY)  # fmt: skip
+    assert read_metadata(tuned / "model.safetensors")["policy"]["net_arch"] == [16]
+
+
+def test_init_refuses_a_model_of_another_algorithm_or_scenario(tiny_run, tmp_path):
+    base = ["train", "--steps", "64", "--runs-dir", str(tmp_path), "--no-progress",
+            "--init", str(tiny_run / "model.safetensors")]  # fmt: skip
+    result = runner.invoke(app, [*base, "--edition", "7th", "--scenario", "single-phase",
+                                 "--algo", "ppo"])  # fmt: skip
+    assert result.exit_code == 2 and "not a --algo ppo policy" in result.output
+    result = runner.invoke(app, [*base, "--edition", "8th", "--scenario", "duel"])
+    assert result.exit_code == 2 and "use a model trained for this edition" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "8th").exists()
+
+
 def test_bad_input_gives_one_clear_line(tmp_path):
     result = runner.invoke(app, ["train", "--algo", "a2c", "--runs-dir", str(tmp_path)])
     assert result.exit_code == 2

@@ -108,6 +108,7 @@ class TrainConfig:
     subproc: bool = False
     env_id: str = ""
     hyperparams: dict[str, Any] = field(default_factory=dict)
+    init: str = ""  # a safe model whose policy weights the run starts from ("" = fresh)
 
     def seats(self) -> tuple[int, ...]:
         """Seats the learner plays (and is evaluated in)."""
@@ -328,8 +329,14 @@ def make_config(
     subproc: bool = False,
     config: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
+    init: str | Path | None = None,
 ) -> TrainConfig:
     """Resolve and validate a training configuration.
+
+    ``init`` is a safe model (``.safetensors``) whose policy weights the run starts from instead
+    of fresh ones (fine-tuning; an exploiter that starts from a competent player): it must be of
+    the same algorithm and network shape and fit the scenario. Its architecture overrides the
+    config's ``policy_kwargs``.
 
     Raises:
         ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent.
@@ -356,6 +363,9 @@ def make_config(
     check_learner_decides(rules, (0, 1) if seat_text == "both" else (int(seat_text),), seed)
     hp = load_hyperparams(algo, env_id, rules.scenario.name, config)
     hp = _merge(hp, overrides or {})
+    init_text = str(init or "")
+    if init_text:
+        hp = _merge(hp, {"policy_kwargs": _init_policy_kwargs(init_text, algo, rules)})
     if n_envs is not None:
         hp["n_envs"] = n_envs
     hp.setdefault("n_envs", 1)
@@ -368,8 +378,30 @@ def make_config(
         edition=edition, scenario=str(scenario) if scenario != "default" else rules.scenario.name,
         algo=algo, steps=steps, seed=seed, opponent=opponent, eval_opponent=eval_opp,
         seat=seat_text, eval_every=every, eval_episodes=eval_episodes, exact_eval=exact_eval,
-        subproc=subproc, env_id=env_id, hyperparams=hp,
+        subproc=subproc, env_id=env_id, hyperparams=hp, init=init_text,
     )  # fmt: skip
+
+
+def _init_policy_kwargs(path: str, algo: str, rules: Any) -> dict[str, Any]:
+    """The ``policy_kwargs`` that rebuild ``--init``'s network, after checking it fits the run.
+
+    Raises:
+        ValueError: not a safe model, another algorithm, or another edition or scenario's
+            observations and actions (one line).
+    """
+    from psygym_agents.safe_model import POLICY_CLASSES, load_safe
+
+    try:
+        net = load_safe(path, rules)
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"--init {path}: {exc}") from None
+    meta = net.psygym_metadata
+    cls_name = type(net).__name__
+    if POLICY_CLASSES.get(cls_name, ("", ""))[1] != algo:
+        raise ValueError(f"--init {path} holds a {cls_name} ({meta.get('algo', '?')}), "
+                         f"not a --algo {algo} policy")  # fmt: skip
+    policy = meta.get("policy", {})
+    return {"net_arch": policy.get("net_arch"), "activation_fn": policy.get("activation", "tanh")}
 
 
 def check_learner_decides(rules: Any, seats: tuple[int, ...], seed: int) -> None:
@@ -832,7 +864,9 @@ class _Trainer:
             return False
         if self.cfg.opponent == "self" and steps >= self.next_refresh:
             self.refresh_opponent(model)
-        if steps >= self.next_eval:
+        # The last evaluation waits for the end of training: during the last rollout the
+        # policy has not had its last update yet, and the saved model is the updated one.
+        if steps >= self.next_eval and steps < self.cfg.steps:
             self.evaluate(model)
             if steps > 0:
                 self.checkpoint(model)
@@ -999,6 +1033,22 @@ def _load_checkpoint(model: Any, run_dir: Path, record: dict[str, Any]) -> None:
         model._n_calls = int(record.get("n_calls", 0))
 
 
+def _load_init(model: Any, path: str) -> None:
+    """Start ``model``'s policy from the weights of the safe model ``path`` (``--init``).
+
+    Raises:
+        ValueError: the saved network does not have the run's shape (one line).
+    """
+    from psygym_agents.safe_model import load_safe
+
+    net = load_safe(path)
+    try:
+        model.policy.load_state_dict(net.state_dict(), strict=True)
+    except RuntimeError as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise ValueError(f"--init {path} does not fit this run's network: {first}") from None
+
+
 def trim_metrics(run_dir: Path, record: dict[str, Any] | None) -> None:
     """Drop ``metrics.csv`` rows the checkpoint does not cover (a kill after the evaluation).
 
@@ -1062,6 +1112,8 @@ def run_training(
             _load_checkpoint(model, run_dir, record)
         elif resume and (run_dir / "checkpoints" / "last.zip").is_file():
             model = _load_legacy_checkpoint(cls, run_dir, vec_env, kw["device"])
+        elif cfg.init:
+            _load_init(model, cfg.init)
         resume = resume and int(model.num_timesteps) > 0
         done = int(model.num_timesteps)
         remaining = cfg.steps - done
@@ -1153,6 +1205,8 @@ def command_line(cfg: TrainConfig, runs_dir: str | Path) -> str:
         args.append("--exact-eval")
     if cfg.subproc:
         args.append("--subproc")
+    if cfg.init:
+        args += ["--init", cfg.init]
     return shlex.join(args)
 
 
