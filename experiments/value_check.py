@@ -66,8 +66,7 @@ def value_check_command(
                     highlight=False,
                 )
 
-            rows = run_value_check(cfg, folder, workers=workers, on_board=shown,
-                                   on_chunk=played)
+            rows = run_value_check(cfg, folder, workers=workers, on_board=shown, on_chunk=played)
     write_command(folder)
     for r in summarize(rows):
         console.print(

@@ -125,8 +125,7 @@ def test_a_board_resumes_chunk_by_chunk_with_the_same_figures(tmp_path, monkeypa
     monkeypatch.setattr(value_check, "CHUNK", 2)
     cfg = {**CFG, "continuations": 5, "agent": "random"}
     progress = []
-    whole = run_value_check(cfg, tmp_path / "whole",
-                            on_chunk=lambda done, total: progress.append((done, total)))  # fmt: skip
+    whole = run_value_check(cfg, tmp_path / "whole", on_chunk=lambda *p: progress.append(p))
     assert progress == [(d, 15) for d in (2, 4, 5, 7, 9, 10, 12, 14, 15)]
     assert len((tmp_path / "whole" / "chunks.jsonl").read_text().splitlines()) == 9
     assert whole[0]["se"] > 0  # the dice of these games differ, so a lost chunk would show

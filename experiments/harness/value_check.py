@@ -16,9 +16,9 @@ boards and every continuation's dice are fixed by the seed, so the figures do no
 where a run stopped or on ``workers``). A board from the first battle round of a duel costs
 about half a CPU hour, so a chunk is what a stop can lose. Boards are taken in turn over the
 rounds (the first board of every round, then the second, ...), so a run stopped early covers
-each round. Chunks are played in worker processes that die with their parent. The output folder also gets
-``config.json``, ``summary.json`` and ``value-check.png`` (``V`` against the continuations'
-mean per round, with two standard errors).
+each round. Chunks are played in worker processes that die with their parent. The output
+folder also gets ``config.json``, ``summary.json`` and ``value-check.png`` (``V`` against the
+continuations' mean per round, with two standard errors).
 """
 
 from __future__ import annotations
@@ -290,6 +290,6 @@ def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path
 
 
 __all__ = [
-    "CHUNK", "board_row", "check_board", "continuation_gains", "play_chunk", "plot_value_check", "read_rows", "run_value_check",
-    "sample_boards", "summarize", "summary_markdown",
+    "CHUNK", "board_row", "check_board", "continuation_gains", "play_chunk", "plot_value_check",
+    "read_rows", "run_value_check", "sample_boards", "summarize", "summary_markdown",
 ]  # fmt: skip
