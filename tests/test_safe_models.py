@@ -520,3 +520,24 @@ def test_export_errors_are_one_line(tmp_path, benign_zip, cli):
         lines = result.output.strip().splitlines()
         assert len(lines) == 1 and words in lines[0], result.output
     assert not marker.exists() and not (tmp_path / "bad.safetensors").exists()
+
+
+@pytest.mark.parametrize("edition", ["7th", "8th"])
+def test_the_documented_self_play_bases_load_and_fine_tune(edition, tmp_path):
+    """docs/strength.md starts its exploiters from these: they must fit the duel as it is now."""
+    from psygym_experiments.harness.training import make_config
+
+    path = Path(__file__).resolve().parent.parent / "docs/strength" / f"selfplay-{edition}-duel"
+    rules = load(edition, "duel")
+    policy = resolve_policy(str(path) + ".safetensors", rules)
+    s, rng = rules.initial_state(), np.random.default_rng(0)
+    while (p := rules.current_player(s)) == CHANCE:
+        s = rules.apply(s, rules.sample_chance(s, rng))
+    assert p != TERMINAL and set(policy.action_probabilities(rules, s, p)) <= set(
+        rules.legal_actions(s)
+    )
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert (meta["edition"], meta["scenario"], meta["opponent"]) == (edition, "duel", "self")
+    cfg = make_config(edition, "duel", steps=64, opponent="random", seat=0,
+                      init=str(path) + ".safetensors")  # fmt: skip
+    assert cfg.init and cfg.hyperparams["policy_kwargs"]["net_arch"] == meta["policy"]["net_arch"]
