@@ -146,3 +146,7 @@ def test_a_board_resumes_chunk_by_chunk_with_the_same_figures(tmp_path, monkeypa
     # A finished board's chunks are dropped when the run starts again.
     run_value_check(cfg, out)
     assert (out / "chunks.jsonl").read_text() == ""
+    # Killed after a board's last chunk but before its row: the row comes from the chunks alone.
+    (tmp_path / "whole" / "boards.jsonl").write_text("")
+    played.clear()
+    assert run_value_check(cfg, tmp_path / "whole") == whole and played == []

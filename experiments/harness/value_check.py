@@ -146,11 +146,6 @@ def board_row(cfg: dict[str, Any], k: int, gains: list[float]) -> dict[str, Any]
     }  # fmt: skip
 
 
-def check_board(cfg: dict[str, Any], k: int) -> dict[str, Any]:
-    """Board ``k`` of ``cfg``'s boards: ``V`` against the mean of its continuations."""
-    return board_row(cfg, k, play_chunk(cfg, k, 0, cfg["continuations"])["gains"])
-
-
 def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per battle round (and ``all``): boards, RMSE of ``V`` against the means, mean error."""
     out = []
@@ -202,11 +197,9 @@ def run_value_check(
               and c["board"] not in done}  # fmt: skip
     rewrite_records(out / CHUNKS_FILE, [{"board": k, "start": j, "gains": g}
                                         for (k, j), g in sorted(chunks.items())])  # fmt: skip
-    # Board i of every round before board i + 1 of any, so a run stopped early has every round.
-    todo_boards = sorted((k for k in range(len(boards)) if k not in done),
-                         key=lambda k: (boards[k][1], boards[k][0]))  # fmt: skip
-    todo = [(k, j, min(j + CHUNK, n)) for k in todo_boards for j in starts
-            if (k, j) not in chunks]  # fmt: skip
+
+    def complete(k: int) -> bool:
+        return all((k, j) in chunks for j in starts)
 
     def finish(k: int) -> None:
         row = board_row(cfg, k, [g for j in starts for g in chunks[(k, j)]])
@@ -222,13 +215,16 @@ def run_value_check(
         if on_chunk is not None:
             played = n * len(done) + sum(len(g) for (b, _), g in chunks.items() if b not in done)
             on_chunk(played, n * len(boards))
-        if all((k, j) in chunks for j in starts):
+        if complete(k):
             finish(k)
 
-    for k in todo_boards:  # every chunk recorded before a stop, the board's row not yet
-        if all((k, j) in chunks for j in starts):
+    # Board i of every round before board i + 1 of any, so a run stopped early has every round.
+    order = sorted(range(len(boards)), key=lambda k: (boards[k][1], boards[k][0]))
+    for k in order:  # every chunk recorded before a stop, the board's row not yet
+        if k not in done and complete(k):
             finish(k)
-    todo = [t for t in todo if t[0] not in done]
+    todo = [(k, j, min(j + CHUNK, n)) for k in order if k not in done for j in starts
+            if (k, j) not in chunks]  # fmt: skip
     if workers <= 1 or len(todo) <= 1:
         for k, j, stop in todo:
             add_chunk(play_chunk(cfg, k, j, stop))
@@ -290,6 +286,6 @@ def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path
 
 
 __all__ = [
-    "CHUNK", "board_row", "check_board", "continuation_gains", "play_chunk", "plot_value_check",
+    "CHUNK", "board_row", "continuation_gains", "play_chunk", "plot_value_check",
     "read_rows", "run_value_check", "sample_boards", "summarize", "summary_markdown",
 ]  # fmt: skip
