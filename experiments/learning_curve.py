@@ -62,12 +62,12 @@ def exact_report(rules: Any, agent: Any, opponent: Any, *, vs_optimal: bool) -> 
 
 def simulated_report(rules: Any, agent: Any, opponent: Any, episodes: int, seed: int) -> dict:
     """Agent vs the best heuristic, both simulated against ``opponent`` with the same dice."""
-    from psygym_experiments.harness.games import run_games
+    from psygym_experiments.harness.games import play_games
 
     from psygym.policies import bots_for, resolve_policy
 
     def mean(policy: Any) -> float:
-        stats = run_games(rules, [policy, opponent], episodes, seed, show_progress=False)
+        stats, _ = play_games(rules, [policy, opponent], seed, range(episodes))
         return float(sum(stats.scores) / len(stats.scores))
 
     bots = bots_for(rules.edition)

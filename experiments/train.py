@@ -96,7 +96,7 @@ def train(
         0, min=0, help="Steps between evaluations + checkpoints (default: steps/10, at most 10000)."
     ),
     eval_episodes: int = typer.Option(
-        200, min=1, help="Games per evaluation (fixed dice each time)."
+        200, min=1, help="Games per evaluation (the same games each time: common random numbers)."
     ),
     n_envs: int = typer.Option(0, min=0, help="Vectorised envs (default: from the config)."),
     subproc: bool = typer.Option(False, "--subproc", help="SubprocVecEnv instead of DummyVecEnv."),
@@ -205,6 +205,13 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
         f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.safetensors'}",
         highlight=False,
     )
+    if len(rows) > 1 and last.get("gain"):
+        console.print(
+            f"gain since step {rows[0]['step']}: {float(last['gain']):+.3f} "
+            f"(± {float(last['gain_ci95']):.3f}, game by game over the same "
+            f"{last.get('episodes', '?')} games)",
+            highlight=False,
+        )
     if exported is not None:
         console.print(f"exported: {exported} ({exported.stat().st_size} bytes)", highlight=False)
 

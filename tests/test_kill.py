@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import random
@@ -95,8 +96,8 @@ def _wait_for(what, proc: subprocess.Popen, timeout: float = 90) -> None:
 
 
 def _metrics(run: Path) -> list[tuple[int, float]]:
-    rows = (run / "metrics.csv").read_text().splitlines()[1:]
-    return [(int(r.split(",")[0]), float(r.split(",")[-1])) for r in rows]
+    with (run / "metrics.csv").open(newline="") as f:
+        return [(int(r["step"]), float(r["wall_time"])) for r in csv.DictReader(f)]
 
 
 def _assert_continuous(rows: list[tuple[int, float]]) -> None:

@@ -256,6 +256,58 @@ def test_init_starts_from_a_saved_policy_and_takes_its_network(tiny_run, tmp_pat
     assert read_metadata(tuned / "model.safetensors")["policy"]["net_arch"] == [16]
 
 
+class _FirstRolls:
+    """The rules of ``rules``, logging the first chance outcome of every game played."""
+
+    def __init__(self, rules):
+        self._rules, self.first, self._new = rules, [], False
+
+    def __getattr__(self, name):
+        return getattr(self._rules, name)
+
+    def initial_state(self):
+        self._new = True
+        return self._rules.initial_state()
+
+    def sample_chance(self, state, rng):
+        outcome = self._rules.sample_chance(state, rng)
+        if self._new:
+            self.first.append(outcome)
+            self._new = False
+        return outcome
+
+
+def test_evaluations_give_every_policy_the_same_games(rules):
+    from psygym_experiments.harness.games import seat_split_scores
+
+    opponent = resolve_policy("deny-always", rules)
+    logged = {}
+    scores = {}
+    for name in ("double-wc", "all-in"):
+        logged[name] = _FirstRolls(rules)
+        policy = resolve_policy(name, rules)
+        scores[name] = seat_split_scores(logged[name], policy, opponent, (0, 1), 40, 11)
+    # Two policies that spend their dice differently still start game i with the same roll
+    # (a single dice stream would shift every game after the first one that differs).
+    assert scores["double-wc"].tolist() != scores["all-in"].tolist()
+    assert logged["double-wc"].first == logged["all-in"].first
+    assert len(set(logged["all-in"].first)) > 1
+
+
+def test_each_evaluation_reports_its_gain_game_by_game(tiny_run):
+    rows = read_metrics(tiny_run)
+    first = json.loads((tiny_run / "first_eval.json").read_text())
+    base = np.asarray(first["scores"])
+    assert first["step"] == 0 and len(base) == 10
+    assert float(rows[0]["mean_score"]) == pytest.approx(base.mean(), abs=1e-6)
+    assert (float(rows[0]["gain"]), float(rows[0]["gain_ci95"])) == (0.0, 0.0)
+    for row in rows[1:]:
+        gain = float(row["mean_score"]) - float(rows[0]["mean_score"])
+        assert float(row["gain"]) == pytest.approx(gain, abs=1e-5)
+    last = rows[-1]
+    assert last["gain_ci95"] not in ("", "nan")
+
+
 def test_init_refuses_a_model_of_another_algorithm_or_scenario(tiny_run, tmp_path):
     base = ["train", "--steps", "64", "--runs-dir", str(tmp_path), "--no-progress",
             "--init", str(tiny_run / "model.safetensors")]  # fmt: skip

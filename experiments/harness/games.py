@@ -11,7 +11,8 @@ allow it (common random numbers make differences between agents far less noisy):
   ``(seed + i, 1 + p)``, so an agent's choices never shift the dice.
 
 :func:`run_games` is the plain single-stream sampler behind ``psygym simulate`` (one generator
-for everything, as ``psygym.core.play_game`` draws).
+for everything, as ``psygym.core.play_game`` draws). :func:`seat_split_scores` is the evaluation
+of training runs and tuning trials: common random numbers, game by game.
 """
 
 from __future__ import annotations
@@ -182,14 +183,17 @@ def run_games(
     return stats
 
 
-def seat_split_score(
+def seat_split_scores(
     rules: Any, policy: Any, opponent: Any, seats: Sequence[int], episodes: int, seed: int
-) -> tuple[float, float]:
-    """Mean score of ``policy`` (and 95% half-width) over games against ``opponent``.
+) -> np.ndarray:
+    """Score of ``policy`` (its own view) in each of ``episodes`` games against ``opponent``.
 
-    Games are split over ``seats``; seat ``p``'s games come from :func:`run_games` seeded
-    ``seed + 7919 * p``, so every call with the same ``seed`` uses the same dice and successive
-    evaluations (of a training run, of tuning trials) are directly comparable.
+    Games are split over ``seats`` (the first seats get one more when they do not divide
+    evenly), in seat order. Seat ``p``'s games are games ``0, 1, ...`` of :func:`play_games`
+    seeded ``seed + 7919 * p``: common random numbers. So game ``i`` gets the same warp-charge
+    roll in every Psychic phase, and the same dice as far as the two games' play allows, in
+    every call with the same ``seed``. Two evaluations of the same policy give the same scores,
+    and two policies (or one policy before and after training) can be compared game by game.
     """
     scores: list[float] = []
     for i, seat in enumerate(seats):
@@ -197,7 +201,14 @@ def seat_split_score(
         if n == 0:
             continue
         players = [policy, opponent] if seat == 0 else [opponent, policy]
-        stats = run_games(rules, players, n, seed + 7919 * seat, show_progress=False)
+        stats, _ = play_games(rules, players, seed + 7919 * seat, range(n))
         sign = 1.0 if seat == 0 else -1.0
         scores += [sign * s for s in stats.scores]
-    return mean_ci(np.asarray(scores, dtype=float))
+    return np.asarray(scores, dtype=float)
+
+
+def seat_split_score(
+    rules: Any, policy: Any, opponent: Any, seats: Sequence[int], episodes: int, seed: int
+) -> tuple[float, float]:
+    """Mean and 95% half-width of :func:`seat_split_scores`."""
+    return mean_ci(seat_split_scores(rules, policy, opponent, seats, episodes, seed))

@@ -153,8 +153,15 @@ def check_resumable(
 
 
 def append_metrics(path: Path, row: Mapping[str, Any], fields: tuple[str, ...]) -> None:
-    """Append one row to a metrics CSV file (with its header when the file is new)."""
+    """Append one row to a metrics CSV file (with its header when the file is new).
+
+    A file begun with fewer ``fields`` (by an older version) keeps its own header and columns.
+    """
     new = not path.is_file()
+    if not new:
+        with path.open(newline="") as f:
+            header = next(csv.reader(f), None)
+        fields = tuple(header) if header else fields
     with path.open("a", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         if new:

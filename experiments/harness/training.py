@@ -5,7 +5,9 @@ A run lives in ``<runs-dir>/<edition>/<scenario>/<algo>_<n>/``:
 - ``config.yml``: the resolved configuration (edition, scenario, algo, steps, seed, opponent,
   seat, evaluation settings and every hyperparameter); ``command.txt``: the exact command(s);
 - ``metrics.csv``: one row per evaluation (step, mean eval score, its 95% half-width, episodes,
-  exact score when asked, best score so far, wall time); ``learning_curve.png``;
+  exact score when asked, best score so far, wall time, and the gain since the first evaluation
+  with its paired 95% half-width: every evaluation plays the same games, common random numbers);
+  ``first_eval.json``: the first evaluation's score in each game; ``learning_curve.png``;
 - ``tb/``: TensorBoard logs (``tensorboard --logdir runs``);
 - ``checkpoints/step_<n>/`` (policy ``model.safetensors`` + ``model.json``, optimizer state
   ``optimizer.safetensors``, DQN replay buffer ``replay_buffer.npz``: no pickles) named by
@@ -69,8 +71,11 @@ RUN_KEYS = (
 )  # fmt: skip
 """Config keys that configure the run rather than the SB3 constructor."""
 METRIC_FIELDS = (
-    "step", "mean_score", "ci95", "episodes", "exact_score", "best_score", "wall_time",
+    "step", "mean_score", "ci95", "episodes", "exact_score", "best_score", "wall_time", "gain",
+    "gain_ci95",
 )  # fmt: skip
+FIRST_EVAL_FILE = "first_eval.json"
+"""Per-game scores of the run's first evaluation, against which each later one is paired."""
 TRUSTED_NOTE = (
     "Models and checkpoints are written in psygym's safe format (safetensors + JSON, no "
     "pickles); an SB3 .zip loads only with --trust-pickle."
@@ -905,12 +910,15 @@ class _Trainer:
     def evaluate(self, model: Any) -> float:
         """Evaluate the current policy, log it, report it to the Optuna trial."""
         from psygym_agents.sb3 import SB3Policy
+        from psygym_experiments.harness.games import mean_ci, seat_split_scores
 
         steps = model.num_timesteps
         policy = SB3Policy(model, self.rules, deterministic=True)
         cfg = self.cfg
-        mean, half = evaluate(self.rules, policy, self.eval_opponent, cfg.seats(),
-                              cfg.eval_episodes, cfg.seed + 1_000_003)  # fmt: skip
+        scores = seat_split_scores(self.rules, policy, self.eval_opponent, cfg.seats(),
+                                   cfg.eval_episodes, cfg.seed + 1_000_003)  # fmt: skip
+        mean, half = mean_ci(scores)
+        gain, gain_half = self.gain_since_first(steps, scores)
         exact: float | None = None
         if self.exact_ok:
             try:
@@ -927,6 +935,7 @@ class _Trainer:
             "step": steps, "mean_score": f"{mean:.6f}", "ci95": f"{half:.6f}",
             "episodes": cfg.eval_episodes, "exact_score": "" if exact is None else f"{exact:.6f}",
             "best_score": f"{self.best:.6f}", "wall_time": f"{self.wall():.1f}",
+            "gain": f"{gain:.6f}", "gain_ci95": f"{gain_half:.6f}",
         })  # fmt: skip
         if self.best == score:
             save_model(model, self.run_dir / "best_model",
@@ -939,6 +948,30 @@ class _Trainer:
             if self.trial.should_prune():
                 self.pruned = True
         return score
+
+    def gain_since_first(self, steps: int, scores: Any) -> tuple[float, float]:
+        """The change of the mean score since the run's first evaluation, and its 95% half-width.
+
+        Every evaluation plays the same games (:func:`~psygym_experiments.harness.games.
+        seat_split_scores`), so the change is taken game by game: its interval is the paired
+        one, far narrower than that of two separate means when the dice decide much of a
+        score. The first evaluation's scores are kept in :data:`FIRST_EVAL_FILE`; a run that
+        starts again from an earlier step (no checkpoint) writes them again.
+        """
+        import numpy as np
+        from psygym_experiments.harness.games import mean_ci
+
+        path = self.run_dir / FIRST_EVAL_FILE
+        try:
+            first = json.loads(path.read_text())
+            base = np.asarray(first["scores"], dtype=float)
+            fresh = steps <= int(first["step"]) or base.shape != scores.shape
+        except (OSError, ValueError, KeyError, TypeError):
+            fresh = True
+        if fresh:
+            atomic_write(path, json.dumps({"step": steps, "scores": scores.tolist()}) + "\n")
+            return 0.0, 0.0
+        return mean_ci(scores - base)
 
     def checkpoint(self, model: Any) -> None:
         """Save a safe-format checkpoint: ``checkpoints/step_<n>/`` then ``last.json`` naming it.
