@@ -541,3 +541,22 @@ def test_the_documented_self_play_bases_load_and_fine_tune(edition, tmp_path):
     cfg = make_config(edition, "duel", steps=64, opponent="random", seat=0,
                       init=str(path) + ".safetensors")  # fmt: skip
     assert cfg.init and cfg.hyperparams["policy_kwargs"]["net_arch"] == meta["policy"]["net_arch"]
+
+
+def test_the_documented_exploiter_scores_replay():
+    """docs/strength.md's game-by-game exploiter figures: the recorded games replay exactly."""
+    from psygym_experiments.harness.games import play_games
+
+    folder = Path(__file__).resolve().parent.parent / "docs/strength"
+    scores = json.loads((folder / "exploiter-7th-duel/scores.json").read_text())
+    rules = load("7th", "duel")
+    wc = resolve_policy("double-wc", rules)
+    base = resolve_policy(str(folder / "selfplay-7th-duel.safetensors"), rules)
+    stats, _ = play_games(rules, [base, wc], 1_000_003, range(20))
+    assert stats.scores == scores["against double-wc"]["base"][:20]
+    exploiter_path = folder / "exploiter-7th-duel/search-exploiter.safetensors"
+    exploiter = resolve_policy(str(exploiter_path), rules)
+    stats, _ = play_games(rules, [exploiter, resolve_policy("search", rules)], 1_000_003, range(2))
+    assert stats.scores == scores["against search"]["fine-tuned"][:2]
+    stats, _ = play_games(rules, [wc, wc], 1_000_003, range(20))
+    assert stats.scores == scores["against double-wc"]["double-wc"][:20]
