@@ -954,9 +954,10 @@ class _Trainer:
 
         Every evaluation plays the same games (:func:`~psygym_experiments.harness.games.
         seat_split_scores`), so the change is taken game by game: its interval is the paired
-        one, far narrower than that of two separate means when the dice decide much of a
-        score. The first evaluation's scores are kept in :data:`FIRST_EVAL_FILE`; a run that
-        starts again from an earlier step (no checkpoint) writes them again.
+        one, narrower than that of two separate means as far as the two policies play alike
+        (about half as wide for a fine-tuned policy against its start). The first evaluation's
+        scores are kept in :data:`FIRST_EVAL_FILE`; a run that starts again from an earlier
+        step (no checkpoint) writes them again.
         """
         import numpy as np
         from psygym_experiments.harness.games import mean_ci
