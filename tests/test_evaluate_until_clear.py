@@ -81,7 +81,8 @@ def test_a_killed_run_resumes_from_its_record_with_the_same_result(tmp_path):
 def test_resume_refuses_other_settings_and_folders_it_did_not_write(tmp_path):
     runner = CliRunner()
     base = ["evaluate", "--edition", "rt", "--scenario", "duel", "--until-clear",
-            "--agents", "spend-freely,conserve", "--episodes", "10", "--min-episodes", "10"]  # fmt: skip
+            "--agents", "spend-freely,conserve", "--episodes", "10",
+            "--min-episodes", "10"]  # fmt: skip
     first = runner.invoke(app, [*base, "--runs-dir", str(tmp_path)])
     assert first.exit_code == 0, first.output
     run = next(tmp_path.glob("evaluate-*"))

@@ -362,8 +362,9 @@ def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 240) -> None:
 
 @pytest.mark.slow
 def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp_path):
-    cmd = [sys.executable, "-m", "psygym_experiments.cli", "train", "--edition", "7th", "--scenario",
-           "single-phase", "--steps", "1000000", "--eval-every", "256", "--eval-episodes", "10",
+    cmd = [sys.executable, "-m", "psygym_experiments.cli", "train", "--edition", "7th",
+           "--scenario", "single-phase", "--steps", "1000000", "--eval-every", "256",
+           "--eval-episodes", "10",
            "--n-envs", "2", "--opponent", "double-wc", "--runs-dir", str(tmp_path),
            "--no-progress"]  # fmt: skip
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}

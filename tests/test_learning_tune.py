@@ -227,8 +227,9 @@ def postgres_url():
 
 @pytest.mark.slow
 def test_two_workers_share_one_study_in_postgresql(tmp_path, postgres_url):
-    base = [sys.executable, "-m", "psygym_experiments.cli", "tune", "--edition", "7th", "--scenario",
-            "single-phase", "--target", "parametric", "--trials", "4", "--episodes", "20",
+    base = [sys.executable, "-m", "psygym_experiments.cli", "tune", "--edition", "7th",
+            "--scenario", "single-phase", "--target", "parametric", "--trials", "4",
+            "--episodes", "20",
             "--scoring", "simulation", "--storage", postgres_url, "--study", "shared",
             "--no-progress"]  # fmt: skip
     workers = [
