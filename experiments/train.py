@@ -11,19 +11,14 @@ from typing import Any
 
 import typer
 from psygym_experiments.common import console, edition_option, err_console, user_errors
-from psygym_experiments.harness.runs import (
-    command_text,
-    invoked_as_cli,
-    read_records,
-    write_command,
-)
+from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.training import (
-    FIRST_EVAL_FILE,
     TRUSTED_NOTE,
     TrainConfig,
     TrainingInterrupted,
     command_line,
     export_model,
+    first_evaluation,
     make_config,
     read_metrics,
     resume_run,
@@ -211,10 +206,10 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
         f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.safetensors'}",
         highlight=False,
     )
-    first = read_records(run_dir / FIRST_EVAL_FILE)
-    if len(rows) > 1 and last.get("gain") and first:
+    first = first_evaluation(run_dir)
+    if len(rows) > 1 and last.get("gain") and first is not None:
         console.print(
-            f"gain since step {first[0].get('step', '?')}: {float(last['gain']):+.3f} "
+            f"gain since step {first['step']}: {float(last['gain']):+.3f} "
             f"(± {float(last['gain_ci95']):.3f}, game by game over the same "
             f"{last.get('episodes', '?')} games)",
             highlight=False,

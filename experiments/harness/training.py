@@ -962,15 +962,11 @@ class _Trainer:
         import numpy as np
         from psygym_experiments.harness.games import mean_ci
 
-        path = self.run_dir / FIRST_EVAL_FILE
-        try:
-            first = json.loads(path.read_text())
-            base = np.asarray(first["scores"], dtype=float)
-            fresh = steps <= int(first["step"]) or base.shape != scores.shape
-        except (OSError, ValueError, KeyError, TypeError):
-            fresh = True
-        if fresh:
-            atomic_write(path, json.dumps({"step": steps, "scores": scores.tolist()}) + "\n")
+        first = first_evaluation(self.run_dir)
+        base = None if first is None else np.asarray(first["scores"], dtype=float)
+        if base is None or steps <= first["step"] or base.shape != scores.shape:
+            record = json.dumps({"step": steps, "scores": scores.tolist()})
+            atomic_write(self.run_dir / FIRST_EVAL_FILE, record + "\n")
             return 0.0, 0.0
         return mean_ci(scores - base)
 
@@ -1081,6 +1077,18 @@ def _load_init(model: Any, path: str) -> None:
     except RuntimeError as exc:
         first = str(exc).strip().splitlines()[0]
         raise ValueError(f"--init {path} does not fit this run's network: {first}") from None
+
+
+def first_evaluation(run_dir: Path) -> dict[str, Any] | None:
+    """The run's :data:`FIRST_EVAL_FILE` (``step`` and per-game ``scores``), or ``None``.
+
+    ``None`` also when the file is missing, torn or not of that shape.
+    """
+    try:
+        doc = json.loads((Path(run_dir) / FIRST_EVAL_FILE).read_text())
+        return {"step": int(doc["step"]), "scores": list(doc["scores"])}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def trim_metrics(run_dir: Path, record: dict[str, Any] | None) -> None:
