@@ -62,13 +62,12 @@ def exact_report(rules: Any, agent: Any, opponent: Any, *, vs_optimal: bool) -> 
 
 def simulated_report(rules: Any, agent: Any, opponent: Any, episodes: int, seed: int) -> dict:
     """Agent vs the best heuristic, both simulated against ``opponent`` with the same dice."""
-    from psygym_experiments.harness.games import play_games
+    from psygym_experiments.harness.games import seat_split_score
 
     from psygym.policies import bots_for, resolve_policy
 
     def mean(policy: Any) -> float:
-        stats, _ = play_games(rules, [policy, opponent], seed, range(episodes))
-        return float(sum(stats.scores) / len(stats.scores))
+        return seat_split_score(rules, policy, opponent, (0,), episodes, seed)[0]
 
     bots = bots_for(rules.edition)
     heuristics = list(bots.heuristics) if bots is not None else ["random"]
@@ -133,7 +132,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     import importlib.util
 
-    from psygym_agents.sb3 import SB3Policy, load_model
+    from psygym_agents.sb3 import SB3Policy, load_policy
     from psygym_experiments.common import default_edition
     from psygym_experiments.harness.training import (
         make_config,
@@ -163,7 +162,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     train_seconds = time.monotonic() - t0
 
     rules = load(edition, SCENARIO)
-    agent = SB3Policy(load_model(run_dir / "model.zip", rules), rules, deterministic=True)
+    agent = SB3Policy(load_policy(run_dir / "model.safetensors", rules), rules, deterministic=True)
     opponent = resolve_policy(args.opponent, rules)
     report: dict[str, Any]
     try:

@@ -229,10 +229,11 @@ def test_alternate_seats_and_opponent_control():
 
 
 def test_init_starts_from_a_saved_policy_and_takes_its_network(tiny_run, tmp_path, rules):
-    from psygym_experiments.harness.training import evaluate
+    from psygym_experiments.harness.games import seat_split_score
 
     saved = SB3Policy(load_policy(tiny_run / "model.safetensors", rules), rules, deterministic=True)
-    own, _ = evaluate(rules, saved, resolve_policy("double-wc", rules), (0,), 10, 1_000_003)
+    double_wc = resolve_policy("double-wc", rules)
+    own, _ = seat_split_score(rules, saved, double_wc, (0,), 10, 1_000_003)
     fresh, *_, last = list(csv.DictReader((tiny_run / "metrics.csv").open()))
     # The last evaluation is of the saved weights (after the last update, not before it).
     assert last["step"] == "512" and float(last["mean_score"]) == pytest.approx(own, abs=1e-6)
@@ -421,3 +422,21 @@ def test_metrics_csv_has_the_documented_columns(tiny_run):
     with (tiny_run / "metrics.csv").open() as f:
         header = next(csv.reader(f))
     assert header[:3] == ["step", "mean_score", "ci95"]
+
+
+def test_learning_curve_script_trains_loads_the_safe_model_and_reports(tmp_path, capsys):
+    from psygym_experiments.learning_curve import main
+
+    args = ["--steps", "256", "--eval-every", "256", "--eval-episodes", "10",
+            "--runs-dir", str(tmp_path)]  # fmt: skip
+    report = main(args)
+    run = tmp_path / "7th" / "single-phase" / "maskable-ppo_1"
+    assert not (run / "model.zip").exists()  # the agent is read back from model.safetensors
+    assert report["method"] == "exact" and report["opponent"] == "double-wc"
+    # Exact: the best response to double-wc bounds every seat-0 policy from above.
+    assert 0 < report["agent_vs_opponent"] <= report["optimum_vs_opponent"] + 1e-9
+    assert json.loads((run / "learning_curve.json").read_text())["fraction"] == report["fraction"]
+    assert "fraction" in capsys.readouterr().out
+    simulated = main([*args, "--no-exact", "--sim-episodes", "10"])
+    assert simulated["method"] == "simulation"
+    assert simulated["reference"].startswith("best heuristic (")

@@ -499,18 +499,6 @@ def make_vec_env(cfg: TrainConfig) -> Any:
 
 
 # --------------------------------------------------------------------------------- evaluation
-def evaluate(
-    rules: Any, policy: Any, opponent: Any, seats: tuple[int, ...], episodes: int, seed: int
-) -> tuple[float, float]:
-    """Mean score of ``policy`` (and 95% half-width) over games against ``opponent``.
-
-    See :func:`psygym_experiments.harness.games.seat_split_score`.
-    """
-    from psygym_experiments.harness.games import seat_split_score
-
-    return seat_split_score(rules, policy, opponent, seats, episodes, seed)
-
-
 def exact_score(rules: Any, policy: Any, opponent: Any, seats: tuple[int, ...]) -> float:
     """Exact expected score of ``policy`` against ``opponent``, averaged over ``seats``.
 
@@ -1318,7 +1306,7 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 __all__ = [
     "TrainConfig", "TrainingInterrupted", "check_hyperparams", "check_learner_decides",
     "checkpoint_record", "command_line", "config_from_file",
-    "evaluate", "exact_score", "export_model", "final_model", "load_hyperparams", "make_config",
+    "exact_score", "export_model", "final_model", "load_hyperparams", "make_config",
     "make_vec_env", "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run",
     "run_training", "start_run", "train_agent", "trained_models", "trim_metrics", "write_config",
 ]  # fmt: skip
