@@ -106,7 +106,7 @@ class PsychicPhaseEnv(gym.Env):
     * ``edition``: set by the registered id (``Seventh-v0``: ``"7th"`` and so on).
     * ``scenario``: a shipped scenario name or a path to a TOML file (default: the edition's).
     * ``opponent``: a ``Policy`` object or a name/path resolved through the ``psygym.agents``
-      entry points (``"random"``, ``"double-wc"``, ``"optimal"``, ``"runs/.../model.zip"``).
+      entry points (``"random"``, ``"double-wc"``, ``"optimal"``, ``"runs/.../model.safetensors"``).
     * ``seat``: 0 or 1, the agent's player.
     * ``render_mode``: ``"ansi"`` or ``None``.
     * ``rules``: a ready ``Rules`` object (overrides ``edition``/``scenario``).
