@@ -560,3 +560,22 @@ def test_the_documented_exploiter_scores_replay():
     assert stats.scores == scores["against search"]["fine-tuned"][:2]
     stats, _ = play_games(rules, [wc, wc], 1_000_003, range(20))
     assert stats.scores == scores["against double-wc"]["double-wc"][:20]
+
+
+def test_the_documented_8th_exploiter_replays_and_its_gain_is_the_recorded_one():
+    """docs/strength.md's 8th exploiter of best-power-first: games replay, the gain is +2.405."""
+    from psygym_experiments.harness.games import play_games
+
+    folder = Path(__file__).resolve().parent.parent / "docs/strength"
+    scores = json.loads((folder / "exploiter-8th-duel/scores.json").read_text())
+    rules = load("8th", "duel")
+    bpf = resolve_policy("best-power-first", rules)
+    exploiter = resolve_policy(str(folder / "exploiter-8th-duel/bpf-exploiter.safetensors"), rules)
+    stats, _ = play_games(rules, [exploiter, bpf], 1_000_003, range(40))
+    recorded = scores["against best-power-first"]
+    assert stats.scores == recorded["end"][:40]
+    gains = np.subtract(recorded["end"], recorded["start"])
+    assert len(gains) == 200 and np.mean(gains) == pytest.approx(2.405)
+    base = resolve_policy(str(folder / "selfplay-8th-duel.safetensors"), rules)
+    stats, _ = play_games(rules, [base, resolve_policy("search", rules)], 1_000_003, range(1))
+    assert stats.scores == scores["against search"]["base"][:1]
