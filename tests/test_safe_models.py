@@ -543,13 +543,18 @@ def test_the_documented_self_play_bases_load_and_fine_tune(edition, tmp_path):
     assert cfg.init and cfg.hyperparams["policy_kwargs"]["net_arch"] == meta["policy"]["net_arch"]
 
 
+def _documented_exploiter(edition: str) -> tuple[Path, dict, object]:
+    """docs/strength, the recorded per-game scores of an edition's exploiter and its duel rules."""
+    folder = Path(__file__).resolve().parent.parent / "docs/strength"
+    scores = json.loads((folder / f"exploiter-{edition}-duel/scores.json").read_text())
+    return folder, scores, load(edition, "duel")
+
+
 def test_the_documented_exploiter_scores_replay():
     """docs/strength.md's game-by-game exploiter figures: the recorded games replay exactly."""
     from psygym_experiments.harness.games import play_games
 
-    folder = Path(__file__).resolve().parent.parent / "docs/strength"
-    scores = json.loads((folder / "exploiter-7th-duel/scores.json").read_text())
-    rules = load("7th", "duel")
+    folder, scores, rules = _documented_exploiter("7th")
     wc = resolve_policy("double-wc", rules)
     base = resolve_policy(str(folder / "selfplay-7th-duel.safetensors"), rules)
     stats, _ = play_games(rules, [base, wc], 1_000_003, range(20))
@@ -566,9 +571,7 @@ def test_the_documented_8th_exploiter_replays_and_its_gain_is_the_recorded_one()
     """docs/strength.md's 8th exploiter of best-power-first: games replay, the gain is +2.405."""
     from psygym_experiments.harness.games import play_games
 
-    folder = Path(__file__).resolve().parent.parent / "docs/strength"
-    scores = json.loads((folder / "exploiter-8th-duel/scores.json").read_text())
-    rules = load("8th", "duel")
+    folder, scores, rules = _documented_exploiter("8th")
     bpf = resolve_policy("best-power-first", rules)
     exploiter = resolve_policy(str(folder / "exploiter-8th-duel/bpf-exploiter.safetensors"), rules)
     stats, _ = play_games(rules, [exploiter, bpf], 1_000_003, range(40))
