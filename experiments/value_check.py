@@ -1,9 +1,10 @@
 """``psygym value-check``: a board value against the mean of sampled continuations.
 
-A thin layer over :mod:`psygym_experiments.harness.value_check`: for ``--boards`` boards per
-battle round it plays ``--continuations`` games from each board with ``--agent`` in both seats and
-prints, per round, the RMSE of ``V`` against the continuations' mean beside that mean's standard
-error. The run folder (``--out``) resumes: start the same command again to go on.
+A thin layer over :mod:`psygym_experiments.harness.value_check`: for up to ``--boards``
+distinct boards per battle round it plays ``--continuations`` games from each board with
+``--agent`` in both seats and prints, per round, the RMSE of ``V`` against the continuations'
+mean beside that mean's standard error. The run folder (``--out``) resumes: start the same
+command again to go on.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ def value_check_command(
         str | None, typer.Option(help="Edition id or alias (default: the default edition).")
     ] = None,
     scenario: Annotated[str, typer.Option(help="Shipped scenario name or TOML path.")] = "default",
-    boards: Annotated[int, typer.Option(min=1, help="Boards per battle round.")] = 10,
+    boards: Annotated[
+        int, typer.Option(min=1, help="Distinct boards per battle round (at most).")
+    ] = 10,
     continuations: Annotated[int, typer.Option(min=2, help="Games played from each board.")] = 200,
     agent: Annotated[str, typer.Option(help="Agent in both seats of the continuations.")] = (
         "search"

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 from psygym_experiments.harness.value_check import (
+    board_ids,
     continuation_gains,
     read_rows,
     run_value_check,
@@ -22,17 +23,23 @@ CFG = {"edition": "rt", "scenario": "duel", "boards": 1, "continuations": 6, "ag
        "value": None, "seed": 2}  # fmt: skip
 
 
-def test_boards_are_the_first_board_of_each_battle_round():
+def test_boards_are_the_distinct_first_boards_of_each_battle_round():
     rules = load("rt", "duel")
     boards = sample_boards(rules, 2, seed=0)
     rounds = [r for r, _, _ in boards]
-    assert rounds == sorted(rounds) and set(rounds) == {1, 2, 3}
-    assert all(rounds.count(r) == 2 for r in set(rounds))
+    # Every Rogue Trader duel starts from one board, so round 1 has one board, not two copies.
+    assert rounds == [1, 2, 2, 3, 3]
+    for rnd in (2, 3):
+        mine = [b for r, _, b in boards if r == rnd]
+        assert len(set(mine)) == len(mine) == 2
     for rnd, _, b in boards:
         assert rules.horizon(b)[0] == rnd and rules.current_player(b) != TERMINAL
     # Fixed by the seed.
     again = sample_boards(rules, 2, seed=0)
     assert [b for *_, b in again] == [b for *_, b in boards]
+    # Numbered by round and index, so a short round leaves the others' numbers alone.
+    assert sorted(board_ids(boards, 2)) == [0, 2, 3, 4, 5]
+    assert board_ids(boards, 2)[3][:2] == (2, 1)
 
 
 def test_continuations_are_seeded_and_measure_what_is_still_gained():
@@ -87,11 +94,22 @@ def test_run_resumes_without_replaying_and_refuses_other_settings(tmp_path):
 def test_boards_are_played_in_turn_over_the_rounds(tmp_path):
     seen = []
     cfg = {**CFG, "boards": 2, "continuations": 2}
-    rows = run_value_check(cfg, tmp_path / "turn", on_board=lambda d, t, row: seen.append(row))
+    out = tmp_path / "turn"
+    rows = run_value_check(cfg, out, on_board=lambda d, t, row: seen.append(row))
     # The files keep board order (round by round); the play goes board 0 of each round first.
-    assert [r["round"] for r in rows] == [1, 1, 2, 2, 3, 3]
-    assert [(r["index"], r["round"]) for r in seen] == [
-        (0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3)]  # fmt: skip
+    assert [r["round"] for r in rows] == [1, 2, 2, 3, 3]
+    assert [(r["index"], r["round"]) for r in seen] == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
+    # A record of a board the settings no longer sample (a second copy of round 1's one board,
+    # as runs wrote before boards were distinct) is dropped on resume, not counted twice.
+    copy = {**rows[0], "board": 1, "index": 1, "mean": 99.0}
+    with (out / "boards.jsonl").open("a") as f:
+        f.write(json.dumps(copy) + "\n")
+    with (out / "chunks.jsonl").open("a") as f:
+        f.write(json.dumps({"board": 1, "start": 0, "gains": [99.0, 99.0]}) + "\n")
+    assert run_value_check(cfg, out) == rows
+    assert [r["board"] for r in read_rows(out)] == [0, 2, 3, 4, 5]
+    assert (out / "chunks.jsonl").read_text() == ""
+    assert "Up to 2 distinct boards per battle round" in (out / "summary.md").read_text()
 
 
 def test_cli_value_check_and_its_errors(tmp_path, capsys):

@@ -2,12 +2,14 @@
 
 The Bellman error of :mod:`.value_training` checks ``V`` against one exact search with ``V`` at
 its edge, so a value that is wrong the same way everywhere can pass it. This check plays the
-game out instead: for ``boards`` boards per battle round (the first board of the round in games of
-the edition's reference heuristic, seeded), it plays ``continuations`` games from the board with
-an agent (``search`` by default) in both seats, and compares ``V(board)`` with the mean score
-player 0 still gains, beside that mean's standard error (dice luck: with 200 continuations the
-error of the mean, not of ``V``). Per round it reports the RMSE of ``V`` against the means and the
-mean standard error: an RMSE near the standard error says ``V`` is within the sampling noise.
+game out instead: for up to ``boards`` distinct boards per battle round (the first board of the
+round in games of the edition's reference heuristic, seeded; a round that has fewer boards, such
+as the first round of a duel that always starts from one board, gets all it reaches), it plays
+``continuations`` games from the board with an agent (``search`` by default) in both seats, and
+compares ``V(board)`` with the mean score player 0 still gains, beside that mean's standard error
+(dice luck: with 200 continuations the error of the mean, not of ``V``). Per round it reports
+the RMSE of ``V`` against the means and the mean standard error: an RMSE near the standard error
+says ``V`` is within the sampling noise.
 
 Runs resume: the continuations of a board are played in chunks of :data:`CHUNK` games, every
 finished chunk is one line of ``chunks.jsonl`` (its gains) and every finished board one line of
@@ -54,34 +56,45 @@ SETTINGS = ("edition", "scenario", "boards", "continuations", "agent", "value", 
 
 
 def sample_boards(rules: Any, per_round: int, seed: int, max_games: int = 2000) -> list[Any]:
-    """``(round, index, state)``: the first board of each battle round, ``per_round`` a round.
+    """``(round, index, state)``: up to ``per_round`` distinct first boards of each battle round.
 
     Boards come from games of the reference heuristic in both seats with dice seeded by
-    ``seed``; a board is the first state whose ``rules.horizon`` round is a new battle round
-    (round 0, before the first battle round, is left out).
+    ``seed``; a game's board of a round is its first state whose ``rules.horizon`` round is that
+    round (round 0, before the first battle round, is left out). A board already taken for its
+    round is not taken again, so a round that only has a few boards (a duel whose every game
+    starts from one board) gets all of those reached in ``max_games`` games, not one board many
+    times over.
     """
     from psygym.policies import reference_policy
 
     ref = reference_policy(rules)
-    found: dict[int, list[Hashable]] = {}
+    found: dict[int, dict[Hashable, None]] = {}  # round -> its boards, in the order found
     rng = np.random.default_rng((seed, 0))
-    rounds_seen: set[int] = set()
     seen: set[int] = set()  # the rounds of the game being played
 
     def keep(state: Hashable, action: int, events: Any) -> None:
         rnd = rules.horizon(state)[0]
         if rnd >= 1 and rnd not in seen:
             seen.add(rnd)
-            rounds_seen.add(rnd)
-            if len(found.setdefault(rnd, [])) < per_round:
-                found[rnd].append(state)
+            mine = found.setdefault(rnd, {})
+            if len(mine) < per_round:
+                mine.setdefault(state)
 
     for _ in range(max_games):
         seen.clear()
         play_game(rules, [ref, ref], rng, on_step=keep)
-        if rounds_seen and all(len(found[r]) >= per_round for r in rounds_seen):
+        if found and all(len(found[r]) >= per_round for r in found):
             break
     return [(r, i, b) for r in sorted(found) for i, b in enumerate(found[r])]
+
+
+def board_ids(boards: list[Any], per_round: int) -> dict[int, Any]:
+    """Board number -> ``(round, index, state)``.
+
+    Board ``index`` of round ``r`` is number ``(r - 1) * per_round + index``, so a round with
+    fewer boards leaves the others' numbers (and the dice of their continuations) as they are.
+    """
+    return {(r - 1) * per_round + i: (r, i, b) for r, i, b in boards}
 
 
 def continuation_gains(
@@ -104,8 +117,11 @@ def continuation_gains(
 _WORKER: dict[str, Any] = {}
 
 
-def _setup(cfg: dict[str, Any]) -> tuple[Any, list[Any], Any, list[Any]]:
-    """Rules, boards, board value and agents of ``cfg`` (built once per process)."""
+def _setup(cfg: dict[str, Any]) -> tuple[Any, dict[int, Any], Any, list[Any]]:
+    """Rules, boards (by number, :func:`board_ids`), board value and agents of ``cfg``.
+
+    Built once per process.
+    """
     key = json.dumps(cfg, sort_keys=True)
     if _WORKER.get("key") != key:
         from psygym_agents.value import BoardValue, shipped_value
@@ -120,7 +136,7 @@ def _setup(cfg: dict[str, Any]) -> tuple[Any, list[Any], Any, list[Any]]:
                 f"no board value for {cfg['edition']} {cfg['scenario']}: give --value PATH"
             )
         value.check_rules(rules)
-        boards = sample_boards(rules, cfg["boards"], cfg["seed"])
+        boards = board_ids(sample_boards(rules, cfg["boards"], cfg["seed"]), cfg["boards"])
         agents = [resolve_policy(cfg["agent"], rules) for _ in (0, 1)]
         _WORKER.update(key=key, setup=(rules, boards, value, agents))
     return _WORKER["setup"]
@@ -188,12 +204,14 @@ def run_value_check(
     _, boards, _, _ = _setup(cfg)  # a bad edition, scenario or value fails before any file
     out.mkdir(parents=True, exist_ok=True)
     write_json(out / CONFIG_FILE, cfg)
-    done = {r["board"]: r for r in read_rows(out) if r.get("board", -1) < len(boards)}
+    # Rows and chunks of boards the settings no longer sample (a repeat of an earlier board of its
+    # round, taken by runs before boards were distinct) are dropped here.
+    done = {r["board"]: r for r in read_rows(out) if r.get("board") in boards}
     rewrite_records(out / BOARDS_FILE, [done[k] for k in sorted(done)])
     n = cfg["continuations"]
     starts = range(0, n, CHUNK)
     chunks = {(c["board"], c["start"]): c["gains"] for c in read_records(out / CHUNKS_FILE)
-              if c.get("board") in range(len(boards)) and c.get("start") in starts
+              if c.get("board") in boards and c.get("start") in starts
               and c["board"] not in done}  # fmt: skip
     rewrite_records(out / CHUNKS_FILE, [{"board": k, "start": j, "gains": g}
                                         for (k, j), g in sorted(chunks.items())])  # fmt: skip
@@ -219,7 +237,7 @@ def run_value_check(
             finish(k)
 
     # Board i of every round before board i + 1 of any, so a run stopped early has every round.
-    order = sorted(range(len(boards)), key=lambda k: (boards[k][1], boards[k][0]))
+    order = sorted(boards, key=lambda k: (boards[k][1], boards[k][0]))
     for k in order:  # every chunk recorded before a stop, the board's row not yet
         if k not in done and complete(k):
             finish(k)
@@ -246,7 +264,8 @@ def summary_markdown(cfg: dict[str, Any], rounds: list[dict[str, Any]]) -> str:
     lines = [
         f"# Board value against continuations: {cfg['edition']} {cfg['scenario']}",
         "",
-        f"{cfg['boards']} boards per battle round, {cfg['continuations']} continuations each "
+        f"Up to {cfg['boards']} distinct boards per battle round, {cfg['continuations']} "
+        "continuations each "
         f"with `{cfg['agent']}` in both seats, seed {cfg['seed']}.",
         "",
         "| round | boards | RMSE of V | bias of V | mean se of the continuations |",
@@ -286,6 +305,6 @@ def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path
 
 
 __all__ = [
-    "CHUNK", "board_row", "continuation_gains", "play_chunk", "plot_value_check",
+    "CHUNK", "board_ids", "board_row", "continuation_gains", "play_chunk", "plot_value_check",
     "read_rows", "run_value_check", "sample_boards", "summarize", "summary_markdown",
 ]  # fmt: skip
