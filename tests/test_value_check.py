@@ -112,6 +112,29 @@ def test_boards_are_played_in_turn_over_the_rounds(tmp_path):
     assert "Up to 2 distinct boards per battle round" in (out / "summary.md").read_text()
 
 
+def test_a_stopped_run_leaves_the_summary_of_its_finished_boards(tmp_path):
+    cfg = {**CFG, "boards": 2, "continuations": 2}
+    out = tmp_path / "stopped"
+
+    def stop_after_two(done, total, row):
+        if done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_value_check(cfg, out, on_board=stop_after_two)
+    text = (out / "summary.md").read_text()
+    assert "Unfinished: 2 of 5 boards so far" in text and (out / "value-check.png").is_file()
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["finished"], summary["total"]) == (2, 5)
+    assert [(r["round"], r["index"]) for r in summary["boards"]] == [(1, 0), (2, 0)]
+    first = summary["boards"][0]
+    assert f"| 1 | 0 | {first['V']:+.3f} | {first['mean']:+.3f} | {first['se']:.3f} |" in text
+    rows = run_value_check(cfg, out)
+    text = (out / "summary.md").read_text()
+    assert "Unfinished" not in text and "| all | 5 |" in text and "\n| 3 | 1 | " in text
+    assert json.loads((out / "summary.json").read_text())["finished"] == len(rows) == 5
+
+
 def test_cli_value_check_and_its_errors(tmp_path, capsys):
     from psygym_experiments.cli import run
 

@@ -223,6 +223,7 @@ def run_value_check(
         row = board_row(cfg, k, [g for j in starts for g in chunks[(k, j)]])
         done[k] = row
         append_record(out / BOARDS_FILE, row)
+        write_summary(out, cfg, [done[b] for b in sorted(done)], len(boards))
         if on_board is not None:
             on_board(len(done), len(boards), row)
 
@@ -253,14 +254,29 @@ def run_value_check(
             for chunk in pool.map(play_chunk, *zip(*[(cfg, *t) for t in todo], strict=True)):
                 add_chunk(chunk)
     rows = [done[k] for k in sorted(done)]
-    write_json(out / "summary.json", {"config": cfg, "rounds": summarize(rows), "boards": rows})
-    plot_value_check(rows, out / "value-check.png", f"{cfg['edition']} {cfg['scenario']}")
-    atomic_write(out / "summary.md", summary_markdown(cfg, summarize(rows)))
+    write_summary(out, cfg, rows, len(boards))
     return rows
 
 
-def summary_markdown(cfg: dict[str, Any], rounds: list[dict[str, Any]]) -> str:
-    """The per-round table of a value check, as Markdown."""
+def write_summary(out: Path, cfg: dict[str, Any], rows: list[dict[str, Any]], total: int) -> None:
+    """``summary.json``, ``summary.md`` and ``value-check.png`` of the boards finished so far.
+
+    Written after every finished board, so a run stopped early (or still going) shows its figures.
+    """
+    write_json(out / "summary.json", {"config": cfg, "finished": len(rows), "total": total,
+                                      "rounds": summarize(rows), "boards": rows})  # fmt: skip
+    plot_value_check(rows, out / "value-check.png", f"{cfg['edition']} {cfg['scenario']}")
+    atomic_write(out / "summary.md", summary_markdown(cfg, rows, total))
+
+
+def summary_markdown(cfg: dict[str, Any], rows: list[dict[str, Any]], total: int) -> str:
+    """A value check's per-round table and its boards' rows, as Markdown.
+
+    Args:
+        cfg: the run's settings.
+        rows: the finished boards' rows.
+        total: boards the settings sample (more than ``len(rows)`` while the run is unfinished).
+    """
     lines = [
         f"# Board value against continuations: {cfg['edition']} {cfg['scenario']}",
         "",
@@ -268,11 +284,26 @@ def summary_markdown(cfg: dict[str, Any], rounds: list[dict[str, Any]]) -> str:
         "continuations each "
         f"with `{cfg['agent']}` in both seats, seed {cfg['seed']}.",
         "",
+    ]
+    if len(rows) < total:
+        lines += [f"Unfinished: {len(rows)} of {total} boards so far (the same command resumes "
+                  "the run).", ""]  # fmt: skip
+    lines += [
         "| round | boards | RMSE of V | bias of V | mean se of the continuations |",
         "|---|---|---|---|---|",
     ]
     lines += [f"| {r['round']} | {r['boards']} | {r['rmse']:.3f} | {r['bias']:+.3f} | "
-              f"{r['mean_se']:.3f} |" for r in rounds]  # fmt: skip
+              f"{r['mean_se']:.3f} |" for r in summarize(rows)]  # fmt: skip
+    lines += [
+        "",
+        "| round | board | V | continuations' mean | se | V - mean | in se |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in sorted(rows, key=lambda r: (r["round"], r["index"])):
+        d = r["V"] - r["mean"]
+        z = f"{d / r['se']:+.1f}" if r["se"] > 0 else ""
+        lines.append(f"| {r['round']} | {r['index']} | {r['V']:+.3f} | {r['mean']:+.3f} | "
+                     f"{r['se']:.3f} | {d:+.3f} | {z} |")  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -307,4 +338,5 @@ def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path
 __all__ = [
     "CHUNK", "board_ids", "board_row", "continuation_gains", "play_chunk", "plot_value_check",
     "read_rows", "run_value_check", "sample_boards", "summarize", "summary_markdown",
+    "write_summary",
 ]  # fmt: skip
