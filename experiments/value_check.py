@@ -72,8 +72,9 @@ def value_check_command(
             rows = run_value_check(cfg, folder, workers=workers, on_board=shown, on_chunk=played)
     write_command(folder)
     for r in summarize(rows):
+        plural = "" if r["boards"] == 1 else "s"
         console.print(
-            f"round {r['round']}: {r['boards']} boards, RMSE of V {r['rmse']:.3f} "
+            f"round {r['round']}: {r['boards']} board{plural}, RMSE of V {r['rmse']:.3f} "
             f"(bias {r['bias']:+.3f}), mean se of the continuations {r['mean_se']:.3f}",
             highlight=False,
         )

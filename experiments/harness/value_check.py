@@ -265,7 +265,9 @@ def write_summary(out: Path, cfg: dict[str, Any], rows: list[dict[str, Any]], to
     """
     write_json(out / "summary.json", {"config": cfg, "finished": len(rows), "total": total,
                                       "rounds": summarize(rows), "boards": rows})  # fmt: skip
-    plot_value_check(rows, out / "value-check.png", f"{cfg['edition']} {cfg['scenario']}")
+    agent = str(cfg["agent"]).split(":", 1)[0]
+    title = f"{cfg['edition']} {cfg['scenario']}, {agent} in both seats"
+    plot_value_check(rows, out / "value-check.png", title)
     atomic_write(out / "summary.md", summary_markdown(cfg, rows, total))
 
 
