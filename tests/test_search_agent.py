@@ -372,3 +372,37 @@ def test_search_takes_a_board_value_file_by_path(form):
     assert agent.value is not None and agent.value.meta["edition"] == "8th"
     with pytest.raises(Exception, match="no model"):
         resolve_policy(str(path.with_name("missing.safetensors")), rules)
+
+
+def test_solvers_are_kept_across_games_within_a_budget_of_states(monkeypatch):
+    from psygym_agents.solvers import search
+
+    from psygym.core import play_game
+
+    rules = load("rt", "duel")
+    made = []
+    real = search.Solver
+    monkeypatch.setattr(search, "Solver", lambda *a, **k: made.append(1) or real(*a, **k))
+    monkeypatch.setattr(search, "_KEEP_STATES", 10**9)
+    monkeypatch.setattr(search, "_KEEP", 2)  # a Rogue Trader duel has four turns to search
+    agent = make_search(rules)
+
+    def play(seed):
+        moves = []
+        play_game(rules, [agent, agent], np.random.default_rng(seed),
+                  on_step=lambda s, a, e: moves.append(a))  # fmt: skip
+        return moves
+
+    first = play(0)
+    solved = len(made)
+    assert solved > search._KEEP  # the game meets more units of lookahead than are always kept
+    # The same game again: every unit is answered by a kept solver, and the play is the same.
+    assert play(0) == first and len(made) == solved
+    kept = search._LOOKAHEAD[rules]
+    assert len(kept) == solved
+    # With no room beyond the newest units, the older ones are dropped and solved again (the
+    # least recently used first, so here every unit in each game), and the play is the same.
+    monkeypatch.setattr(search, "_KEEP_STATES", 0)
+    kept.clear()
+    assert play(0) == first and len(kept) == search._KEEP
+    assert play(0) == first and len(made) == 3 * solved

