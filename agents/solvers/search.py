@@ -17,7 +17,8 @@ the exact solver.
   :func:`make_search` chooses.
 
 One solver is kept per unit of lookahead and rules object, so every decision of a cast after
-the first reuses what the first one solved.
+the first reuses what the first one solved, and so does a later game that meets the same unit
+(older solvers stay while they hold under :data:`_KEEP_STATES` states).
 """
 
 from __future__ import annotations
