@@ -38,8 +38,8 @@ _KEEP_STATES = 2_000_000
 """Older solvers are kept too while all of a rules object's hold fewer memoised states than this.
 
 A game started again from a board seen before (``evaluate``, ``value-check``) meets the same
-units of lookahead, and a kept solver answers what it solved already: about 17% less time per
-game on a 7th duel board. The bound keeps memory to about a gigabyte per process."""
+units of lookahead, and a kept solver answers what it solved already, so later games from that
+board cost less. The bound keeps memory to about a gigabyte."""
 
 _LOOKAHEAD: weakref.WeakKeyDictionary[Any, dict[Hashable, Solver]] = weakref.WeakKeyDictionary()
 
