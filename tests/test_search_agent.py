@@ -406,3 +406,21 @@ def test_solvers_are_kept_across_games_within_a_budget_of_states(monkeypatch):
     kept.clear()
     assert play(0) == first and len(kept) == search._KEEP
     assert play(0) == first and len(made) == 3 * solved
+
+
+def test_kept_solvers_are_cut_to_the_newest_once_they_grow_past_the_budget(monkeypatch):
+    from types import SimpleNamespace
+
+    from psygym_agents.solvers import search
+
+    monkeypatch.setattr(search, "_KEEP_STATES", 100)
+    monkeypatch.setattr(search, "_KEEP", 2)
+    kept = {key: SimpleNamespace(states=30) for key in "abc"}  # oldest first
+    search._trim(kept)
+    assert list(kept) == ["a", "b", "c"]  # 90 states: under the budget
+    kept["a"].states = 40  # a kept solver grows as later games reach new states of its unit
+    search._trim(kept)
+    assert list(kept) == ["b", "c"]
+    kept["b"].states = kept["c"].states = 500  # the newest stay whatever they hold
+    search._trim(kept)
+    assert list(kept) == ["b", "c"]

@@ -35,7 +35,10 @@ _KEEP = 4
 """Solvers always kept per rules object: the units of lookahead used most recently."""
 
 _KEEP_STATES = 2_000_000
-"""Older solvers are kept too while all of a rules object's hold fewer memoised states than this.
+"""Older solvers are kept too until all of a rules object's hold this many memoised states.
+
+Then only the :data:`_KEEP` most recently used stay (kept solvers also grow: later games reach
+new states of the same units of lookahead, so the bound is checked at every decision).
 
 A game started again from a board seen before (``evaluate``, ``value-check``) meets the same
 units of lookahead, and a kept solver answers what it solved already, so later games from that
@@ -123,10 +126,7 @@ class LookaheadPolicy:
         within = rules.horizon(state)
         key = (within, id(self.value), self.steps)
         solver = per_rules.pop(key, None)
-        if solver is not None:
-            per_rules[key] = solver  # the most recently used last
-        else:
-            _evict(per_rules)
+        if solver is None:
             value = self.value
             returns = rules.returns
             if value is None:
@@ -136,7 +136,9 @@ class LookaheadPolicy:
                 def leaf(s: Hashable) -> float:
                     return returns(s)[0] + value(rules, s)
 
-            solver = per_rules[key] = Solver(rules, within=within, leaf=leaf, steps=self.steps)
+            solver = Solver(rules, within=within, leaf=leaf, steps=self.steps)
+        per_rules[key] = solver  # the most recently used last
+        _trim(per_rules)
         return solver
 
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
@@ -160,11 +162,16 @@ class LookaheadPolicy:
         return f"<policy {self.name}>"
 
 
-def _evict(solvers: dict[Hashable, Solver]) -> None:
-    """Drop the least recently used solvers beyond :data:`_KEEP` while over :data:`_KEEP_STATES`."""
-    total = sum(s.states for s in solvers.values())
-    while len(solvers) >= _KEEP and total >= _KEEP_STATES:
-        total -= solvers.pop(next(iter(solvers))).states
+def _trim(solvers: dict[Hashable, Solver]) -> None:
+    """At :data:`_KEEP_STATES` states or more in all, keep only the :data:`_KEEP` newest solvers.
+
+    All older ones go at once rather than one by one: games from one board use its units in
+    the same order, and dropping the least recently used one at a time would drop each unit
+    just before the next game needs it.
+    """
+    if len(solvers) > _KEEP and sum(s.states for s in solvers.values()) >= _KEEP_STATES:
+        for key in list(solvers)[:-_KEEP]:
+            del solvers[key]
 
 
 def make_search(rules: Any, arg: str | None = None) -> Any:
