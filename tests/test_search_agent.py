@@ -400,8 +400,8 @@ def test_solvers_are_kept_across_games_within_a_budget_of_states(monkeypatch):
     assert play(0) == first and len(made) == solved
     kept = search._LOOKAHEAD[rules]
     assert len(kept) == solved
-    # With no room beyond the newest units, the older ones are dropped and solved again (the
-    # least recently used first, so here every unit in each game), and the play is the same.
+    # With no room beyond the newest units, all older ones are dropped at every decision, so
+    # here every unit of each game is solved again, and the play is the same.
     monkeypatch.setattr(search, "_KEEP_STATES", 0)
     kept.clear()
     assert play(0) == first and len(kept) == search._KEEP
