@@ -100,8 +100,8 @@ class LookaheadPolicy:
                 f"{scenario}, so the board beyond counts only the score so far"
             )
         else:
-            err = self.value.meta.get("rmse")
-            tail = f" (its error about {err:.2f} points)" if isinstance(err, float) else ""
+            err = getattr(self.value, "error_note", "")
+            tail = f" ({err})" if err else ""
             self.note = f"exact {self.span}; the board beyond is estimated{tail}"
 
     @property

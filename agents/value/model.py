@@ -13,7 +13,10 @@ A model is two files with one stem:
 - ``<stem>.safetensors``: the layers' float32 weights ``w0, b0, w1, b1, ...`` and the input
   scaling ``mean`` and ``scale``, read with ``safetensors.numpy`` (no code runs);
 - ``<stem>.json``: ``"format"`` (:data:`FORMAT`), the edition, scenario, observation size,
-  activation, the SHA-256 of the weights, and the training run's metrics.
+  activation, the SHA-256 of the weights, and the training run's metrics. An optional
+  ``"checked"`` block holds a ``psygym value-check`` run of the model (``"by"``: the command;
+  ``"rmse"``; ``"rounds"``: ``{"round", "boards", "rmse", "mean_se"}`` per battle round), copied
+  from that run's ``summary.json`` (:func:`checked_block`).
 
 Shipped models live in ``agents/pretrained/value-<edition>-<scenario>.safetensors``.
 """
@@ -27,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 FORMAT = "psygym-board-value/1"
 """Value of the ``"format"`` key of a board-value model's JSON."""
@@ -84,6 +88,26 @@ class BoardValue:
                 self._memo.clear()
             hit = self._memo[state] = float(self.predict(rules.observe(state, 0))[0])
         return hit
+
+    @property
+    def error_note(self) -> str:
+        """The value's error estimate in player words ("its error about ..."), or ``""``.
+
+        A ``checked`` block (``V`` against the mean of games played out from sampled boards) is
+        quoted before the training run's Bellman ``rmse`` (``V`` against one phase's search with
+        ``V`` beyond it), since only the check measures against play to the end. The worst
+        round is named when it is well above the whole figure.
+        """
+        checked = self.meta.get("checked")
+        if checked:
+            rounds = checked["rounds"]
+            worst = max(rounds, key=lambda r: r["rmse"]) if rounds else None
+            text = f"its error about {checked['rmse']:.2f} points against games played out"
+            if worst is not None and worst["rmse"] >= 1.25 * checked["rmse"]:
+                text += f", {worst['rmse']:.2f} in round {worst['round']}"
+            return text
+        err = self.meta.get("rmse")
+        return f"its error about {err:.2f} points" if isinstance(err, float) else ""
 
     def check_rules(self, rules: Any) -> None:
         """Raise :class:`ValueModelError` unless the model reads ``rules``' observations.
@@ -159,7 +183,58 @@ class BoardValue:
             mean, scale = tensors["mean"], tensors["scale"]
         except Exception as exc:  # noqa: BLE001 - any malformed file is one clear line
             raise ValueModelError(f"board value {weights_path}: {exc}") from None
+        if "checked" in meta:
+            _check_checked(meta["checked"], meta_path)
         return cls(weights, mean, scale, meta)
+
+
+def checked_block(summary: dict[str, Any], by: str) -> dict[str, Any]:
+    """The ``"checked"`` block of a model's JSON from a ``value-check`` run's ``summary.json``.
+
+    Raises:
+        ValueModelError: the run is not finished (every board), so its figures are partial.
+    """
+    if summary.get("finished") != summary.get("total"):
+        raise ValueModelError(
+            f"value check {by}: {summary.get('finished')} of {summary.get('total')} boards "
+            "finished; only a finished check goes into a model"
+        )
+    rounds = [r for r in summary["rounds"] if r["round"] != "all"]
+    (whole,) = [r for r in summary["rounds"] if r["round"] == "all"]
+    keep = ("round", "boards", "rmse", "mean_se")
+    return {"by": by, "rmse": whole["rmse"], "rounds": [{k: r[k] for k in keep} for r in rounds]}
+
+
+class CheckedRound(BaseModel):
+    """One battle round of a ``"checked"`` block: its boards, RMSE of ``V`` and mean se."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    round: int = Field(ge=1)
+    boards: int = Field(ge=1)
+    rmse: float = Field(ge=0)
+    mean_se: float = Field(ge=0)
+
+
+class Checked(BaseModel):
+    """A model JSON's ``"checked"`` block (made by :func:`checked_block`)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    by: str
+    rmse: float = Field(ge=0)
+    rounds: list[CheckedRound]
+
+
+def _check_checked(block: Any, path: Path) -> None:
+    """Raise :class:`ValueModelError` unless ``block`` has the shape :func:`checked_block` makes."""
+    try:
+        Checked.model_validate(block)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        where = ".".join(str(x) for x in ("checked", *err.get("loc", ())))
+        raise ValueModelError(
+            f"board value {path}: {where}: {err.get('msg', 'invalid')} (a block is "
+            '{"by": command, "rmse": number, "rounds": [{"round", "boards", "rmse", "mean_se"}]})'
+        ) from None
 
 
 def pretrained_value_path(edition: str, scenario: str) -> Path:
@@ -186,6 +261,7 @@ __all__ = [
     "FORMAT",
     "BoardValue",
     "ValueModelError",
+    "checked_block",
     "pretrained_value_path",
     "shipped_value",
 ]
