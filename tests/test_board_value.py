@@ -77,7 +77,7 @@ def _summary(finished: int, total: int) -> dict:
 
 
 def test_the_error_note_quotes_a_finished_check_before_the_bellman_rmse(tmp_path):
-    from psygym_agents.value import checked_block
+    from psygym_agents.value.model import checked_block
 
     model = _model(4)
     model.meta["rmse"] = 0.5
@@ -95,7 +95,7 @@ def test_the_error_note_quotes_a_finished_check_before_the_bellman_rmse(tmp_path
 
 
 def test_an_unfinished_check_or_a_malformed_block_is_refused(tmp_path):
-    from psygym_agents.value import checked_block
+    from psygym_agents.value.model import checked_block
 
     with pytest.raises(ValueModelError, match="3 of 4 boards finished"):
         checked_block(_summary(3, 4), "psygym value-check ...")

@@ -6,16 +6,8 @@ from psygym_agents.value.model import (
     FORMAT,
     BoardValue,
     ValueModelError,
-    checked_block,
     pretrained_value_path,
     shipped_value,
 )
 
-__all__ = [
-    "FORMAT",
-    "BoardValue",
-    "ValueModelError",
-    "checked_block",
-    "pretrained_value_path",
-    "shipped_value",
-]
+__all__ = ["FORMAT", "BoardValue", "ValueModelError", "pretrained_value_path", "shipped_value"]
