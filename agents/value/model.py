@@ -188,23 +188,6 @@ class BoardValue:
         return cls(weights, mean, scale, meta)
 
 
-def checked_block(summary: dict[str, Any], by: str) -> dict[str, Any]:
-    """The ``"checked"`` block of a model's JSON from a ``value-check`` run's ``summary.json``.
-
-    Raises:
-        ValueModelError: the run is not finished (every board), so its figures are partial.
-    """
-    if summary.get("finished") != summary.get("total"):
-        raise ValueModelError(
-            f"value check {by}: {summary.get('finished')} of {summary.get('total')} boards "
-            "finished; only a finished check goes into a model"
-        )
-    rounds = [r for r in summary["rounds"] if r["round"] != "all"]
-    (whole,) = [r for r in summary["rounds"] if r["round"] == "all"]
-    keep = ("round", "boards", "rmse", "mean_se")
-    return {"by": by, "rmse": whole["rmse"], "rounds": [{k: r[k] for k in keep} for r in rounds]}
-
-
 class CheckedRound(BaseModel):
     """One battle round of a ``"checked"`` block: its boards, RMSE of ``V`` and mean se."""
 
@@ -222,6 +205,24 @@ class Checked(BaseModel):
     by: str
     rmse: float = Field(ge=0)
     rounds: list[CheckedRound]
+
+
+def checked_block(summary: dict[str, Any], by: str) -> dict[str, Any]:
+    """The ``"checked"`` block of a model's JSON from a ``value-check`` run's ``summary.json``.
+
+    Raises:
+        ValueModelError: the run is not finished (every board), so its figures are partial.
+    """
+    if summary.get("finished") != summary.get("total"):
+        raise ValueModelError(
+            f"value check {by}: {summary.get('finished')} of {summary.get('total')} boards "
+            "finished; only a finished check goes into a model"
+        )
+    rounds = [r for r in summary["rounds"] if r["round"] != "all"]
+    (whole,) = [r for r in summary["rounds"] if r["round"] == "all"]
+    keep = CheckedRound.model_fields
+    block = {"by": by, "rmse": whole["rmse"], "rounds": [{k: r[k] for k in keep} for r in rounds]}
+    return Checked.model_validate(block).model_dump()
 
 
 def _check_checked(block: Any, path: Path) -> None:
