@@ -232,9 +232,10 @@ def _check_checked(block: Any, path: Path) -> None:
     except ValidationError as exc:
         err = exc.errors()[0]
         where = ".".join(str(x) for x in ("checked", *err.get("loc", ())))
+        fields = ", ".join(f'"{f}"' for f in CheckedRound.model_fields)
         raise ValueModelError(
             f"board value {path}: {where}: {err.get('msg', 'invalid')} (a block is "
-            '{"by": command, "rmse": number, "rounds": [{"round", "boards", "rmse", "mean_se"}]})'
+            f'{{"by": command, "rmse": number, "rounds": [{{{fields}}}]}})'
         ) from None
 
 
