@@ -22,7 +22,13 @@ In a run folder the pair is ``model.safetensors`` + ``model.json``; a shipped mo
 class is imported by name from the file) from the JSON, with a constant learning-rate
 schedule, reads the tensors with ``safetensors`` and loads them with ``strict=True``. A JSON that
 does not describe the weights (other shapes, missing or extra tensors, a changed weights file)
-is refused with a one-line :class:`SafeModelError`.
+is refused with a one-line :class:`SafeModelError`. Every size the JSON states (observation,
+actions, layers, the network's weight count, the files themselves) is checked against a stated
+maximum (:data:`MAX_OBSERVATION_SIZE` ...) before anything is built or read whole, every weight
+must be a finite number, and a recorded ``seat`` must be 0, 1 or ``"both"``.
+
+Saves are byte-deterministic: the same tensors and metadata give the same files
+(:func:`write_safetensors`).
 """
 
 from __future__ import annotations
@@ -61,7 +67,28 @@ HYPERPARAMETERS = (
 )  # fmt: skip
 """Algorithm attributes recorded under ``"hyperparameters"`` when they are plain numbers."""
 
-_MAX_PARAMETERS = 50_000_000  # a JSON asking for a bigger network is refused before building
+# Bounds checked on a model's JSON before anything is built or read whole: a tampered JSON can
+# ask for any size, and a Box or network of that size would be allocated before its weights are
+# compared (the shipped models have at most 795 inputs, 1,323 actions and two layers of 128).
+MAX_OBSERVATION_SIZE = 100_000
+"""Most entries in a model's observation (the product of ``observation_space.shape``)."""
+MAX_OBSERVATION_DIMS = 4
+"""Most dimensions of ``observation_space.shape``."""
+MAX_ACTIONS = 100_000
+"""Largest ``action_space.n``."""
+MAX_LAYERS = 16
+"""Most hidden layers in ``policy.net_arch`` (per head)."""
+MAX_WIDTH = 4096
+"""Widest hidden layer in ``policy.net_arch``."""
+MAX_PARAMETERS = 10_000_000
+"""Most weights the described network may have (40 MB of float32)."""
+MAX_JSON_BYTES = 4 << 20
+"""Largest model JSON read (4 MiB; per-entry Box bounds of the biggest observation fit)."""
+MAX_WEIGHTS_BYTES = 8 * MAX_PARAMETERS + (1 << 20)
+"""Largest weights file read: :data:`MAX_PARAMETERS` float32 twice (DQN's target network),
+plus the header."""
+SEATS = (0, 1, "both")
+"""Values a model JSON's ``seat`` may hold (``psygym train --seat``)."""
 
 
 class SafeModelError(ValueError):
@@ -112,8 +139,45 @@ def is_safe_model(path: str | Path) -> bool:
     return safe_paths(path)[0].is_file()
 
 
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in blocks (never whole into memory)."""
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
+
+
+def canonical_safetensors(blob: bytes) -> bytes:
+    """A safetensors file's bytes with its JSON header written with sorted keys.
+
+    ``safetensors`` writes the header's ``__metadata__`` in hash-map order, which changes from
+    one save to the next; with the keys sorted, two saves of the same tensors and metadata are
+    byte-identical. The data offsets are relative to the end of the header, so they still hold.
+    """
+    size = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8 : 8 + size])
+    text = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the format pads the header to 8 bytes with spaces
+    return len(text).to_bytes(8, "little") + text + blob[8 + size :]
+
+
+def write_safetensors(path: str | Path, blob: bytes) -> None:
+    """Write the bytes of a safetensors file to ``path``, canonical and through a temporary file.
+
+    ``blob`` is what ``safetensors.torch.save`` or ``safetensors.numpy.save`` returns; it is
+    written as :func:`canonical_safetensors` gives it. Every safetensors file psygym writes goes
+    through here, so saves are byte-deterministic.
+    """
+    _replace_file(Path(path), canonical_safetensors(blob))
+
+
+def _replace_file(path: Path, data: bytes) -> None:
+    """Write ``data`` to a fresh ``<path>.tmp`` (never through a link) and move it to ``path``."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)  # a stale temporary file, or a link, is removed, not written to
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(fd, "wb") as f:
+        os.fchmod(f.fileno(), 0o644)  # models are shared files, whatever the umask
+        f.write(data)
+    os.replace(tmp, path)
 
 
 # ----------------------------------------------------------------------------- JSON encoding
@@ -229,18 +293,15 @@ def save_safe(
     Raises:
         SafeModelError: a network the format cannot describe.
     """
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
     net = getattr(model_or_policy, "policy", model_or_policy)
     described = describe_policy(net)
     weights, meta_path = safe_paths(path_stem)
     weights.parent.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in net.state_dict().items()}
-    tmp = weights.with_name(weights.name + ".tmp")
     header = {"format": FORMAT, "policy": described["policy"]["class"]}
-    save_file(tensors, str(tmp), metadata=header)
-    os.chmod(tmp, 0o644)  # safetensors creates the file private (0600); models are shared files
-    os.replace(tmp, weights)
+    write_safetensors(weights, save(tensors, metadata=header))
     doc: dict[str, Any] = dict(metadata or {})
     doc.setdefault("algo", POLICY_CLASSES[described["policy"]["class"]][1])
     hyper = dict(doc.get("hyperparameters") or {})
@@ -249,10 +310,8 @@ def save_safe(
     doc["hyperparameters"] = hyper
     doc.update(described)
     doc["format"] = FORMAT
-    doc["weights_sha256"] = _sha256(weights)
-    tmp_meta = meta_path.with_name(meta_path.name + ".tmp")
-    tmp_meta.write_text(json.dumps(doc, indent=2) + "\n")
-    os.replace(tmp_meta, meta_path)
+    doc["weights_sha256"] = file_sha256(weights)
+    _replace_file(meta_path, (json.dumps(doc, indent=2) + "\n").encode())
     return weights
 
 
@@ -269,16 +328,41 @@ def read_safe_metadata(path: str | Path) -> dict[str, Any]:
         raise FileNotFoundError(f"no model weights {weights}")
     if not meta_path.is_file():
         raise FileNotFoundError(f"no {meta_path.name} beside {weights} (the model's description)")
+    size = meta_path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        raise SafeModelError(
+            f"{meta_path} is {size} bytes; a model JSON is at most {MAX_JSON_BYTES} bytes"
+        )
     try:
         doc = json.loads(meta_path.read_text())
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise SafeModelError(f"{meta_path} is not readable JSON: {_one_line(exc)}") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         raise SafeModelError(
             f"{meta_path} does not describe a psygym safe model (its 'format' is not {FORMAT!r}); "
             f"export the model again: psygym export --trust-pickle MODEL.zip"
         )
+    check_seats(doc, meta_path)
     return doc
+
+
+def check_seats(doc: dict[str, Any], where: str | Path) -> None:
+    """Check the seats a model's JSON records.
+
+    ``seat`` is one of :data:`SEATS` and ``seats`` a list of 0 and 1; either may be absent.
+
+    Raises:
+        SafeModelError: another value, naming ``where`` (the JSON file).
+    """
+    seat = doc.get("seat")
+    if "seat" in doc and (isinstance(seat, bool) or seat not in SEATS):
+        raise SafeModelError(f"{where}: seat is {seat!r}; a model's seat is 0, 1 or \"both\"")
+    seats = doc.get("seats")
+    if "seats" in doc and not (
+        isinstance(seats, list) and seats
+        and all(type(x) is int and x in (0, 1) for x in seats)
+    ):  # fmt: skip
+        raise SafeModelError(f"{where}: seats is {seats!r}; a model's seats are a list of 0 and 1")
 
 
 def _field(doc: dict[str, Any], where: str, key: str, kind: Any, meta_path: Path) -> Any:
@@ -295,9 +379,12 @@ def _float_bound(value: Any, meta_path: Path, key: str) -> Any:
     def one(v: Any) -> float:
         if isinstance(v, str) and v in ("inf", "-inf"):
             return float(v)
-        if isinstance(v, int | float) and not isinstance(v, bool):
+        if isinstance(v, int | float) and not isinstance(v, bool) and not math.isnan(v):
             return float(v)
-        raise SafeModelError(f"{meta_path}: observation_space.{key} holds {v!r}; expected numbers")
+        raise SafeModelError(
+            f"{meta_path}: observation_space.{key} holds {v!r}; expected numbers, \"inf\" or "
+            "\"-inf\""
+        )
 
     if isinstance(value, list):
         return np.array([one(v) for v in value], dtype=np.float64)
@@ -319,11 +406,17 @@ def _spaces_from_json(doc: dict[str, Any], meta_path: Path) -> tuple[Any, Any]:
     if not shape or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0
                             for d in shape):  # fmt: skip
         raise SafeModelError(f"{meta_path}: observation_space.shape {shape!r} is not a shape")
+    size = math.prod(shape)  # Python integers: no overflow to a small number
+    if len(shape) > MAX_OBSERVATION_DIMS or size > MAX_OBSERVATION_SIZE:
+        raise SafeModelError(
+            f"{meta_path}: observation_space.shape {shape} holds {size} entries in {len(shape)} "
+            f"dimensions; a model reads at most {MAX_OBSERVATION_SIZE} entries in at most "
+            f"{MAX_OBSERVATION_DIMS} dimensions"
+        )
     if obs.get("dtype", "float32") != "float32":
         raise SafeModelError(f"{meta_path}: observation_space.dtype must be float32")
     low = _float_bound(obs.get("low", "-inf"), meta_path, "low")
     high = _float_bound(obs.get("high", "inf"), meta_path, "high")
-    size = int(np.prod(shape))
     for key, bound in (("low", low), ("high", high)):
         if isinstance(bound, np.ndarray) and bound.size != size:
             raise SafeModelError(
@@ -335,8 +428,11 @@ def _spaces_from_json(doc: dict[str, Any], meta_path: Path) -> tuple[Any, Any]:
         high = high.reshape(shape)
     n = _field(act, "action_space.", "n", int, meta_path)
     start = act.get("start", 0)
-    if n <= 0 or not isinstance(start, int) or isinstance(start, bool):
-        raise SafeModelError(f"{meta_path}: action_space n={n!r} start={start!r} is not valid")
+    if not 0 < n <= MAX_ACTIONS or not isinstance(start, int) or isinstance(start, bool):
+        raise SafeModelError(
+            f"{meta_path}: action_space n={n!r} start={start!r} is not valid (n is 1 to "
+            f"{MAX_ACTIONS}, start a whole number)"
+        )
     try:
         obs_space = spaces.Box(low, high, tuple(shape), dtype=np.float32)
     except (ValueError, TypeError) as exc:
@@ -349,6 +445,11 @@ def _widths(value: Any, meta_path: Path) -> list[int]:
         isinstance(w, int) and not isinstance(w, bool) and 0 < w for w in value
     ):
         raise SafeModelError(f"{meta_path}: policy.net_arch {value!r} is not a list of widths")
+    if len(value) > MAX_LAYERS or max(value, default=0) > MAX_WIDTH:
+        raise SafeModelError(
+            f"{meta_path}: policy.net_arch has {len(value)} layers up to {max(value)} wide; at "
+            f"most {MAX_LAYERS} layers of at most {MAX_WIDTH}"
+        )
     return value
 
 
@@ -381,8 +482,11 @@ def _policy_kwargs(doc: dict[str, Any], obs_size: int, n: int, meta_path: Path) 
     for head, widths in heads.items():
         dims = [obs_size, *widths, outs[head] if cls_name != "DQNPolicy" else n]
         total += sum(a * b for a, b in zip(dims, dims[1:], strict=False))
-    if total > _MAX_PARAMETERS:
-        raise SafeModelError(f"{meta_path}: the described network is implausibly large")
+    if total > MAX_PARAMETERS:
+        raise SafeModelError(
+            f"{meta_path}: the described network has about {total} weights; at most "
+            f"{MAX_PARAMETERS}"
+        )
     kwargs: dict[str, Any] = {
         "net_arch": net_arch,
         "activation_fn": _activation_classes()[activation],
@@ -392,6 +496,27 @@ def _policy_kwargs(doc: dict[str, Any], obs_size: int, n: int, meta_path: Path) 
         kwargs["ortho_init"] = bool(pol.get("ortho_init", True))
         kwargs["share_features_extractor"] = bool(pol.get("share_features_extractor", True))
     return str(cls_name), kwargs
+
+
+def check_finite(tensors: dict[str, Any], weights: str | Path) -> None:
+    """Check that every tensor holds finite numbers only (no NaN, no infinity).
+
+    A NaN weight makes every answer of the network NaN: the game would stop on the first
+    decision with a message from torch naming neither the file nor the cause.
+
+    Raises:
+        SafeModelError: naming ``weights`` (the file), the tensor and what it holds.
+    """
+    import torch
+
+    for key in sorted(tensors):
+        t = tensors[key]
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            what = "NaN" if bool(torch.isnan(t).any()) else "infinite"
+            raise SafeModelError(
+                f"{weights}: tensor {key} holds {what} values; a model's weights are finite "
+                "numbers (train or export the model again)"
+            )
 
 
 def load_safe(path: str | Path, rules: Any = None) -> Any:
@@ -419,8 +544,14 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
 
     weights, meta_path = safe_paths(path)
     doc = read_safe_metadata(path)
+    size = weights.stat().st_size
+    if size > MAX_WEIGHTS_BYTES:
+        raise SafeModelError(
+            f"{weights} is {size} bytes; a model's weights file is at most "
+            f"{MAX_WEIGHTS_BYTES} bytes"
+        )
     digest = doc.get("weights_sha256")
-    if not isinstance(digest, str) or digest != _sha256(weights):
+    if not isinstance(digest, str) or digest != file_sha256(weights):
         raise SafeModelError(
             f"{weights} is not the weights file {meta_path.name} was written with (SHA-256 "
             "differs): export the model again"
@@ -440,6 +571,7 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
         tensors = load_file(str(weights), device="cpu")
     except (SafetensorError, OSError, ValueError) as exc:
         raise SafeModelError(f"{weights} is not a safetensors file: {_one_line(exc)}") from None
+    check_finite(tensors, weights)
     net = _policy_class(cls_name)(obs_space, act_space, _constant_schedule, **kwargs)
     expected = net.state_dict()
     missing = sorted(set(expected) - set(tensors))
@@ -467,7 +599,10 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
 
 
 __all__ = [
-    "ACTIVATIONS", "DEFAULT_STEM", "FORMAT", "POLICY_CLASSES", "SafeModelError",
-    "WEIGHTS_SUFFIX", "describe_policy", "is_safe_model", "load_safe", "read_safe_metadata",
-    "safe_paths", "save_safe",
+    "ACTIVATIONS", "DEFAULT_STEM", "FORMAT", "MAX_ACTIONS", "MAX_JSON_BYTES", "MAX_LAYERS",
+    "MAX_OBSERVATION_DIMS", "MAX_OBSERVATION_SIZE", "MAX_PARAMETERS", "MAX_WEIGHTS_BYTES",
+    "MAX_WIDTH", "POLICY_CLASSES", "SEATS", "SafeModelError", "WEIGHTS_SUFFIX",
+    "canonical_safetensors", "check_finite", "check_seats", "describe_policy", "file_sha256",
+    "is_safe_model", "load_safe", "read_safe_metadata", "safe_paths", "save_safe",
+    "write_safetensors",
 ]  # fmt: skip

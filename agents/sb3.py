@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from psygym_agents.safe_model import WEIGHTS_SUFFIX, is_safe_model, load_safe
+from psygym_agents.safe_model import WEIGHTS_SUFFIX, check_seats, is_safe_model, load_safe
 
 ALGO_NAMES = ("maskable-ppo", "ppo", "dqn")
 """Algorithms ``psygym train`` knows, by their CLI names."""
@@ -205,14 +205,22 @@ def metadata_path(model_path: str | Path) -> Path | None:
 
 
 def read_metadata(model_path: str | Path) -> dict[str, Any]:
-    """The model's JSON metadata (edition, scenario, algo, seat, steps, ...), or ``{}``."""
+    """The model's JSON metadata (edition, scenario, algo, seat, steps, ...), or ``{}``.
+
+    Raises:
+        SafeModelError: the JSON records a seat other than 0, 1 or ``"both"``.
+    """
     meta = metadata_path(model_path)
     if meta is None:
         return {}
     try:
-        return dict(json.loads(meta.read_text()))
-    except (OSError, ValueError):
+        doc = json.loads(meta.read_text())
+    except (OSError, ValueError, RecursionError):
         return {}
+    if not isinstance(doc, dict):
+        return {}
+    check_seats(doc, meta)
+    return doc
 
 
 def _zip_data(path: Path) -> dict[str, Any]:

@@ -9,7 +9,9 @@ The board comes from one of:
   Trader ``--turn 3 --points Librarian:7`` (which ability, or rest); or ``--situation
   "key=value,..."`` with the same keys;
 - ``--from-log runs/games/X.jsonl --at N``: the state before the N-th decision of a played game
-  (chance rolls are not decisions); the output says which decision it was and what was played;
+  (chance rolls are not decisions); the output says which decision it was, what was played, and
+  what the deciding player was shown since its previous decision (as ``psygym play`` shows it:
+  never the other hand's cards nor a pending secret bid);
 - ``--state FILE``: JSON with a list of actions replayed from the start, or a situation;
 - nothing: the scenario's first decision (chance resolved by its most likely outcome).
 
@@ -48,7 +50,7 @@ from psygym_experiments.common import (
     split_names,
     user_errors,
 )
-from psygym_experiments.harness.output import csv_rows, json_text, write_json
+from psygym_experiments.harness.output import atomic_write, csv_rows, json_text, write_json
 from psygym_experiments.harness.runs import run_folder, write_command
 
 from psygym.editions import edition_id, load
@@ -154,6 +156,20 @@ def heuristic_names(rules: Any) -> list[str]:
     return list(bots.heuristics) if bots is not None else []
 
 
+def seen_lines(rules: Any, player: int, steps: Any) -> list[str]:
+    """The steps a player was shown (``Shown``, from the log) as ``psygym play`` prints them."""
+    import io
+
+    from psygym_experiments.play_session import Narrator
+    from rich.console import Console
+
+    out = Console(file=io.StringIO(), width=200, highlight=False, soft_wrap=True, no_color=True)
+    narrator = Narrator(rules, out, player, "the other player")
+    for step in steps:
+        narrator.show(step)
+    return out.file.getvalue().splitlines()  # type: ignore[attr-defined]
+
+
 def _print_advice(rules: Any, state: Any, result: dict[str, Any], origin: str | None) -> None:
     from rich.markup import escape
     from rich.table import Table as RichTable
@@ -164,6 +180,11 @@ def _print_advice(rules: Any, state: Any, result: dict[str, Any], origin: str | 
     console.print()
     if origin:
         console.print(escape(origin), highlight=False)
+    seen = result.get("from_log", {}).get("seen")
+    if seen:
+        console.print(f"What {escape(side)} was shown since its previous decision:")
+        for line in seen:
+            console.print(f"  {line}", markup=False, highlight=False, soft_wrap=True)
     console.print(f"[bold]{escape(result['question'])}[/bold]", highlight=False)
     chosen_by: dict[str, list[str]] = {}
     for h in result["heuristics"]:
@@ -261,10 +282,10 @@ def _dice_table(
     }
     write_json(run / "config.json", config)
     write_json(run / "dice_table.json", rows, strict=False)
-    (run / "dice_table.csv").write_text(
+    atomic_write(
+        run / "dice_table.csv",
         csv_rows(DICE_TABLE_COLUMNS, [[r[c] for c in DICE_TABLE_COLUMNS] for r in rows],
                  lineterminator="\r\n"),  # the csv module's default, as the file always had
-        newline="",
     )  # fmt: skip
     png = plot_dice_table(rows, run / "dice_table.png")
     if as_json:
@@ -398,6 +419,7 @@ def advise(
                     "--generation with it"
                 )
             rules, state, info = decision_from_log(from_log, at)
+            info["seen"] = seen_lines(rules, rules.current_player(state), info["seen"])
             origin = (
                 f"Decision {info['decision']} of {info['decisions']} in {from_log} (line "
                 f"{info['line']}): {info['side']} to decide; the game played "
@@ -457,4 +479,4 @@ def register(app: typer.Typer) -> None:
     app.command("advise")(advise)
 
 
-__all__ = ["advise", "build_state", "heuristic_names", "register"]
+__all__ = ["advise", "build_state", "heuristic_names", "register", "seen_lines"]

@@ -3,18 +3,22 @@
 The game goes through :mod:`psygym.interop.openspiel`; CFR needs the whole tree in memory, so
 use it on scenarios of at most a few hundred thousand histories. Writes ``cfr.csv`` (iterations
 vs NashConv), ``agents.csv`` (each agent's NashConv), ``cfr-convergence.png`` and ``report.md``
-under the run folder.
+under the run folder (``--out``, the same folder again on every run: it must hold no symbolic
+link, :func:`.harness.runs.check_run_folder`, and every file goes through the safe writers).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import typer
+from psygym_experiments.harness.output import atomic_write, save_figure
+from psygym_experiments.harness.runs import check_run_folder
 
 
 def nash_conv_curve(
@@ -67,7 +71,7 @@ def plot_curve(curves: dict[str, list[tuple[int, float]]], path: Path, title: st
     ax.legend()
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)
     return path
 
@@ -80,35 +84,43 @@ def run(
     every: int = 10,
     agents: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """CFR and CFR+ curves, the agents' NashConv, CSVs, the PNG and a report under ``out``."""
+    """CFR and CFR+ curves, the agents' NashConv, CSVs, the PNG and a report under ``out``.
+
+    Raises:
+        UnsafeOutputError: ``out`` holds a symbolic link (refused before any solving).
+    """
     from psygym.interop.openspiel import game_from_rules
 
-    game = game_from_rules(rules)
     out.mkdir(parents=True, exist_ok=True)
+    check_run_folder(out)  # the folder is written again on every run: no link may lead out
+    game = game_from_rules(rules)
     curves = {
         "CFR": nash_conv_curve(game, iterations, every=every)[0],
         "CFR+": nash_conv_curve(game, iterations, plus=True, every=every)[0],
     }
-    with (out / "cfr.csv").open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["solver", "iterations", "nash_conv"])
-        for label, curve in curves.items():
-            w.writerows((label, i, v) for i, v in curve)
+    atomic_write(out / "cfr.csv", _csv(["solver", "iterations", "nash_conv"],
+                                       [(k, i, v) for k, c in curves.items() for i, v in c]))
     scores = agent_nash_conv(game, agents)
-    with (out / "agents.csv").open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["agent", "nash_conv"])
-        w.writerows(scores.items())
+    atomic_write(out / "agents.csv", _csv(["agent", "nash_conv"], list(scores.items())))
     scenario = getattr(rules.scenario, "name", "?")
     png = plot_curve(curves, out / "cfr-convergence.png", f"OpenSpiel CFR on {scenario}")
     lines = [f"# CFR on {scenario}", "", "| solver | iterations | NashConv |", "|---|---|---|"]
     lines += [f"| {k} | {c[-1][0]} | {c[-1][1]:.6g} |" for k, c in curves.items()]
     lines += ["", "| agent | NashConv |", "|---|---|"]
     lines += [f"| {k} | {v:.6g} |" for k, v in scores.items()]
-    (out / "report.md").write_text("\n".join(lines) + "\n")
+    atomic_write(out / "report.md", "\n".join(lines) + "\n")
     result = {"curves": curves, "agents": scores, "png": str(png)}
-    (out / "metrics.json").write_text(json.dumps(result, indent=2))
+    atomic_write(out / "metrics.json", json.dumps(result, indent=2))
     return result
+
+
+def _csv(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """CSV text (the csv module's own line ends, as the files always had)."""
+    text = io.StringIO()
+    w = csv.writer(text)
+    w.writerow(header)
+    w.writerows(rows)
+    return text.getvalue()
 
 
 _AGENT_OPTION = typer.Option(None, help="agents whose NashConv to report (repeatable)")
@@ -123,11 +135,15 @@ def cfr_command(
     out: str = typer.Option("runs/cfr", help="run folder"),
 ) -> None:
     """Solve a small scenario with OpenSpiel's CFR and CFR+ and report NashConv."""
+    from psygym_experiments.common import user_errors
+
     from psygym.editions import load
 
     agent, out = agent or [], Path(out)
 
-    result = run(load(edition, scenario), out, iterations=iterations, every=every, agents=agent)
+    with user_errors():
+        result = run(load(edition, scenario), out, iterations=iterations, every=every,
+                     agents=agent)  # fmt: skip
     for label, curve in result["curves"].items():
         typer.echo(f"{label}: NashConv {curve[-1][1]:.6g} after {curve[-1][0]} iterations")
     for name, value in result["agents"].items():

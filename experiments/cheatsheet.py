@@ -2,7 +2,9 @@
 
 The tables come from the edition agents' ``answer_tables`` tool (the exact solver on small
 synthetic situations built from the edition's own rules); each is titled with the situation it
-assumes. The page is written as a PNG and a PDF (A4 landscape) with matplotlib.
+assumes. The page is written as a PNG and a PDF (A4 landscape) with matplotlib, into a run folder
+``<runs-dir>/cheatsheet-<time>/`` (with ``command.txt``) like the other commands' outputs, or to
+the file stem ``--out`` names; never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Annotated, Any
 
 import typer
 from psygym_experiments.common import console, user_errors
+from psygym_experiments.harness.output import save_figure
 
 SHEET_SIZE = "sheet"
 """The table size asked of the ``answer_tables`` tool."""
@@ -80,25 +83,30 @@ def draw_sheet(tables: list[dict[str, Any]], title: str, stem: Path) -> list[Pat
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     out = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
-    fig.savefig(out[0], dpi=150)
-    fig.savefig(out[1])
+    save_figure(fig, out[0], dpi=150)
+    save_figure(fig, out[1])
     plt.close(fig)
     return out
 
 
 def write_cheatsheet(
-    edition: str, out: str | Path | None = None, size: str = SHEET_SIZE
-) -> list[Path]:
+    edition: str, out: str | Path | None = None, size: str = SHEET_SIZE,
+    runs_dir: str | Path = "runs",
+) -> list[Path]:  # fmt: skip
     """Compute the edition's answer tables and write the one-page sheet.
 
     Args:
         edition: edition id or alias.
-        out: file stem (``.png`` and ``.pdf`` are added); default ``cheatsheet-<edition>``.
+        out: file stem (``.png`` and ``.pdf`` are added); default
+            ``<runs_dir>/cheatsheet-<time>/cheatsheet-<edition>``, in a new run folder that also
+            gets ``command.txt``.
         size: the tool's table size (``quick`` for a small, fast sheet).
+        runs_dir: where the run folder goes when ``out`` is not given.
 
     Raises:
         ValueError: unknown edition, or its agents declare no answer tables.
     """
+    from psygym_experiments.harness.runs import invoked_as_cli, run_folder, write_command
     from psygym_experiments.report_answers import compute_tables
 
     from psygym.edition import get
@@ -107,7 +115,13 @@ def write_cheatsheet(
     tables = compute_tables(eid, size)
     if not tables:
         raise ValueError(f"edition {eid} has no exact answer tables (no answer_tables tool)")
-    stem = Path(out) if out else Path(f"cheatsheet-{eid}")
+    if out:
+        stem = Path(out)
+    else:
+        run = run_folder(runs_dir, "cheatsheet")
+        same = f"psygym cheatsheet --edition {eid}" + (" --quick" if size == "quick" else "")
+        write_command(run, None if invoked_as_cli() else same)  # in-process: the equivalent
+        stem = run / f"cheatsheet-{eid}"
     if stem.suffix in (".png", ".pdf"):
         stem = stem.with_suffix("")
     title = (f"psygym {eid} edition cheat sheet: exact best play in small situations "
@@ -119,14 +133,17 @@ def cheatsheet(
     edition: Annotated[str, typer.Option(help="Edition whose tables to print.")],
     out: Annotated[
         str | None,
-        typer.Option(help="File stem: writes <out>.png and <out>.pdf (default "
-                          "cheatsheet-<edition>)."),
+        typer.Option(help="File stem: writes <out>.png and <out>.pdf (default: "
+                          "<runs-dir>/cheatsheet-<time>/cheatsheet-<edition>)."),
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Smaller tables, in seconds.")] = False,
+    runs_dir: Annotated[
+        str, typer.Option(help="Folder for the run folder cheatsheet-<time>/ (without --out).")
+    ] = "runs",
 ) -> None:  # fmt: skip
     """A printable one-page cheat sheet: dice to commit and when to deny, solved exactly."""
     with user_errors():
-        paths = write_cheatsheet(edition, out, "quick" if quick else SHEET_SIZE)
+        paths = write_cheatsheet(edition, out, "quick" if quick else SHEET_SIZE, runs_dir)
     for p in paths:
         console.print(f"wrote {p}", highlight=False)
 

@@ -10,9 +10,15 @@ import importlib
 import importlib.util
 import os
 import sys
+import time
 import traceback
 
 import typer
+
+_LOADED_AT = time.perf_counter()
+"""When this module began loading its commands: the console script's command starts here."""
+_console_command: list[float] = []
+"""Set by :func:`main`: the start of the command the console script runs."""
 
 COMMAND_MODULES = [
     "psygym_experiments.odds",
@@ -43,8 +49,27 @@ app = typer.Typer(
 )
 
 
+def _show_version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            typer.echo(f"psygym {version('psygym')}")
+        except PackageNotFoundError:
+            typer.echo("psygym (version unknown: the package is not installed)")
+        raise typer.Exit()
+
+
 @app.callback()
 def _global_options(
+    ctx: typer.Context,
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_show_version,
+        is_eager=True,
+        help="Print the installed psygym version and exit.",
+    ),
     trust_pickle: bool = typer.Option(
         False,
         "--trust-pickle",
@@ -56,6 +81,10 @@ def _global_options(
     ),
 ) -> None:
     """The Warhammer 40,000 psychic phase as a laboratory: odds, bots, solvers, RL, play."""
+    # A command's wall time (ctx.obj["started"], read with command_seconds) counts from here, or
+    # for the console script from the loading of the commands, which it waits for too.
+    started = _console_command.pop() if _console_command else time.perf_counter()
+    ctx.obj = {"started": started}
     if trust_pickle:
         os.environ["PSYGYM_TRUST_PICKLE"] = "1"
     if debug:
@@ -68,7 +97,9 @@ for _name in COMMAND_MODULES:
 
 
 def _one_line(text: object) -> str:
-    return " ".join(str(text).split()) or "no details"
+    from psygym_experiments.common import printable
+
+    return printable(str(text)) or "no details"
 
 
 def run(argv: list[str] | None = None) -> int:
@@ -100,16 +131,25 @@ def run(argv: list[str] | None = None) -> int:
     except Exception as exc:  # noqa: BLE001 - the one place every unexpected error ends
         if debug:
             traceback.print_exc()
+        from psygym_experiments.common import error_line
+
         expected = isinstance(exc, (ValueError, OSError, LookupError))
         kind = "error" if expected else f"internal error ({type(exc).__name__})"
-        sys.stderr.write(
-            f"{kind}: {_one_line(exc)}" + ("" if debug else " (--debug shows the traceback)") + "\n"
-        )
+        hint = "" if debug else " (--debug shows the traceback)"
+        sys.stderr.write(f"{kind}: {error_line(exc)}{hint}\n")
         return 2 if expected else 1
+
+
+def command_seconds(ctx: typer.Context) -> float:
+    """Wall seconds since the running command started (its whole time, setup included)."""
+    obj = ctx.find_root().obj
+    started = obj.get("started") if isinstance(obj, dict) else None
+    return time.perf_counter() - (started if started is not None else _LOADED_AT)
 
 
 def main() -> None:
     """Entry point of the ``psygym`` console script."""
+    _console_command.append(_LOADED_AT)
     sys.exit(run())
 
 

@@ -31,12 +31,63 @@ def user_errors() -> Iterator[None]:
     except (ValueError, OSError, KeyError) as exc:  # OSError: e.g. --runs-dir names a file
         if os.environ.get("PSYGYM_DEBUG") == "1":
             raise
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-        msg = " ".join(str(msg).split()) or type(exc).__name__  # always one line
         err_console.print(
-            f"[red]error:[/red] {escape(str(msg))}", highlight=False, soft_wrap=True, emoji=False
-        )
+            f"[red]error:[/red] {escape(error_line(exc))}", highlight=False, soft_wrap=True,
+            emoji=False,
+        )  # fmt: skip
         raise typer.Exit(2) from None
+
+
+def error_line(exc: BaseException) -> str:
+    """An error as one printable line.
+
+    A file error names the file and what went wrong in words (not ``[Errno 20] ...``), and
+    a folder that cannot be made because a file is in the way names that file. Control
+    characters (a terminal escape code in a file name, say) are shown escaped, never raw.
+    """
+    if isinstance(exc, OSError) and exc.strerror:
+        msg = _os_error(exc)
+    else:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+    return printable(str(msg)) or type(exc).__name__
+
+
+def printable(text: str) -> str:
+    r"""``text`` on one line, its control characters escaped (``\x1b``), for a terminal."""
+    import unicodedata
+
+    return "".join(
+        ch.encode("unicode_escape").decode() if unicodedata.category(ch) == "Cc" else ch
+        for ch in " ".join(text.split())
+    )
+
+
+def _os_error(exc: OSError) -> str:
+    import os
+    from pathlib import Path
+
+    if exc.filename is None:
+        return str(exc.strerror)
+    path = Path(os.fsdecode(exc.filename))
+    if isinstance(exc, NotADirectoryError | FileExistsError):  # e.g. --runs-dir names a file
+        blocker = next((p for p in (path, *path.parents) if p.is_file()), None)
+        if blocker is not None:
+            return f"cannot make the folder {path}: {blocker} is a file, not a folder"
+    return f"{path}: {exc.strerror[:1].lower()}{exc.strerror[1:]}"
+
+
+def check_workers_option(value: int | None) -> int | None:
+    """Callback of the ``--workers`` options: at most :func:`.lifecycle.max_workers` processes.
+
+    Raises:
+        typer.BadParameter: too many (the command line then ends in one line naming the option).
+    """
+    from psygym_experiments.harness.lifecycle import check_workers
+
+    try:
+        return value if value is None else check_workers(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("--workers ")) from None
 
 
 def split_names(text: str) -> list[str]:
@@ -87,6 +138,7 @@ def editions_with_tool(name: str) -> list[str]:
 
 
 __all__ = [
-    "check_choice", "console", "default_edition", "edition_help", "edition_option",
-    "edition_tool", "editions_with_tool", "err_console", "split_names", "user_errors",
+    "check_choice", "check_workers_option", "console", "default_edition", "edition_help",
+    "edition_option", "edition_tool", "editions_with_tool", "err_console", "error_line",
+    "printable", "split_names", "user_errors",
 ]  # fmt: skip

@@ -26,6 +26,12 @@ the time and state limits, the optimum is known). On each scenario the field is:
   seats (``--search-games`` games per seat, common random numbers); ``--search`` puts it in the
   round-robin instead and ``--quick`` leaves it out (the report says which).
 
+The worker processes are kept busy throughout: a duel's match is played in the background,
+its games queued in the pool ahead of the next scenario's while this process prepares that
+scenario (tuning, training); the duels are played first, so that the small one-phase
+scenarios fill the workers beside the last match; the workers draw the report's plots. No number
+depends on this order.
+
 All of them meet in a round-robin in both seats with common random numbers
 (``psygym_experiments.harness.tournament``). The leaderboard ranks agents by their mean score per
 game over all opponents and both seats (with a 95% interval); a PPO model is scored only on the
@@ -51,14 +57,15 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from psygym_experiments.common import (
+    check_workers_option,
     console,
     err_console,
     split_names,
@@ -66,7 +73,7 @@ from psygym_experiments.common import (
 )
 from psygym_experiments.harness.compare_exact import ExactSide
 from psygym_experiments.harness.lifecycle import pool_initializer
-from psygym_experiments.harness.output import write_json
+from psygym_experiments.harness.output import write_bytes, write_json
 from psygym_experiments.harness.runs import inside, run_folder, write_command
 from psygym_experiments.harness.solving import (
     MAX_STATES,
@@ -92,8 +99,13 @@ TUNE_EPISODES = 100
 """Simulated games per seat and trial when tuning (the tuner's opponent is its default)."""
 QUICK_TUNE_EPISODES = 20
 """The same with ``--quick``."""
-TUNE_SECONDS = 20.0
-"""No new tuning trial starts after this many seconds (a fresh clone tunes every scenario)."""
+TUNE_SECONDS = 40.0
+"""No new tuning trial starts after this many seconds (a fresh clone tunes every scenario).
+
+A cap, not a budget: on 2 idle cores the 7th duel's 20 trials take about 20 s (the other
+scenarios' far less), and with this margin they all finish while the workers play the previous
+duel's search match beside them, so the tuned parameters are those of the trials and seed
+alone, not of the machine's load."""
 EXACT_BUDGET = 2_000_000
 """States the solver may spend per scenario on best responses and random agents' pairings."""
 QUICK_EXACT_BUDGET = 0
@@ -152,6 +164,9 @@ class ScenarioResult:
         search_match: ``search`` against the round-robin's leader, head to head
             (:meth:`~psygym_experiments.harness.head_to_head.HeadToHead.as_dict` plus the
             leader's ``kind`` and the match's ``seconds``), where it was played.
+        pending: what :func:`compare_scenario` left in the background (the exact values of
+            the state graph and the search match) while it is being done (a future; see
+            :func:`collect`).
     """
 
     edition: str
@@ -165,6 +180,7 @@ class ScenarioResult:
     notes: list[str] = field(default_factory=list)
     timing: dict[str, float] = field(default_factory=dict)
     search_match: dict[str, Any] | None = None
+    pending: Any = field(default=None, repr=False)
 
 
 @dataclass
@@ -365,7 +381,7 @@ def tuned_entry(
         return None
     target.parent.mkdir(parents=True, exist_ok=True)
     if found.resolve() != target.resolve():
-        shutil.copyfile(found, target)
+        write_bytes(target, found.read_bytes(), root=runs_dir)  # never through a link
     notes.append(
         f"tuned agent: no saved parameters, so {trials} Optuna trials ({episodes} simulated "
         f"games per seat each, seed {seed}) were run now and the best saved to {target}."
@@ -730,6 +746,7 @@ def compare_scenario(
     pool: Any = None,
     show_progress: bool = True,
     side: ExactSide | None = None,
+    matches: Any = None,
 ) -> ScenarioResult:
     """Build the field of one scenario and play the round-robin (in ``pool`` if given).
 
@@ -737,6 +754,13 @@ def compare_scenario(
     moves, within the limits), every pairing's exact score and every agent's best responses are
     computed over that graph while the games are played; otherwise the solver of
     :mod:`psygym_experiments.harness.solving` is used as before.
+
+    What follows the games (waiting for the graph's exact values, then ``search``'s match
+    against the leader, :func:`search_match`) is done before returning, or, given ``matches``
+    (a thread pool) and ``pool``, in the background: the match's games go to ``pool`` ahead of
+    the next scenario's and the exact values are computed by ``side``, so the workers stay busy
+    while this process prepares that scenario; ``pending`` is set until it is done
+    (:func:`collect`). The numbers are the same either way.
     """
     from psygym.editions import load
 
@@ -794,28 +818,51 @@ def compare_scenario(
     notes += ev.notes
     if graph_path:
         exact_future = _late_field(side, edition, scenario, entries, solved, exact_future, notes)
-        _fill_exact(ev, exact_future, solved, notes)
-    games_seconds = time.perf_counter() - before
-    match = search_match(rules, entries, ev, settings, pool=pool, show_progress=show_progress)
-    return ScenarioResult(
+    res = ScenarioResult(
         edition=edition,
         scenario=name,
         description=str(getattr(rules.scenario, "description", "")),
         entries=entries,
         evaluation=ev,
-        game_value=ev.game_value if graph_path else solved.value,
-        value_note=ev.value_note if graph_path else solved.note,
-        seconds=time.perf_counter() - start,
-        timing={**timing, "games_and_exact": games_seconds,
-                **({"search_match": match["seconds"]} if match else {})},
+        game_value=solved.value,
+        value_note=solved.note,
+        timing=timing,
         notes=notes,
-        search_match=match,
     )  # fmt: skip
+
+    def finish(background: bool) -> ScenarioResult:
+        """What follows the games: the graph's exact values (waited for), then the match."""
+        if graph_path:
+            _fill_exact(ev, exact_future, solved, notes)
+            res.game_value, res.value_note = ev.game_value, ev.value_note
+        res.timing["games_and_exact"] = time.perf_counter() - before
+        res.seconds = time.perf_counter() - start
+        res.search_match = search_match(
+            rules, entries, ev, settings, pool=pool, show_progress=show_progress,
+            background=background,
+        )  # fmt: skip
+        if res.search_match:
+            res.timing["search_match"] = res.search_match["seconds"]
+            res.seconds += res.search_match["seconds"]
+        return res
+
+    if matches is not None and pool is not None:
+        res.pending = matches.submit(finish, True)
+        return res
+    return finish(False)
+
+
+def collect(res: ScenarioResult) -> ScenarioResult:
+    """``res`` once what :func:`compare_scenario` left in the background is done."""
+    if res.pending is not None:
+        res.pending.result()
+        res.pending = None
+    return res
 
 
 def search_match(
     rules: Any, entries: list[Entry], ev: Any, settings: CompareSettings, *, pool: Any = None,
-    show_progress: bool = True,
+    show_progress: bool = True, background: bool = False,
 ) -> dict[str, Any] | None:  # fmt: skip
     """``search`` against the leader of the round-robin, head to head over both seats.
 
@@ -823,14 +870,17 @@ def search_match(
     cost (a duel without ``--search``, not ``--quick``, every agent kept), with
     ``settings.search_games`` games per seat and the round-robin's seeds
     (:func:`psygym_experiments.harness.head_to_head.head_to_head`, no early stop). The leader is
-    the best-ranked agent that plays both seats.
+    the best-ranked agent that plays both seats. Its games are split into one batch per worker,
+    whatever else the workers do, so the numbers are those of a match played alone.
+
+    ``background``: played in a thread beside other work (:func:`compare_scenario`), so instead
+    of a progress bar (the display has one at a time) it prints a line when it starts and ends.
 
     Returns:
-        The match's summary with the leader's ``kind`` and the match's ``seconds``, or ``None``
-        where no match is played.
+        The match's summary with the leader's ``kind`` and the match's ``seconds`` (wall time
+        from its start to its end), or ``None`` where no match is played.
     """
-    if (settings.quick or settings.search or settings.agents is not None
-            or settings.search_games < 1 or any(e.kind == SEARCH for e in entries)
+    if (not _match_wanted(settings) or any(e.kind == SEARCH for e in entries)
             or not _search_differs(rules)):  # fmt: skip
         return None
     from psygym_experiments.harness.head_to_head import head_to_head
@@ -847,8 +897,11 @@ def search_match(
     games = settings.search_games
     workers = settings.workers if pool is not None else 1
     name = getattr(rules.scenario, "name", "")
-    with ProgressBar(f"{rules.edition} {name}: search vs {leader.label}", games,
-                     enabled=show_progress) as bar:  # fmt: skip
+    what = f"{rules.edition} {name}: search vs {leader.label}"
+    if show_progress and background:
+        err_console.print(f"{what}: {games} games per seat, in the background",
+                          highlight=False, soft_wrap=True)  # fmt: skip
+    with ProgressBar(what, games, enabled=show_progress and not background) as bar:
         result = head_to_head(
             rules, SEARCH, leader.spec, seed=settings.seed, max_games=games, min_games=games,
             batch=max(1, -(-games // max(1, workers))), adaptive=False, workers=workers,
@@ -860,6 +913,9 @@ def search_match(
     out["opponent"] = leader.label
     out["opponent_kind"] = leader.kind
     out["seconds"] = round(time.perf_counter() - start, 1)
+    if show_progress and background:
+        err_console.print(f"{what}: {result.margin:+.2f} ± {result.ci95:.2f} per game "
+                          f"({out['seconds']:.0f} s)", highlight=False, soft_wrap=True)  # fmt: skip
     return out
 
 
@@ -1005,6 +1061,34 @@ def _exact_routes(
     return first + later, others
 
 
+def _play_order(pairs: list[tuple[str, str]], settings: CompareSettings) -> list[tuple[str, str]]:
+    """The order the scenarios are played in: those with a search match first.
+
+    A match is played in the background while the scenarios after it are prepared and played
+    (:func:`compare_scenario`), so the scenarios without one (a single Psychic phase, solved
+    exactly) are kept for the end, where they fill the workers beside the last match instead of
+    leaving them idle. The report keeps the order of :func:`plan`; no number depends on the order.
+    """
+    from psygym.editions import load
+
+    if not _match_wanted(settings):
+        return list(pairs)
+
+    def has_match(sc: tuple[str, str]) -> bool:
+        try:
+            return _search_differs(load(*sc))
+        except Exception:  # noqa: BLE001 - compare_scenario reports it, in its place
+            return True
+
+    return sorted(pairs, key=lambda sc: not has_match(sc))
+
+
+def _match_wanted(settings: CompareSettings) -> bool:
+    """Whether the settings ask for ``search``'s match against each duel's leader."""
+    return not (settings.quick or settings.search or settings.agents is not None
+                or settings.search_games < 1)  # fmt: skip
+
+
 def _eta_line(k: int, total: int, start: float) -> None:
     """``scenario k+1 of n, elapsed, about ... left`` on stderr."""
     elapsed = time.perf_counter() - start
@@ -1073,38 +1157,38 @@ def run_compare(
     )
     tables_side = _start_tables(settings.editions, quick)
 
-    builds, others = _exact_routes(pairs, quick, plan_notes)
+    order = _play_order(pairs, settings)
+    builds, others = _exact_routes(order, quick, plan_notes)  # solved in the order played
     # A graph build is cheaper than a solve and one-phase games need a few seconds: --quick's
     # tight solver budget would stop some of them (games of several phases are not built).
     cap = max(settings.solve_seconds, SOLVE_SECONDS / 2)
     exact_side = ExactSide(builds, settings.max_states, cap) if builds else None
     prober = Prober(others, settings)
     pool = worker_pool(settings.workers) if settings.workers > 1 else None
-    results = []
+    matches = ThreadPoolExecutor(max_workers=len(pairs)) if pool is not None else None
+    done: dict[tuple[str, str], ScenarioResult] = {}
     try:
-        for k, (e, s) in enumerate(pairs):
+        for k, (e, s) in enumerate(order):
             if show_progress:
                 _eta_line(k, len(pairs), start)
-            results.append(
-                compare_scenario(
-                    e,
-                    s,
-                    settings,
-                    prober=prober,
-                    pool=pool,
-                    show_progress=show_progress,
-                    side=exact_side,
-                )
-            )
+            done[(e, s)] = compare_scenario(
+                e, s, settings, prober=prober, pool=pool, show_progress=show_progress,
+                side=exact_side, matches=matches,
+            )  # fmt: skip
+        results = [collect(done[sc]) for sc in pairs]
+        tables = _finish_tables(tables_side, plan_notes)
+        run_dir = run_folder(runs_dir, "compare")
+        seconds = time.perf_counter() - start
+        # The workers draw the plots while this process writes the rest.
+        write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds,
+                     tables=tables, pool=pool)  # fmt: skip
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+        if matches is not None:
+            matches.shutdown(cancel_futures=True)
         if exact_side is not None:
             exact_side.close()
-    tables = _finish_tables(tables_side, plan_notes)
-    run_dir = run_folder(runs_dir, "compare")
-    seconds = time.perf_counter() - start
-    write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds, tables=tables)
     config = {
         **settings.__dict__,
         "seconds": round(seconds, 1),
@@ -1143,7 +1227,11 @@ def compare(
         str, typer.Option(help="Folder for compare-<time>/, tuned/ and trained/.")
     ] = "runs",
     workers: Annotated[
-        int | None, typer.Option(min=1, help="Processes (default: the CPU count).")
+        int | None,
+        typer.Option(
+            min=1, callback=check_workers_option,
+            help="Processes (default: the CPU count; at most 4 per CPU core).",
+        ),  # fmt: skip
     ] = None,
     tune_trials: Annotated[
         int | None,

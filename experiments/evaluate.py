@@ -7,23 +7,51 @@ seed ``seed + i`` (the protocol is :mod:`psygym_experiments.harness.games`, the 
 table adds each pairing's exact expected score, the game's value and each agent's exploitability.
 Output: ``<runs-dir>/evaluate-<time>/`` with ``results.csv``, ``results.json``, ``config.json`` and
 ``command.txt``. The folder is made first and keeps every finished task (a batch of games, an
-exact value) in ``tasks.jsonl``, so a killed run goes on with ``--resume <folder>``.
+exact value) in ``tasks.jsonl``, so a killed run goes on with ``--resume <folder>``: the settings
+not given come from the folder's ``config.json``, and one given with another value is refused,
+naming it. The record's lines are checked before they are used (their hash chain, their shape,
+scores within the scenario's bounds), and a folder holding a symbolic link is refused.
 """
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
-from psygym_experiments.common import console, edition_option, err_console, split_names, user_errors
-from psygym_experiments.harness.output import check_choice, json_text, rate, signed, write_json
-from psygym_experiments.harness.runs import run_folder, write_command
+from psygym_experiments.common import (
+    check_workers_option,
+    console,
+    edition_option,
+    err_console,
+    split_names,
+    user_errors,
+)
+from psygym_experiments.harness.output import (
+    atomic_write,
+    check_choice,
+    json_text,
+    rate,
+    signed,
+    write_json,
+)
+from psygym_experiments.harness.runs import (
+    ResumeRecord,
+    check_run_folder,
+    check_score,
+    given_options,
+    read_config,
+    run_folder,
+    score_bounds,
+    shape_error,
+    write_command,
+)
 from psygym_experiments.harness.solving import MAX_STATES
+from psygym_experiments.harness.task_record import TaskRecord
 from psygym_experiments.harness.tournament import EvalSettings, Evaluation, csv_text, evaluate
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 DEFAULT_AGENTS = "default"
 """The ``--agents`` value meaning :func:`default_agents`."""
@@ -44,7 +72,7 @@ def default_agents(rules: Any) -> list[str]:
 
 def write_evaluation(ev: Evaluation, run_dir: Path, config: dict[str, Any]) -> None:
     """Write ``results.csv``, ``results.json``, ``config.json`` and ``command.txt``."""
-    (run_dir / "results.csv").write_text(csv_text(ev.pairs))
+    atomic_write(run_dir / "results.csv", csv_text(ev.pairs))
     write_json(run_dir / "results.json", ev.to_json())
     write_json(run_dir / "config.json", config)
     write_command(run_dir)
@@ -95,6 +123,7 @@ def pairs_table(ev: Evaluation) -> Any:
 
 
 def evaluate_command(
+    ctx: typer.Context,
     edition: str = edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     agents: str = typer.Option(
@@ -104,7 +133,10 @@ def evaluate_command(
     ),
     episodes: int = typer.Option(1000, min=1, help="Games per pairing and seat."),
     seed: int = typer.Option(0, min=0, help="Base seed: game i of every pairing uses seed + i."),
-    workers: int = typer.Option(1, min=1, help="Processes to play in (results do not change)."),
+    workers: int = typer.Option(
+        1, min=1, callback=check_workers_option,
+        help="Processes to play in (results do not change; at most 4 per CPU core).",
+    ),  # fmt: skip
     runs_dir: str = typer.Option("runs", help="Folder for the run folder evaluate-<time>/."),
     fmt: str = typer.Option("table", "--format", help="Output: table, csv or json."),
     exact: bool = typer.Option(
@@ -126,8 +158,8 @@ def evaluate_command(
     ),
     resume: str = typer.Option(
         "",
-        help="Go on with the run in this folder (the same settings; the games and exact values "
-        "it recorded are not played or solved again).",
+        help="Go on with the run in this folder: settings not given are the folder's, one given "
+        "must equal it (the games and exact values it recorded are not played or solved again).",
     ),
 ) -> None:
     """Round-robin between agents in both seats (common random numbers), with exact values."""
@@ -135,20 +167,34 @@ def evaluate_command(
 
     with user_errors():
         check_choice(fmt, ("table", "csv", "json"), "--format")
+        if resume:  # the settings not given are the run's own
+            saved = _saved_options(ctx, resume, {
+                "edition": edition, "episodes": episodes, "seed": seed, "exact": exact,
+                "max_states": max_states, "self_play": self_play, "min_episodes": min_episodes,
+            })  # fmt: skip
+            edition, scenario = saved.get("edition", edition), saved.get("scenario", scenario)
+            agents, episodes = saved.get("agents", agents), saved.get("episodes", episodes)
+            seed, exact = saved.get("seed", seed), saved.get("exact", exact)
+            max_states = saved.get("max_states", max_states)
+            self_play = saved.get("self_play", self_play)
+            until_clear = saved.get("until_clear", until_clear)
+            min_episodes = saved.get("min_episodes", min_episodes)
         rules = load(edition, scenario)
         names = default_agents(rules) if agents.strip() == DEFAULT_AGENTS else split_names(agents)
         if not names:
             raise ValueError("--agents needs at least one agent name")
         if until_clear:
             return _until_clear(
-                rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume
-            )
+                rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume,
+                scenario,
+            )  # fmt: skip
         from psygym.policies import resolve_policy
 
         policies = [resolve_policy(name, rules) for name in names]  # bad names fail here
         config = {
             "edition": rules.edition,
             "scenario": getattr(rules.scenario, "name", ""),
+            "scenario_arg": _scenario_arg(rules, scenario),
             "agents": names,
             "episodes": episodes,
             "seed": seed,
@@ -159,15 +205,18 @@ def evaluate_command(
             "game_seeds": f"{seed}..{seed + episodes - 1}",
         }
         run_dir = _run_dir(runs_dir, resume, config, ROUND_ROBIN_SETTINGS, until_clear=False)
+        # Read (and checked) before anything is written: a refused record changes no file.
+        record = TaskRecord(run_dir / TASKS_FILE, score_bounds(rules))
         write_json(run_dir / "config.json", config)
+        # soft_wrap: the hint is pasted as printed, so it is never cut into lines
         err_console.print(f"run folder: {run_dir} (a killed run goes on with --resume {run_dir})",
-                          highlight=False)  # fmt: skip
+                          highlight=False, soft_wrap=True)  # fmt: skip
         start = time.perf_counter()
         settings = EvalSettings(
             episodes, seed, workers, exact=exact, exploit=exact, max_states=max_states,
             self_play=self_play,
         )  # fmt: skip
-        ev = evaluate(rules, names, settings, policies=policies, record=run_dir / TASKS_FILE)
+        ev = evaluate(rules, names, settings, policies=policies, record=record)
     config["seconds"] = round(time.perf_counter() - start, 2)
     write_evaluation(ev, run_dir, config)
     if fmt == "csv":
@@ -201,10 +250,82 @@ TASKS_FILE = "tasks.jsonl"
 """The resume record of a round-robin: one JSON line per finished task (game batch, exact value)."""
 
 
+class _Saved(BaseModel):
+    """The settings of a run folder's ``config.json`` that ``--resume`` takes (checked)."""
+
+    model_config = ConfigDict(extra="ignore")
+    edition: str
+    scenario: str
+    scenario_arg: str | None = None
+    agents: Annotated[list[str], Field(min_length=1)]
+    episodes: Annotated[int, Field(ge=1, strict=True)] | None = None
+    max_episodes: Annotated[int, Field(ge=1, strict=True)] | None = None
+    min_episodes: Annotated[int, Field(ge=2, strict=True)] | None = None
+    seed: Annotated[int, Field(ge=0, strict=True)]
+    exact: Annotated[bool, Field(strict=True)] | None = None
+    max_states: Annotated[int, Field(ge=1, strict=True)] | None = None
+    self_play: Annotated[bool, Field(strict=True)] | None = None
+    until_clear: Annotated[bool, Field(strict=True)] = False
+
+
+RESUMED_OPTIONS = ("edition", "scenario", "agents", "episodes", "seed", "exact", "max_states",
+                   "self_play", "until_clear", "min_episodes")  # fmt: skip
+"""Options that ``--resume`` takes from the run's folder when they are not given."""
+
+
+def _saved_options(ctx: typer.Context, resume: str, given: dict[str, Any]) -> dict[str, Any]:
+    """The settings of the run in ``resume`` for every option of :data:`RESUMED_OPTIONS` not given.
+
+    Options that are given stay as given; those of ``given`` (plain values) are checked here,
+    before anything is loaded, the others (scenario, agents) by :func:`_run_dir`.
+
+    Raises:
+        ValueError: not a run folder of evaluate, its ``config.json`` is not one it wrote, or a
+            given setting differs from the run's (named).
+    """
+    from psygym.edition import get
+
+    run_dir = Path(resume)
+    config_path = run_dir / "config.json"
+    if not config_path.is_file():
+        raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate (no config.json)")
+    check_run_folder(run_dir)
+    try:
+        saved = _Saved.model_validate(read_config(config_path))
+    except ValidationError as exc:
+        why = shape_error(exc, "the settings evaluate writes")
+        raise ValueError(f"{config_path}: {why}") from None
+    values = saved.model_dump()
+    values["scenario"] = saved.scenario_arg or saved.scenario
+    values["agents"] = ",".join(saved.agents)
+    if saved.until_clear:
+        values["episodes"] = saved.max_episodes
+    named = given_options(ctx, RESUMED_OPTIONS)
+    mine = {**given, "edition": get(given["edition"]).id if "edition" in named else None}
+    diff = [k for k in RESUMED_OPTIONS if k in named and k in mine and values[k] is not None
+            and mine[k] != values[k]]  # fmt: skip
+    if diff:
+        raise ValueError(f"{run_dir} holds a run with other settings ({', '.join(diff)}); give "
+                         "the same settings to resume it, or leave out --resume")  # fmt: skip
+    return {k: values[k] for k in RESUMED_OPTIONS if k not in named and values[k] is not None}
+
+
+def _scenario_arg(rules: Any, scenario: str) -> str:
+    """The scenario as a later ``--resume`` loads it: a shipped name, or the file's full path."""
+    path = Path(scenario)
+    if path.suffix == ".toml" or path.is_file():
+        return str(path.resolve())
+    return str(getattr(rules.scenario, "name", scenario))
+
+
 def _run_dir(
     runs_dir: str, resume: str, config: dict[str, Any], keys: tuple[str, ...], until_clear: bool
 ) -> Path:  # fmt: skip
-    """A new run folder, or the ``--resume`` folder once it is shown to hold the same run."""
+    """A new run folder, or the ``--resume`` folder once it is shown to hold the same run.
+
+    The resumed folder must hold no symbolic link (:func:`.runs.check_run_folder`): every file
+    of the run is written again, and none may lead outside it.
+    """
     from psygym_experiments.harness.runs import check_resumable
 
     if not resume:
@@ -212,8 +333,9 @@ def _run_dir(
     run_dir = Path(resume)
     config_path = run_dir / "config.json"
     if not config_path.is_file():
-        raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate")
-    if bool(json.loads(config_path.read_text()).get("until_clear")) != until_clear:
+        raise ValueError(f"--resume: {run_dir} is not a run folder of evaluate (no config.json)")
+    check_run_folder(run_dir)
+    if bool(read_config(config_path).get("until_clear")) != until_clear:
         kind, fix = ("a round-robin", "leave out --until-clear") if until_clear else (
             "an --until-clear run", "add --until-clear")  # fmt: skip
         raise ValueError(f"--resume: {run_dir} holds {kind} of evaluate; {fix} to go on with it")
@@ -221,11 +343,44 @@ def _run_dir(
     return run_dir
 
 
-def _played(run_dir: Path, opponents: list[str]) -> dict[str, list[tuple[float, float]]]:
-    """Per opponent, the games recorded in ``run_dir``, from game 0 on without a gap."""
-    from psygym_experiments.harness.runs import read_records
+GAMES_SHAPE = '{"opponent": agent, "start": first game, "pairs": [[score, score], ...]}'
+"""How a line of :data:`GAMES_FILE` looks, for the error that refuses one."""
 
-    records = read_records(run_dir / GAMES_FILE)
+
+class _Batch(BaseModel):
+    """One line of :data:`GAMES_FILE`: a batch of games of one match."""
+
+    model_config = ConfigDict(extra="forbid")
+    opponent: str
+    start: Annotated[int, Field(ge=0, strict=True)]
+    pairs: list[tuple[Annotated[float, Field(strict=True, allow_inf_nan=False)],
+                      Annotated[float, Field(strict=True, allow_inf_nan=False)]]]  # fmt: skip
+
+
+def _games_record(run_dir: Path, rules: Any) -> ResumeRecord:
+    """The record of :data:`GAMES_FILE`, its lines checked (shape, scores within the bounds).
+
+    A pair is the first agent's score in seat 0 and in seat 1, so the second lies within the
+    negated bounds of seat 0.
+    """
+    lo, hi = score_bounds(rules)
+
+    def check(row: dict[str, Any]) -> None:
+        try:
+            batch = _Batch.model_validate(row)
+        except ValidationError as exc:
+            raise ValueError(shape_error(exc, GAMES_SHAPE)) from None
+        for k, (first, second) in enumerate(batch.pairs):
+            game = batch.start + k
+            check_score(first, (lo, hi), f"the score of game {game} in seat 0")
+            check_score(second, (-hi, -lo), f"the score of game {game} in seat 1")
+
+    return ResumeRecord(run_dir / GAMES_FILE, check)
+
+
+def _played(record: ResumeRecord, opponents: list[str]) -> dict[str, list[tuple[float, float]]]:
+    """Per opponent, the games ``record`` holds, from game 0 on without a gap."""
+    records = record.read()
     out: dict[str, list[tuple[float, float]]] = {}
     for o in opponents:
         batches = {r["start"]: r["pairs"] for r in records if r.get("opponent") == o}
@@ -238,7 +393,7 @@ def _played(run_dir: Path, opponents: list[str]) -> dict[str, list[tuple[float, 
 
 def _until_clear(
     rules: Any, names: list[str], episodes: int, min_episodes: int, seed: int, workers: int,
-    runs_dir: str, fmt: str, resume: str = "",
+    runs_dir: str, fmt: str, resume: str = "", scenario: str = "",
 ) -> None:  # fmt: skip
     """``evaluate --until-clear``: adaptive matches of ``names[0]`` against each other agent.
 
@@ -247,7 +402,6 @@ def _until_clear(
     """
     from psygym_experiments.harness.head_to_head import BATCH, head_to_head, seat_spec
     from psygym_experiments.harness.progress import ProgressBar
-    from psygym_experiments.harness.runs import append_record, rewrite_records
 
     from psygym.policies import resolve_policy
 
@@ -258,13 +412,15 @@ def _until_clear(
             resolve_policy(seat_spec(name, seat), rules)
     config = {
         "edition": rules.edition, "scenario": getattr(rules.scenario, "name", ""),
-        "agents": names, "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
+        "scenario_arg": _scenario_arg(rules, scenario), "agents": names,
+        "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
         "workers": workers, "until_clear": True,
     }  # fmt: skip
     run_dir = _run_dir(runs_dir, resume, config, UNTIL_CLEAR_SETTINGS, until_clear=True)
+    games = _games_record(run_dir, rules)
     if resume:
-        played = _played(run_dir, names[1:])
-        rewrite_records(run_dir / GAMES_FILE, [
+        played = _played(games, names[1:])
+        games.rewrite([
             {"opponent": o, "start": i, "pairs": played[o][i : i + BATCH]}
             for o in names[1:] for i in range(0, len(played[o]), BATCH)
         ])  # fmt: skip
@@ -272,7 +428,7 @@ def _until_clear(
         played = {o: [] for o in names[1:]}
     write_json(run_dir / "config.json", config)
     err_console.print(f"run folder: {run_dir} (a killed run goes on with --resume {run_dir})",
-                      highlight=False)  # fmt: skip
+                      highlight=False, soft_wrap=True)  # fmt: skip
     start = time.perf_counter()
     results = []
     for opponent in names[1:]:
@@ -281,8 +437,7 @@ def _until_clear(
                               "games per seat recorded", highlight=False)  # fmt: skip
 
         def record(r: range, pairs: list[tuple[float, float]], opponent: str = opponent) -> None:
-            append_record(run_dir / GAMES_FILE,
-                          {"opponent": opponent, "start": r.start, "pairs": pairs})  # fmt: skip
+            games.append({"opponent": opponent, "start": r.start, "pairs": pairs})
 
         with ProgressBar(f"{names[0]} vs {opponent}", episodes) as bar:
             match = head_to_head(
@@ -300,7 +455,7 @@ def _until_clear(
     write_json(run_dir / "results.json", {"edition": rules.edition, "matches": rows})
     header = "agent,opponent,games_per_seat,margin,ci95,decided,seat0_mean,seat1_mean"
     lines = [header] + [",".join(str(r[k]) for k in header.split(",")) for r in rows]
-    (run_dir / "results.csv").write_text("\n".join(lines) + "\n")
+    atomic_write(run_dir / "results.csv", "\n".join(lines) + "\n")
     seconds = round(time.perf_counter() - start, 2)
     write_json(run_dir / "config.json", {**config, "seconds": seconds})
     write_command(run_dir)

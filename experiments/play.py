@@ -157,6 +157,14 @@ def play(
 def replay(
     file: Annotated[Path, typer.Argument(help="A game log written by psygym play (.jsonl).")],
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the result."),
+    as_player: int | None = typer.Option(
+        None,
+        "--as-player",
+        min=0,
+        max=1,
+        help="Show the game as this player (0 or 1) was shown it: the other hand's cards and "
+        "secret bids hidden, as in play and serve (default: everything the log holds).",
+    ),
 ) -> None:
     """Replay a game log through the rules (no dice rolled) and check its final state and score."""
     with user_errors():
@@ -164,6 +172,7 @@ def replay(
             file,
             console,
             quiet=quiet,
+            as_player=as_player,
             on_warning=lambda w: err_console.print(
                 f"[yellow]warning:[/yellow] {w}", highlight=False, soft_wrap=True
             ),

@@ -5,6 +5,12 @@
 end line against the state reached (format in :mod:`psygym_experiments.harness.gamelog`). Every
 line's chained hash is checked first: a changed, removed, reordered or cut-off line is refused
 with the number of the first bad line, and so is a log without an end line or without a chain.
+
+A log holds everything, so a replay shows everything by default. ``as_player`` shows it as that
+player was shown the game (:class:`~psygym_experiments.harness.player_view.PlayerView`, the same
+view as ``psygym play`` and ``psygym serve``): a card dealt to the other hand is not named, a
+secret bid is revealed only with that player's own, and the final board is the player's view
+unless the game ended.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from psygym_experiments.harness.gamelog import ChainError, read_json_lines, verify_chain
+from psygym_experiments.harness.player_view import PlayerView
 from psygym_experiments.play_session import Narrator, state_digest, state_text
 from rich.console import Console
 from rich.markup import escape
@@ -77,6 +84,7 @@ def replay_log(
     *,
     quiet: bool = False,
     on_warning: Callable[[str], None] | None = None,
+    as_player: int | None = None,
 ) -> ReplayResult:
     """Replay a game log through the rules and check it reaches the logged final state.
 
@@ -85,6 +93,7 @@ def replay_log(
         console: where the transcript goes (nothing is printed when ``quiet``).
         quiet: print no transcript.
         on_warning: called with warnings (the scenario file changed since the game).
+        as_player: show the game as this player (0 or 1) was shown it, not everything.
 
     Raises:
         ReplayError: the log does not match the rules: an illegal action or chance outcome, a
@@ -105,7 +114,11 @@ def replay_log(
         if hashlib.sha256(Path(spath).read_bytes()).hexdigest() != sha:
             on_warning(f"the scenario file {spath} changed since the game was played")
     seat = header.get("seat")
-    narrator = Narrator(rules, console, None, human=seat if seat in (0, 1) else None)
+    if as_player not in (None, 0, 1):
+        raise ReplayError(f"--as-player {as_player} is not a player; allowed: 0, 1")
+    other = "human" if seat in (0, 1) and seat != as_player else f"AI: {header.get('opponent')}"
+    narrator = Narrator(rules, console, as_player, other, human=seat if seat in (0, 1) else None)
+    view = None if as_player is None else PlayerView(rules, as_player)
     if not quiet:
         console.print(
             f"[bold]Replay[/bold] of {escape(str(path))}: {escape(str(rules.edition))}, scenario "
@@ -127,7 +140,7 @@ def replay_log(
             continue
         if kind != "step":
             raise ReplayError(f"{where}: unknown line type {kind!r} (allowed: step, end)")
-        state = _replay_step(rules, state, obj, where, narrator if not quiet else None)
+        state = _replay_step(rules, state, obj, where, None if quiet else narrator, view)
         steps += 1
     score = tuple(float(x) for x in rules.returns(state))
     if end is None:
@@ -138,7 +151,8 @@ def replay_log(
     _check_end(rules, state, steps, end, str(path))
     if not quiet:
         console.print()
-        narrator.text(rules.render(state, None))
+        everything = as_player is None or rules.is_terminal(state)
+        narrator.text(rules.render(state, None if everything else as_player))
         status = "finished" if rules.is_terminal(state) else "not finished"
         console.print(
             f"Replayed {steps} steps ({status}): score {score[0]:+.2f} for player 0, "
@@ -150,7 +164,12 @@ def replay_log(
 
 
 def _replay_step(
-    rules: Any, state: Hashable, obj: Mapping[str, Any], where: str, narrator: Narrator | None
+    rules: Any,
+    state: Hashable,
+    obj: Mapping[str, Any],
+    where: str,
+    narrator: Narrator | None,
+    view: PlayerView | None,
 ) -> Hashable:
     player = rules.current_player(state)
     logged = obj.get("player")
@@ -173,8 +192,10 @@ def _replay_step(
             f"but the log says {obj['label']!r}"
         )
     if narrator is not None:
-        if player == CHANCE:
-            p = dict(rules.chance_outcomes(state)).get(action)
+        p = dict(rules.chance_outcomes(state)).get(action) if player == CHANCE else None
+        if view is not None:
+            narrator.show(view.see(state, action, events, p))
+        elif player == CHANCE:
             narrator.chance(label, p, events)
         else:
             narrator.decision(player, label, events)

@@ -1,28 +1,27 @@
 """Play a game against an agent in the terminal, log it, and replay logs through the rules.
 
 The loop is edition-generic: it only uses the Rules API (``render``, ``legal_actions``,
-``describe``, ``chance_outcomes``, ``apply_with_events``, ``returns``, ``current_player``) and,
-for Rogue Trader's secret bids, ``simultaneous_info``. It never uses live displays, so it works
-the same when standard input and output are pipes (tests drive whole games that way).
+``describe``, ``chance_outcomes``, ``apply_with_events``, ``returns``, ``current_player``,
+``private_to``). It never uses live displays, so it works the same when standard input and
+output are pipes (tests drive whole games that way).
 
-Hidden information is found generically through ``render``: a chance outcome or an AI decision
-is hidden from the human when another alternative leads to a state that ``render(s, seat)``
-cannot tell apart but ``render(s, None)`` can (a warp card dealt to the AI in 2nd edition, the
-AI's secret bid in Rogue Trader). Its label is then not shown, only the events every such
-alternative reports. In an edition with secret hands (``rules.information``) a card dealt to the
-other player (an ``EventKind.DEAL`` event) is never named, even when the deck could hold only
-one kind: the human does not know the deck. Once something was hidden, chance probabilities are
-no longer printed (the chance of a draw would tell what the other hand holds) and no exact
-solver advice is given; an edition with secret hands gets estimated advice from the
-information-set search instead, which reads only what the human may know. A secret bid
-(``simultaneous_info``) is revealed right after the human's own bid.
+What the human is shown of every step comes from
+:class:`~psygym_experiments.harness.player_view.PlayerView`, the one home of that question for
+play, serve, replays and advice: it is computed from the human's information only, through the
+edition's ``rules.private_to`` (a warp card dealt to the AI in 2nd edition is never named, even
+when the deck could hold only one kind; the AI's secret bid in Rogue Trader is revealed right
+after the human's own bid). Where hands are secret (``rules.information``) no chance probability
+is printed (the chance of a draw would tell what the other hand holds) and hints are estimated
+by the information-set search, which reads only what the human may know.
 
-The odds next to an action (:func:`odds_text`) come only from public information: the dice law
-of the roll the action leads to, or "depends on the response" when the other player answers it
-next (2E-5.2), since odds from the true state would follow that player's hidden hand. So the
-screen is a function of what the human may see: re-dealing what they have not seen at any
-decision leaves every line identical (``tests/test_play_hidden.py``). Logs and replays hold
-everything: they are for after the game.
+The odds next to an action (``PlayerView.option_odds``) come only from public information: the
+dice law of the roll the action leads to, or "depends on the response" when the other player
+answers it next (2E-5.2), since odds from the true state would follow that player's hidden hand;
+after the AI's secret bid, the range over every bid it could have made. So the screen is a
+function of what the human may see: re-dealing what they have not seen at any decision leaves
+every line identical (``tests/test_hidden_leaks.py``, ``tests/test_play_hidden.py``). Logs hold
+everything: they are for after the game (``psygym replay --as-player`` shows one as a player
+saw it).
 
 Game logs are JSON Lines (one JSON object per line):
 
@@ -57,12 +56,12 @@ from typing import Any
 import numpy as np
 from psygym_experiments.harness.gamelog import LOG_FORMAT, state_digest, state_text
 from psygym_experiments.harness.gamelog import GameLog as _ChainedLog
-from psygym_experiments.harness.odds_view import (
-    action_odds,
-    format_odds,
-    hidden_move_events,
-    odds_text,
-    percent,
+from psygym_experiments.harness.odds_view import action_odds, format_odds, percent
+from psygym_experiments.harness.player_view import (
+    HIDDEN_OUTCOME,
+    SECRET_CHOICE,
+    PlayerView,
+    Shown,
 )
 from psygym_experiments.harness.runs import free_name, timestamp
 from rich.console import Console
@@ -319,13 +318,18 @@ class GameLog(_ChainedLog):
 
     @classmethod
     def create(cls, runs_dir: str | Path, header: Mapping[str, Any]) -> GameLog:
-        """Open ``<runs_dir>/games/<timestamp>.jsonl`` (``-2``, ``-3``... if taken)."""
-        folder = Path(runs_dir) / "games"
-        folder.mkdir(parents=True, exist_ok=True)
+        """Open ``<runs_dir>/games/<timestamp>.jsonl`` (``-2``, ``-3``... if taken).
+
+        Raises:
+            UnsafeOutputError: ``games/`` is a link leading out of ``runs_dir``.
+        """
+        from psygym_experiments.harness.output import output_folder
+
+        folder = output_folder(Path(runs_dir) / "games", runs_dir)
         stem = timestamp()
         while True:
             try:  # another process may take the free name first: then try the next one
-                return cls(free_name(folder, stem, ".jsonl"), header)
+                return cls(free_name(folder, stem, ".jsonl"), header, root=runs_dir)
             except FileExistsError:
                 continue
 
@@ -404,6 +408,21 @@ class Narrator:
         )
         self.events(events)
 
+    def show(self, shown: Shown) -> None:
+        """One step as a player was shown it (:class:`~.harness.player_view.PlayerView`)."""
+        if shown.player == CHANCE:
+            self.chance(shown.label or HIDDEN_OUTCOME, shown.probability, shown.events)
+        elif shown.label is None:
+            self.decision(shown.player, SECRET_CHOICE, shown.events)
+        elif shown.revealed:
+            self.decision(shown.player, shown.label, ())
+            for earlier in shown.revealed:
+                self.decision(earlier.player, f"{earlier.label} (revealed now)", ())
+            self.events(shown.events)
+        else:
+            label = f"{shown.label}  [{shown.odds}]" if shown.odds else shown.label
+            self.decision(shown.player, label, shown.events)
+
 
 # ----------------------------------------------------------------------------- the session
 class QuitGame(Exception):
@@ -467,11 +486,8 @@ class PlaySession:
         self._advisor = advisor
         self.echo_input = (not _isatty(sys.stdin)) if echo_input is None else echo_input
         self._rendered: Hashable | None = None
-        self._secret_parent: Hashable | None = None
-        # Some state or choice is hidden from the human (declared by the edition or seen).
-        self.secret_hands = _declares_hidden_information(rules)
-        self.hidden_seen = self.secret_hands
-        self._revealed_later: list[tuple[int, str, tuple[Event, ...]]] = []
+        self.player_view = PlayerView(rules, seat)
+        """What the human is shown (the one home of hidden information)."""
         self._noted = False  # the search's note was shown under a menu
 
     @property
@@ -512,92 +528,19 @@ class PlaySession:
         """Play one transition (chance, AI or human) and return the next state."""
         rules = self.rules
         player = rules.current_player(state)
+        p = None
         if player == CHANCE:
-            outcomes = rules.chance_outcomes(state)
             a = rules.sample_chance(state, self.chance_rng)
-            label = rules.action_label(state, a)
-            nxt, events = rules.apply_with_events(state, a, check=False)
-            self._record(CHANCE, a, label)
-            shown = self.visible_events(state, a, nxt, events, [o for o, _ in outcomes])
-            if shown is None and self._deals_a_secret_card(events):
-                shown = tuple(events)
-            if shown is None:
-                # With hidden cards about, a draw's chance would tell what the others hold.
-                p = None if self.hidden_seen else dict(outcomes).get(a)
-                self.narrator.chance(label, p, events)
-            else:
-                self.narrator.chance("(hidden from you)", None, shown)
-            return nxt
-        if player == self.seat:
+            p = dict(rules.chance_outcomes(state)).get(a)
+        elif player == self.seat:
             a = self.ask(state)
         else:
             a = sample_action(self.opponent, rules, state, player, self.policy_rng)
-        label = rules.action_label(state, a)
-        nxt, events = rules.apply_with_events(state, a)
-        self._record(player, a, label)
-        if player == self.seat:
-            self.narrator.decision(player, label, ())
-            self._secret_parent = None
-            for who, lbl, evs in self._revealed_later:
-                self.narrator.decision(who, f"{lbl} (revealed now)", evs)
-            self._revealed_later.clear()
-            self.narrator.events(events)
-            return nxt
-        shown = self.visible_events(state, a, nxt, events, rules.legal_actions(state))
-        if shown is None:
-            odds = odds_text(rules, state, a)  # public dice laws only (the AI's hand is not)
-            self.narrator.decision(player, f"{label}  [{odds}]" if odds else label, events)
-            return nxt
-        self.narrator.decision(player, "makes a secret choice", shown)
-        if self._simultaneous(state):  # a secret bid: both are shown once the human has bid
-            self._secret_parent = state
-            self._revealed_later.append((player, label, events))
-        return nxt
-
-    def _record(self, player: int, action: int, label: str) -> None:
+        nxt, events = rules.apply_with_events(state, a, check=player != CHANCE)
         if self.log is not None:
-            self.log.step(player, action, label)
-
-    # ------------------------------------------------------------------ hidden information
-    def visible_events(
-        self,
-        state: Hashable,
-        action: int,
-        nxt: Hashable,
-        events: Sequence[Event],
-        alternatives: Sequence[int],
-    ) -> tuple[Event, ...] | None:
-        """``None`` if the human may see which action or outcome was taken, else what they see.
-
-        Generic test through ``render``: the choice is hidden when another alternative leads to
-        a state the human's view (``render(s, seat)``) cannot tell apart although the full view
-        (``render(s, None)``) can, e.g. which warp card the AI was dealt (2nd edition) or the
-        AI's secret bid (Rogue Trader). The events shown then are those every such alternative
-        also reports (e.g. "Chaos is dealt a warp card.").
-        """
-        shown = hidden_move_events(self.rules, self.seat, state, action, nxt, events, alternatives)
-        if shown is not None and (
-            self.rules.current_player(state) == CHANCE or not self._simultaneous(state)
-        ):
-            self.hidden_seen = True
-        return shown
-
-    def _deals_a_secret_card(self, events: Sequence[Event]) -> bool:
-        """Whether a chance outcome deals a card to another player in a game of secret hands.
-
-        Such a card is never named, even when the deck could hold only one kind of card (the
-        render test of :meth:`visible_events` then finds no twin): the human does not know what
-        the deck holds, so naming the card would tell them (2E-2, 2E-3.3).
-        """
-        return self.secret_hands and any(
-            e.kind == EventKind.DEAL and e.player is not None and e.player != self.seat
-            for e in events
-        )
-
-    def _simultaneous(self, state: Hashable) -> bool:
-        """Whether ``state`` is the first decision of a secret pair (``simultaneous_info``)."""
-        info = getattr(self.rules, "simultaneous_info", None)
-        return info is not None and info(state) is not None
+            self.log.step(player, a, rules.action_label(state, a))
+        self.narrator.show(self.player_view.see(state, a, events, p))
+        return nxt
 
     # ------------------------------------------------------------------ the human's turn
     def show_state(self, state: Hashable, *, everything: bool = False) -> None:
@@ -609,13 +552,12 @@ class PlaySession:
     def menu(self, state: Hashable, legal: Sequence[int]) -> None:
         """Print the numbered legal actions with their odds (and values with ``--hint``)."""
         rules = self.rules
-        labels = [rules.action_label(state, a) for a in legal]
-        extras = [odds_text(rules, state, a) for a in legal]
-        advice = (
-            self.advisor.advise(state, self._secret_parent, hidden=self.hidden_seen, further=False)
-            if self.hint
-            else None
-        )
+        options = self.player_view.options(state)
+        labels = [label for _, label, _ in options]
+        extras = [odds for _, _, odds in options]
+        advice = None
+        if self.hint:
+            advice = self.advisor.advise(state, self.player_view.pending, further=False)
         width = max(len(lbl) for lbl in labels)
         sides = getattr(rules.scenario, "sides", None)
         mine = f" ({sides[self.seat].name})" if sides else ""
@@ -661,7 +603,7 @@ class PlaySession:
         elif advice.exact:
             against = (
                 " (against the opponent's optimal mixed secret choice)"
-                if self._secret_parent is not None
+                if self.player_view.pending is not None
                 else ""
             )
             self.narrator.text(
@@ -685,17 +627,17 @@ class PlaySession:
     def ask(self, state: Hashable) -> int:
         """Read the human's choice; bad input is re-prompted with what is allowed."""
         legal = self.rules.legal_actions(state)
-        if self._secret_parent is None and not self.hidden_seen:
-            self.hidden_seen = self.rules.render(state, self.seat) != self.rules.render(state, None)
         if self._rendered != state:
             self.show_state(state)
             self.menu(state, legal)
             self._rendered = state
         n = len(legal)
-        allowed = f"a number from 1 to {n}, ? to list the actions, h for a hint, q to quit"
+        numbers = "1 (the only choice)" if n == 1 else f"a number from 1 to {n}"
+        allowed = f"{numbers}, ? to list the actions, h for a hint, q to quit"
+        prompt = "Choose 1, the only choice" if n == 1 else f"Choose 1-{n}"
         while True:
             try:
-                raw = self.console.input(f"Choose 1-{n} (? list, h hint, q quit): ")
+                raw = self.console.input(f"{prompt} (? list, h hint, q quit): ")
             except EOFError:
                 self.console.print()
                 self.console.print(
@@ -724,7 +666,7 @@ class PlaySession:
             )
 
     def _show_hint(self, state: Hashable, legal: Sequence[int]) -> None:
-        advice = self.advisor.advise(state, self._secret_parent, hidden=self.hidden_seen)
+        advice = self.advisor.advise(state, self.player_view.pending)
         if advice.values:
             ranked = sorted(advice.values.items(), key=lambda kv: -kv[1])
             for a, v in ranked:
@@ -755,17 +697,6 @@ class PlaySession:
             self.narrator.text(str(self.log.path))
             self.console.print("Replay it with: ", end="", highlight=False, soft_wrap=True)
             self.narrator.text(f"psygym replay {shlex.quote(str(self.log.path))}")
-
-
-def _declares_hidden_information(rules: Any) -> bool:
-    """Whether the edition says its players see different things (2nd edition's hands)."""
-    try:
-        from psygym_agents.solvers import has_hidden_information
-    except ImportError:
-        return bool(getattr(rules, "hidden_information", False)) or (
-            getattr(rules, "perfect_information", True) is False
-        )
-    return bool(has_hidden_information(rules))
 
 
 def _isatty(stream: Any) -> bool:

@@ -25,12 +25,15 @@ DEFINITIONS = """\
   interval is taken over games, of each game's average across the agent's pairings (the games are
   independent, the pairings are not).
 - **Rank / best agent**: by the exact leaderboard score when every pairing has an exact value,
-  else by the sampled one. **Falls short by**: the difference of leaderboard scores, with a
-  paired 95% interval (and the exact difference when known).
+  else by the sampled one. The rank is the agent's row in the leaderboard table: agents that
+  played identically share a row, and a model scored on one seat only is not ranked.
+  **Falls short by**: the difference of leaderboard scores, with a paired 95% interval (and the
+  exact difference when known).
 - **Head to head**: A's mean score against B, averaged over A in seat 0 and A in seat 1.
 - **Optimum** (where the exact solver can solve the scenario): the value of the game for seat 0
   when both players play optimally. An agent's shortfall is the optimum minus its exact expected
-  score as seat 0 against the optimal player.
+  score as seat 0 against the optimal player; its share is of the worst agent's shortfall (the
+  optimum itself may be near 0, so a share of it would mean nothing).
 - **Exploitability**: what a best response gains against the agent over the game value, averaged
   over both seats (`psygym_agents.solvers.evaluate.exploitability`); 0 for optimal play."""
 """How the report's numbers are defined (Markdown)."""
@@ -44,7 +47,8 @@ class Standing:
     """One agent's line of a leaderboard.
 
     Attributes:
-        rank: 1 for the best.
+        rank: the agent's row in the leaderboard table, 1 for the best (see :func:`leaderboard`);
+            ``None``: not ranked (scored on some seats only).
         label: agent label.
         kind: heuristic, baseline, tuned, ppo or optimal.
         mean: mean score per game over all opponents and both seats.
@@ -54,7 +58,7 @@ class Standing:
         games: games the agent played.
     """
 
-    rank: int
+    rank: int | None
     label: str
     kind: str
     mean: float
@@ -121,9 +125,16 @@ def leaderboard(
 ) -> list[Standing]:
     """Agents ranked by mean score per game over all opponents and both seats.
 
-    The rank follows the exact value of that average when every agent has one (no sampling
+    The order follows the exact value of that average when every agent has one (no sampling
     noise), else the sampled mean. ``seats`` (label -> seats) restricts agents trained for one
     seat to that seat (see :func:`counted`); their exploitability is then that seat's.
+
+    This is the one home of the rank every part of the report states (the table's ``#``, the
+    Answers and the Headline): the rank is the agent's row in the leaderboard table, counting
+    only the agents scored on both seats, and agents that played identically (:func:`twins`)
+    share one row and so one rank; an agent scored on some seats only gets ``None`` (a seat's
+    score includes that seat's advantage, so it cannot be ranked beside both-seat scores).
+    Twins are listed together, at the place of the first of them.
     """
     kinds = kinds or {}
     smap = seat_map(ev, seats)
@@ -137,7 +148,7 @@ def leaderboard(
             expl = seat_exploitability(ev, label, smap[i])
         rows.append(
             Standing(
-                0,
+                None,
                 label,
                 kinds.get(label, ""),
                 m,
@@ -154,9 +165,35 @@ def leaderboard(
         return (-(x if x is not None and math.isfinite(x) else -1e18), r.label)
 
     rows.sort(key=key)
-    for k, r in enumerate(rows, 1):
-        r.rank = k
-    return rows
+    return _ranked(ev, rows, smap)
+
+
+def _ranked(ev: Any, rows: list[Standing], smap: dict[int, tuple[int, ...]]) -> list[Standing]:
+    """``rows`` (sorted) with their ranks set and twins moved next to the first of them."""
+    index = {label: i for i, label in enumerate(ev.agents)}
+    groups = twins(ev, [r.label for r in rows if index[r.label] not in smap])
+    group_of = {label: g for g in groups for label in g}
+    rank_of = {label: k for k, g in enumerate(groups, 1) for label in g}
+    by_label = {r.label: r for r in rows}
+    out: list[Standing] = []
+    placed: set[str] = set()
+    for r in rows:
+        if r.label in placed:
+            continue
+        for label in group_of.get(r.label, [r.label]):
+            by_label[label].rank = rank_of.get(label)
+            out.append(by_label[label])
+            placed.add(label)
+    return out
+
+
+def rank_words(rank: int | None, board: Sequence[Any]) -> str:
+    """``rank 3 of 9``: ``rank`` among the ranked rows of ``board`` (Standings or doc rows).
+
+    Both the Headline and the Answers say it with this, from :func:`leaderboard`'s ranks.
+    """
+    ranks = [r.rank if isinstance(r, Standing) else r.get("rank") for r in board]
+    return f"rank {rank} of {max((x for x in ranks if x), default=0)}"
 
 
 def seat_exploitability(ev: Any, label: str, seats: Sequence[int]) -> float | None:
@@ -278,8 +315,52 @@ def board_of(res: Any) -> list[Standing]:
     return leaderboard(res.evaluation, {e.label: e.kind for e in res.entries}, entry_seats(res))
 
 
-def _pct(part: float, whole: float) -> str:
-    return f" ({part / abs(whole):.1%})" if abs(whole) > 1e-9 else ""
+SHARE_TOL = 1e-6
+"""Below this worst shortfall every agent plays seat 0 as well as optimal play: no share."""
+
+
+def optimum_shortfall(
+    pairs: Sequence[Any], game_value: float, label: str, *, code: bool = False
+) -> tuple[float, str] | None:
+    """How far ``label`` falls short of the optimum in seat 0, and that as a share, in words.
+
+    The shortfall is ``game_value`` minus the exact score of ``label`` in seat 0 against the
+    ``optimal`` agent. Its share is taken of the worst agent's shortfall (the largest of the
+    field's), not of the optimum: the optimum is a score, which may be near 0 or below it (a
+    shortfall of 0.445 from an optimum of +0.107 read "414.1%"), while the worst shortfall is
+    the field's own measure of how much seat 0 can lose against optimal play, so the share says
+    where between optimal and the worst agent ``label`` plays. There is no share where every
+    agent falls short by less than :data:`SHARE_TOL` (a share of nothing), and where ``label``
+    is the worst the words say so instead.
+
+    Args:
+        pairs: the pairings (``PairResult`` or ``results.json`` rows: ``agent0``, ``agent1``,
+            ``exact_score``).
+        game_value: the optimum (value of the game for seat 0, both players optimal).
+        label: the agent.
+        code: quote agent names as Markdown code.
+
+    Returns:
+        ``(shortfall, words)``, ``words`` being e.g. `` (62% of the worst agent's shortfall:
+        random, 0.720)`` or empty; ``None`` where ``label`` has no exact score against optimal.
+    """
+    shorts: dict[str, float] = {}
+    for p in pairs:
+        row = p if isinstance(p, dict) else p.row()
+        if row["agent1"] == "optimal" and row["agent0"] != "optimal":
+            if row["exact_score"] is not None:
+                shorts[row["agent0"]] = game_value - row["exact_score"]
+    if label not in shorts:
+        return None
+    short = shorts[label]
+    worst = max(shorts, key=lambda k: (shorts[k], k))
+    if shorts[worst] < SHARE_TOL:
+        return short, ""
+    if shorts[worst] - short < SHARE_TOL:
+        return short, " (the largest shortfall in the field)"
+    name = f"`{worst}`" if code else worst
+    return short, (f" ({short / shorts[worst]:.0%} of the worst agent's shortfall: {name}, "
+                   f"{shorts[worst]:.3f})")  # fmt: skip
 
 
 def _reference_home() -> str:
@@ -301,7 +382,7 @@ def statement(res: Any) -> list[str]:
     """
     ev = res.evaluation
     seats = entry_seats(res)
-    board = [r for r in board_of(res) if seats.get(r.label, (0, 1)) == (0, 1)]  # ranked ones
+    board = [r for r in board_of(res) if r.rank is not None]
     if not board:
         return [f"{res.edition} {res.scenario}: no agents."]
     smap = seat_map(ev, seats)
@@ -392,7 +473,7 @@ def _field_sentence(
         else:
             short = f"{g:.2f} ± {gh:.2f} per game"
         text += (
-            f"; rank {r.rank} of {len(board)}. The best agent, {best.label}, scores "
+            f"; {rank_words(r.rank, board)}. The best agent, {best.label}, scores "
             f"{best.mean:+.2f} ± {best.ci95:.2f}{_exact(best.exact)}: {ref} falls short of it "
             f"by {short}. Head to head over both seats {ref} scores {h:+.2f} ± {hh:.2f} per "
             f"game against {best.label}{_exact(hx)}."
@@ -415,9 +496,9 @@ def _optimum_sentence(res: Any, index: dict[str, int], where: str, ref: str, r: 
             f"{p0.mean_score:+.2f} ± {p0.ci95:.2f} per game{_exact(p0.exact_score)}; the exact "
             f"optimum (both players optimal) is {v:+.3f}"
         )
-        if p0.exact_score is not None:
-            short = v - p0.exact_score
-            line += f"; {ref} falls short of the optimum by {short:.3f}{_pct(short, v)}"
+        found = optimum_shortfall(ev.pairs, v, ref)
+        if found is not None:
+            line += f"; {ref} falls short of the optimum by {found[0]:.3f}{found[1]}"
         if p1.exact_score is not None:
             line += (
                 f". As seat 1 it concedes {p1.exact_score - v:.3f} per game more than optimal "
@@ -542,9 +623,12 @@ def scenario_doc(res: Any) -> dict[str, Any]:
     seats = entry_seats(res)
     by_label = {r.label: r for r in board}
     rows = []
-    ranked = [r.label for r in board if tuple(seats.get(r.label, (0, 1))) == (0, 1)]
-    restricted = [r.label for r in board if r.label not in ranked]
-    for group in twins(ev, ranked) + [[x] for x in restricted]:
+    ranked: dict[int, list[str]] = {}  # rank -> the agents of its row (twins share one)
+    for r in board:
+        if r.rank is not None:
+            ranked.setdefault(r.rank, []).append(r.label)
+    restricted = [r.label for r in board if r.rank is None]
+    for group in [*ranked.values(), *([x] for x in restricted)]:
         r = by_label[group[0]]
         rows.append({
             **r.__dict__, "labels": group, "description": text.get(group[0], ""),
@@ -623,15 +707,10 @@ def leaderboard_table(doc: dict[str, Any], width: int = 80) -> list[Any]:
         t.add_column("kind", no_wrap=True)
         for c in ("score", "± 95%", "exact", "exploitability"):
             t.add_column(c, justify="right", no_wrap=True)
-        rows = sc.get("rows") or [
-            {**r, "labels": [r["label"]], "seats": [0, 1]} for r in sc["leaderboard"]
-        ]
-        rank = 0
-        for r in rows:
+        for r in sc["rows"]:
             seat = "" if r["seats"] == [0, 1] else f" s{','.join(map(str, r['seats']))}"
-            rank += not seat
             t.add_row(
-                "-" if seat else str(rank),
+                "-" if r["rank"] is None else str(r["rank"]),
                 " = ".join(r["labels"]),
                 tags.get(r["kind"], r["kind"][:1]) + seat,
                 f"{r['mean']:+.3f}",
@@ -680,6 +759,7 @@ def write_report(
     notes: Sequence[str] = (),
     seconds: float = 0.0,
     tables: dict[str, list[dict[str, Any]]] | None = None,
+    pool: Any = None,
 ) -> Path:
     """Write ``report.md``, ``report.html``, ``results.csv``, ``results.json`` and the plots.
 
@@ -692,6 +772,8 @@ def write_report(
         tables: edition -> its exact answer tables
             (:func:`psygym_experiments.report_answers.compute_tables`; an edition missing
             here has none).
+        pool: a process pool to draw the plots in while this process writes the rest
+            (``None``: drawn here).
 
     Returns:
         The path of ``report.md``.
@@ -710,27 +792,8 @@ def write_report(
     docs = [scenario_doc(res) for res in results]
     headline = [line for d in docs for line in d["statement"]]
     plots: dict[str, list[str]] = {}
-    for res in results:
-        board = board_of(res)
-        name = f"leaderboard-{_slug(res)}.png"
-        seats = entry_seats(res)
-        shown = [
-            r if seats.get(r.label, (0, 1)) == (0, 1) else Standing(**{
-                **r.__dict__,
-                "label": f"{r.label} (seat {', '.join(map(str, seats[r.label]))} only)"})
-            for r in board
-        ]  # fmt: skip
-        plot_leaderboard(shown, run_dir / name, f"{res.edition} {res.scenario}")
-        plots[_slug(res)] = [name]
-        if len(board) > 1:
-            name = f"head-to-head-{_slug(res)}.png"
-            plot_head_to_head(
-                res.evaluation,
-                [r.label for r in board],
-                run_dir / name,
-                f"{res.edition} {res.scenario}: head to head",
-            )
-            plots[_slug(res)].append(name)
+    drawings = _drawings(results, run_dir, plots)
+    jobs = [pool.submit(*d) for d in drawings] if pool is not None else []
     dice_png, dice_text = None, ""
     if dice_edition is not None and any(res.edition == dice_edition for res in results):
         dice_png = plot_dice(dice_edition, run_dir / f"dice-table-{dice_edition}.png", dice,
@@ -759,10 +822,47 @@ def write_report(
                    seconds, tables)  # fmt: skip
     path = run_dir / "report.md"
     path.write_text(md)
+    for job in jobs:
+        job.result()
+    if pool is None:
+        for fn, *args in drawings:
+            fn(*args)
     from psygym_experiments.report_html import write_html
 
     write_html(run_dir / "report.html", md, run_dir)
     return path
+
+
+def _drawings(results: Sequence[Any], run_dir: Path, plots: dict[str, list[str]]) -> list[tuple]:
+    """The plots of every scenario, as ``(function, *arguments)``, the slowest first.
+
+    Each is a call of :mod:`psygym_experiments.report_plots` on plain values (so that a worker
+    process can draw it); ``plots`` gets each scenario's PNG names, in the report's order.
+    """
+    from psygym_experiments import report_plots
+
+    heat, bars = [], []
+    for res in results:
+        board = board_of(res)
+        name = f"leaderboard-{_slug(res)}.png"
+        seats = entry_seats(res)
+        shown = [
+            r if seats.get(r.label, (0, 1)) == (0, 1) else Standing(**{
+                **r.__dict__,
+                "label": f"{r.label} (seat {', '.join(map(str, seats[r.label]))} only)"})
+            for r in board
+        ]  # fmt: skip
+        bars.append((report_plots.plot_leaderboard, shown, run_dir / name,
+                     f"{res.edition} {res.scenario}", REFERENCE))  # fmt: skip
+        plots[_slug(res)] = [name]
+        if len(board) > 1:
+            name = f"head-to-head-{_slug(res)}.png"
+            order = [r.label for r in board]
+            title = f"{res.edition} {res.scenario}: head to head"
+            heat.append((report_plots.plot_head_to_head, h2h_matrix(res.evaluation, order),
+                         order, run_dir / name, title))  # fmt: skip
+            plots[_slug(res)].append(name)
+    return heat + bars
 
 
 def _md_pairs(d: dict[str, Any]) -> list[str]:
@@ -843,7 +943,7 @@ def _md_scenario(res: Any, d: dict[str, Any], plots: dict[str, list[str]]) -> li
         ["#", "agent", "kind", "score", "± 95%", "exact", "exploitability", "how it plays"],
         [
             [
-                str(k),
+                str(r["rank"]),
                 " = ".join(f"`{x}`" for x in r["labels"]),
                 r["kind"] + ("" if r["seats"] == [0, 1] else
                              f" (seat {', '.join(map(str, r['seats']))} only)"),
@@ -853,8 +953,8 @@ def _md_scenario(res: Any, d: dict[str, Any], plots: dict[str, list[str]]) -> li
                 _num(r["exploitability"]),
                 _row_text(r),
             ]
-            for k, r in enumerate(d["rows"], 1)
-            if r["seats"] == [0, 1]
+            for r in d["rows"]
+            if r["rank"] is not None
         ],
         left=3,
     )  # fmt: skip

@@ -63,7 +63,7 @@ def best_answer(res: Any, doc: dict[str, Any]) -> str:
     """
     from psygym_experiments.report import entry_seats, gap, seat_map
 
-    rows = [r for r in doc["rows"] if r["seats"] == [0, 1]]
+    rows = [r for r in doc["rows"] if r["rank"] is not None]
     where = f"{res.edition} {res.scenario}"
     if not rows:
         return f"{where}: no agents scored on both seats."
@@ -100,15 +100,22 @@ def best_answer(res: Any, doc: dict[str, Any]) -> str:
 
 
 def _reference_line(res: Any, doc: dict[str, Any], ref: str) -> tuple[str, bool]:
-    """How ``ref`` does on one scenario, and whether the optimal agent was in that field."""
-    rows = [r for r in doc["rows"] if r["seats"] == [0, 1]]
+    """How ``ref`` does on one scenario, and whether the optimal agent was in that field.
+
+    Its rank and its shortfall from the optimum are those of the Headline
+    (:func:`~psygym_experiments.report.rank_words`,
+    :func:`~psygym_experiments.report.optimum_shortfall`).
+    """
+    from psygym_experiments.report import optimum_shortfall, rank_words
+
+    rows = [r for r in doc["rows"] if r["rank"] is not None]
     where = f"{res.edition} {res.scenario}"
     pos = next((k for k, r in enumerate(rows) if ref in r["labels"]), None)
     if pos is None:
         return f"{where}: `{ref}` is not in the field.", False
     r = rows[pos]
     has_opt = any(x["kind"] == "optimal" for x in rows)
-    text = f"{where}: row {pos + 1} of {len(rows)} ({r['mean']:+.2f} ± {r['ci95']:.2f} per game"
+    text = f"{where}: {rank_words(r['rank'], rows)} ({r['mean']:+.2f} ± {r['ci95']:.2f} per game"
     text += f", exact {r['exact']:+.3f})" if r["exact"] is not None else ")"
     if pos == 0:
         text += ", at the top of the table"
@@ -120,12 +127,12 @@ def _reference_line(res: Any, doc: dict[str, Any], ref: str) -> tuple[str, bool]
             text += f", behind {_names(best)} ({best['mean']:+.2f} ± {best['ci95']:.2f})"
     gv = doc.get("game_value")
     pair = {(p["agent0"], p["agent1"]): p for p in doc["pairs"]}
-    vs = pair.get((ref, "optimal"))
-    if gv is not None and vs is not None and vs["exact_score"] is not None:
-        short = gv - vs["exact_score"]
-        pct = f" ({short / abs(gv):.0%} of it)" if abs(gv) > 1e-9 else ""
-        text += (f"; as seat 0 against optimal play it scores {vs['exact_score']:+.3f}, "
-                 f"{short:.3f} short of the optimum {gv:+.3f}{pct}")  # fmt: skip
+    found = None if gv is None else optimum_shortfall(doc["pairs"], gv, ref, code=True)
+    if found is not None:
+        short, share = found
+        vs = pair[(ref, "optimal")]["exact_score"]
+        text += (f"; as seat 0 against optimal play it scores {vs:+.3f}, "
+                 f"{short:.3f} short of the optimum {gv:+.3f}{share}")  # fmt: skip
     elif gv is None:
         text += "; the game is too large to solve, so there is no optimum to measure it against"
     return text + ".", has_opt

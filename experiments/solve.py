@@ -1,26 +1,50 @@
 """``psygym solve``: the value of a scenario under optimal play, by exact expectiminimax.
 
-Without ``--max-depth`` the whole game is solved exactly unless it has more than
-``--max-states`` states; then, for a game of several Psychic phases, the command says so and
-falls back to a depth-limited search of one Psychic phase (the score so far is the value of the
-positions it stops at), reported as not exact. ``--max-plies`` limits the search by plies.
-2nd edition (secret hands) cannot be solved exactly.
+Before it starts, the command prints its budget: ``--max-states`` states per search (and the
+memory that many states take, about) and ``--max-memory`` GB that each search may add to the
+process. While it
+searches it shows the states so far, their rate, the memory in use and a rough estimate of the
+states the search needs; a search stops at either limit.
+
+Without ``--max-depth`` the whole game is solved exactly if it fits the budget; if not, for a
+game of several Psychic phases, the command says so and falls back to a depth-limited search
+of one Psychic phase (the score so far is the value of the positions it stops at), reported as
+not exact. ``--max-plies`` limits the search by plies. The time printed is the whole command's,
+loading and every search tried included. 2nd edition (secret hands) cannot be solved exactly.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
-from psygym_experiments.common import console, edition_help, edition_option, user_errors
+from psygym_experiments.common import (
+    console,
+    edition_help,
+    edition_option,
+    err_console,
+    user_errors,
+)
 from psygym_experiments.harness.output import json_text
-from psygym_experiments.harness.solving import MAX_STATES, solve_scenario
+from psygym_experiments.harness.solving import (
+    GB,
+    MAX_STATES,
+    SolveBudget,
+    memory_text,
+    solve_scenario,
+)
 
 from psygym.editions import load
+from psygym.text import plural
 
 DEFAULT_MAX_STATES = 10 * MAX_STATES
 """Default ``--max-states``: a standalone solve may use ten times the harness's budget."""
+DEFAULT_MAX_MEMORY_GB = 3.0
+"""Default ``--max-memory``: room for the default state budget (about 2.4 GB) and its overhead."""
 
 
 def solve(
+    ctx: typer.Context,
     edition: str = edition_option(
         help=edition_help(" (perfect-information editions; hidden hands cannot be solved)")
     ),
@@ -40,38 +64,68 @@ def solve(
     max_states: int = typer.Option(
         DEFAULT_MAX_STATES,
         min=1,
-        help="Give up an exact solve beyond this many states (then search 1 phase deep).",
+        help="Stop a search beyond this many states (an exact solve then falls back to a "
+        "search of 1 phase).",
+    ),
+    max_memory: float = typer.Option(
+        DEFAULT_MAX_MEMORY_GB,
+        min=0.01,
+        max=1024.0,
+        help="Stop a search once it has added this many GB to the memory the process holds.",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Solve a scenario: its value under optimal play, the number of states, exact or not, time."""
+    from psygym_experiments.cli import command_seconds
+
+    budget = SolveBudget(max_states, max_memory * GB)
     with user_errors():
         rules = load(edition, scenario)
+        (err_console if as_json else console).print(
+            f"{budget.describe()} (--max-states, --max-memory)", highlight=False, soft_wrap=True
+        )
         result = solve_scenario(
             rules,
             max_depth=max_depth,
             max_plies=max_plies,
-            max_states=max_states,
-            show_progress=not as_json,
+            max_states=budget.states,
+            max_memory=budget.memory,
+            show_progress=True,
         )
-    result = {"edition": rules.edition, "scenario": rules.scenario.name, **result}
+    result = {
+        "edition": rules.edition,
+        "scenario": rules.scenario.name,
+        **result,
+        "search_seconds": result["seconds"],
+        "seconds": command_seconds(ctx),
+        "budget": {"states": budget.states, "memory_gb": max_memory},
+    }
     if as_json:
         typer.echo(json_text(result, strict=False))
         return
+    _print_result(rules, result)
+
+
+def _print_result(rules: Any, result: dict[str, Any]) -> None:
+    """The answer in words: "under optimal play" only where the value is exact."""
     side0 = rules.scenario.sides[0].name
     depth = "to the end"
     if result["max_depth"] is not None:
-        depth = f"{result['max_depth']} phase(s)"
+        depth = plural(result["max_depth"], "Psychic phase")
     if result["max_plies"] is not None:
-        depth = f"{result['max_plies']} plies" + ("" if depth == "to the end" else f", {depth}")
-    console.print(
-        f"[bold]{rules.edition} {rules.scenario.name}[/bold]: value {result['value']:+.4f} "
-        f"for {side0} (player 0) under optimal play",
-        highlight=False,
-    )
+        plies = plural(result["max_plies"], "ply", "plies")
+        depth = plies + ("" if depth == "to the end" else f", {depth}")
+    head = f"[bold]{rules.edition} {rules.scenario.name}[/bold]: value {result['value']:+.4f} for "
+    if result["exact"]:
+        head += f"{side0} (player 0) under optimal play"
+    else:
+        head += f"{side0} (player 0), an estimate: optimal play searched {depth} only"
+    console.print(head, highlight=False)
+    memory = result["peak_memory"]
     console.print(
         f"  states {result['states']:,}   exact {'yes' if result['exact'] else 'NO'}   "
-        f"search {depth}   time {result['seconds']:.2f} s",
+        f"search {depth}   time {result['seconds']:.2f} s (the whole command)"
+        + (f"   memory {memory_text(memory)}" if memory is not None else ""),
         highlight=False,
     )
     if result["note"]:
@@ -89,4 +143,4 @@ def register(app: typer.Typer) -> None:
     app.command("solve")(solve)
 
 
-__all__ = ["DEFAULT_MAX_STATES", "register", "solve", "solve_scenario"]
+__all__ = ["DEFAULT_MAX_MEMORY_GB", "DEFAULT_MAX_STATES", "register", "solve", "solve_scenario"]

@@ -4,19 +4,30 @@ A thin layer over :mod:`psygym_experiments.harness.value_check`: for up to ``--b
 distinct boards per battle round it plays ``--continuations`` games from each board with
 ``--agent`` in both seats and prints, per round, the RMSE of ``V`` against the continuations'
 mean beside that mean's standard error. The run folder (``--out``) resumes: start the same
-command again to go on.
+command again to go on (the settings not given are then the folder's; one given with another
+value is refused, naming it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
-from psygym_experiments.common import console, default_edition, err_console, user_errors
+from psygym_experiments.common import (
+    check_workers_option,
+    console,
+    default_edition,
+    err_console,
+    user_errors,
+)
+
+RESUMED_OPTIONS = ("edition", "scenario", "boards", "continuations", "agent", "value", "seed")
+"""Options a value check started again takes from its folder's ``config.json`` when not given."""
 
 
 def value_check_command(
+    ctx: typer.Context,
     edition: Annotated[
         str | None, typer.Option(help="Edition id or alias (default: the default edition).")
     ] = None,
@@ -33,7 +44,12 @@ def value_check_command(
         typer.Option(help="Board value (.safetensors) to check (default: the shipped one)."),
     ] = None,
     seed: Annotated[int, typer.Option(min=0, help="Seed of the boards and the dice.")] = 0,
-    workers: Annotated[int, typer.Option(min=1, help="Processes.")] = 1,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1, callback=check_workers_option, help="Processes (at most 4 per CPU core)."
+        ),
+    ] = 1,
     out: Annotated[
         str | None,
         typer.Option(help="Run folder (default runs/value-check/<edition>-<scenario>); resumed."),
@@ -47,14 +63,24 @@ def value_check_command(
     from psygym.editions import load
 
     with user_errors():
-        rules = load(edition or default_edition(), scenario)
-        name = getattr(rules.scenario, "name", scenario)
+        given = {
+            "edition": edition,
+            "scenario": scenario,
+            "boards": boards,
+            "continuations": continuations,
+            "agent": agent,
+            "value": value,
+            "seed": seed,
+        }
+        if out:
+            given.update(_saved(ctx, Path(out)))
+        rules = load(given["edition"] or default_edition(), given["scenario"])
+        name = getattr(rules.scenario, "name", given["scenario"])
         folder = Path(out or Path("runs", "value-check",
                                   safe_component(f"{rules.edition}-{name}")))  # fmt: skip
-        cfg = {
-            "edition": rules.edition, "scenario": scenario, "boards": boards,
-            "continuations": continuations, "agent": agent, "value": value, "seed": seed,
-        }  # fmt: skip
+        if not out:
+            given.update(_saved(ctx, folder))
+        cfg = {**given, "edition": rules.edition}
         with ProgressBar(f"{rules.edition} {name}: continuations", None) as bar:
 
             def played(done: int, total: int) -> None:
@@ -79,6 +105,28 @@ def value_check_command(
             highlight=False,
         )
     console.print(f"wrote {folder}", highlight=False)
+
+
+def _saved(ctx: typer.Context, folder: Path) -> dict[str, Any]:
+    """The settings of the value check in ``folder`` for the options not given (none if new)."""
+    from psygym_experiments.harness.runs import given_options, read_config
+
+    path = folder / "config.json"
+    if not path.is_file():
+        return {}
+    saved = read_config(path)
+    left = set(RESUMED_OPTIONS) - given_options(ctx, RESUMED_OPTIONS)
+    out = {k: saved[k] for k in RESUMED_OPTIONS if k in left and k in saved}
+    least = {"boards": 1, "continuations": 2, "seed": 0}
+    for k, v in out.items():
+        if k in least:
+            ok = isinstance(v, int) and not isinstance(v, bool) and v >= least[k]
+        else:
+            ok = isinstance(v, str) or (k == "value" and v is None)
+        if not ok:
+            raise ValueError(f"{path}: {k} is {v!r}, not a setting value-check writes; start a "
+                             "new run with another --out")  # fmt: skip
+    return out
 
 
 def register(app: typer.Typer) -> None:

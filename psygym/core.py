@@ -225,8 +225,9 @@ class RulesBase(ABC):
     Subclasses implement the game hooks (``initial_state``, ``current_player``, ``legal_actions``,
     ``chance_outcomes``, ``_apply``, ``returns``, ``observe``, ``describe``). The optional parts
     of the contract have defaults here: ``is_response`` (False), ``simultaneous_info`` (None),
-    ``information`` (perfect) and ``game_info``. This class provides legality checking with a
-    clear error, ``apply``/``apply_with_events``, masks and chance sampling.
+    ``private_to`` (None), ``information`` (perfect) and ``game_info``. This class provides
+    legality checking with a clear error, ``apply``/``apply_with_events``, masks and chance
+    sampling.
 
     At a terminal state ``chance_outcomes`` returns ``[]`` and ``legal_actions`` returns ``[]``
     in every edition (:func:`check_rules` checks both).
@@ -296,6 +297,22 @@ class RulesBase(ABC):
         Editions of :attr:`Information.SIMULTANEOUS` return a :class:`SimultaneousMove` at the
         first of the two secret decisions; a solver must solve it as a matrix game, and a
         search must never let the second mover see the first move.
+        """
+        return None
+
+    def private_to(self, state: Hashable) -> int | None:
+        """The one player who learns what is chosen at ``state``, or ``None`` if everyone does.
+
+        At a chance node: the player a private outcome goes to (a card dealt into a secret
+        hand). At a decision node: the mover, when the choice stays secret from the other
+        player until that player has made its own next decision (a secret bid); both are then
+        known. Every other player sees such a step only in its public form: its events, never
+        its label (``describe``). So an edition's events never name what a private step keeps
+        secret ("Chaos is dealt a warp card."), and the answer must follow from what every
+        player sees of ``state`` (never from a hidden hand), or the question itself would tell.
+
+        Every edition whose players see different things (``information`` other than
+        perfect) answers it; what a player is shown of a game is computed from it alone.
         """
         return None
 

@@ -7,18 +7,62 @@ inches; unique unit names; two non-empty sides) and the loader.
 
 Every problem becomes one :class:`ScenarioError` whose message reads
 ``<file>: field <dotted.path>: <problem> (allowed: ...)``.
+
+Every size and number a file can state is checked against a maximum named here (units per side,
+powers, dice, score values, inches, battle rounds, names) before anything is built from it, so
+a file cannot ask for a game too big to hold in memory or for infinite scores. Whole numbers and
+flags are strict (``wounds = true`` is not 1), and no text may hold control characters: a
+terminal escape code in a unit name would otherwise reach the terminal raw.
 """
 
 from __future__ import annotations
 
 import tomllib
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from psygym.dice import DiceError, parse
+
+# The maxima of everything a scenario or data file can size; the shipped files stay far below.
+MAX_UNITS = 30
+"""Most units on one side of a scenario (the shipped ones have at most 4)."""
+MAX_MODELS = 100
+"""Most models in one unit."""
+MAX_WOUNDS = 100
+"""Most wounds of one model."""
+MAX_POWERS = 100
+"""Most powers (or disciplines, abilities) a list may name, and most entries of a data file
+(the 7th edition's shipped disciplines file holds 50)."""
+MAX_VALUE = 1000.0
+"""Largest score value: of a wound, of a power's or ability's effect, of a warp surge."""
+MAX_INCHES = 1000.0
+"""Largest distance in inches: a range, a move, either coordinate of a position."""
+MAX_BATTLE_ROUNDS = 20
+"""Most battle rounds of a game (a Psychic phase limit may be twice this)."""
+MAX_DICE = 20
+"""Most dice in a dice expression (``20D6``; the shipped data roll at most ``12D6``)."""
+MAX_DIE_SIDES = 20
+"""Most sides of a die in a dice expression (``D20``)."""
+MAX_DICE_MODIFIER = 20
+"""Largest added or subtracted number (or constant) in a dice expression."""
+MAX_NAME_LENGTH = 80
+"""Longest name (of a unit, side, scenario, power or ability), in characters."""
+MAX_TEXT_LENGTH = 2000
+"""Longest description, in characters."""
 
 
 class ScenarioError(ValueError):
@@ -36,24 +80,84 @@ class Spec(BaseModel):
     """Base of every scenario/data model: unknown fields are errors, values are immutable.
 
     Every float must be finite: ``inf`` or ``nan`` in a score value or a position would make
-    every result ``+inf ± nan`` (or a game without decisions) instead of an error.
+    every result ``+inf ± nan`` (or a game without decisions) instead of an error. Types are
+    strict: ``true`` is not the whole number 1, nor ``"3"`` the number 3. No text may hold a
+    control character (:func:`control_character`); a ``description`` may hold line breaks and
+    tabs.
     """
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, strict=True)
+
+    @field_validator("*")
+    @classmethod
+    def _printable(cls, value: Any, info: ValidationInfo) -> Any:
+        allowed = "\n\t" if info.field_name == "description" else ""
+        texts = [value] if isinstance(value, str) else []
+        if isinstance(value, list | tuple):
+            texts = [v for v in value if isinstance(v, str)]
+        elif isinstance(value, dict):
+            texts = [v for kv in value.items() for v in kv if isinstance(v, str)]
+        for text in texts:
+            bad = control_character(text, allowed)
+            if bad is not None:
+                raise ValueError(
+                    f"the text holds the control character U+{ord(bad):04X} (allowed: printable "
+                    "text, no control characters or terminal escape codes)"
+                )
+        return value
+
+
+def control_character(text: str, allowed: str = "") -> str | None:
+    """The first control character of ``text`` (Unicode category Cc) not in ``allowed``, or None.
+
+    Terminal escape codes start with one (ESC, U+001B, or CSI, U+009B), and so do carriage
+    returns and backspaces, which can overwrite what a terminal showed.
+    """
+    return next(
+        (ch for ch in text if ch not in allowed and unicodedata.category(ch) == "Cc"), None
+    )
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH)]
+"""A name in a scenario or data file: 1 to :data:`MAX_NAME_LENGTH` characters."""
+Text = Annotated[str, Field(max_length=MAX_TEXT_LENGTH)]
+"""A description: at most :data:`MAX_TEXT_LENGTH` characters."""
+Value = Annotated[float, Field(ge=0, le=MAX_VALUE)]
+"""A score value: 0 to :data:`MAX_VALUE`."""
+SignedValue = Annotated[float, Field(ge=-MAX_VALUE, le=MAX_VALUE)]
+"""A score value that may count against its side (an ability worth less than nothing)."""
+Inches = Annotated[float, Field(ge=0, le=MAX_INCHES)]
+"""A distance: 0 to :data:`MAX_INCHES` inches."""
+Coordinate = Annotated[float, Field(ge=-MAX_INCHES, le=MAX_INCHES)]
+"""One coordinate of a position: -:data:`MAX_INCHES` to :data:`MAX_INCHES` inches."""
+Names = Annotated[list[Name], Field(max_length=MAX_POWERS)]
+"""A list of power, discipline or ability names: at most :data:`MAX_POWERS`."""
+
+
+def _not_a_flag(value: Any) -> Any:
+    if isinstance(value, bool):  # a Literal[0, 1] takes true as 1, even in strict mode
+        raise ValueError(f"{str(value).lower()} is not a player (allowed: 0 or 1)")
+    return value
+
+
+Player = Annotated[Literal[0, 1], BeforeValidator(_not_a_flag)]
+"""A player number, 0 or 1 (not ``true`` or ``false``)."""
 
 
 class UnitSpec(Spec):
     """A unit shared by every edition's scenario (editions add their own fields)."""
 
-    name: str = Field(min_length=1, description="unique name of the unit in the scenario")
-    models: int = Field(1, ge=1, le=100, description="number of models")
-    wounds: int = Field(ge=1, le=100, description="wounds per model")
+    name: Name = Field(description="unique name of the unit in the scenario")
+    models: int = Field(1, ge=1, le=MAX_MODELS, description="number of models")
+    wounds: int = Field(ge=1, le=MAX_WOUNDS, description="wounds per model")
     toughness: int = Field(4, ge=1, le=10)
     save: int = Field(7, ge=2, le=7, description="armour save (7 means none)")
     invulnerable: int | None = Field(None, ge=2, le=6, description="invulnerable save, if any")
     leadership: int = Field(8, ge=2, le=10)
-    position: tuple[float, float] = Field(description="x, y in inches")
-    value_per_wound: float = Field(1.0, ge=0, description="score value of one wound")
+    # Not strict as a whole: TOML gives a list, and a tuple is only accepted from a list in lax
+    # mode; the numbers inside stay strict.
+    position: tuple[Coordinate, Coordinate] = Field(strict=False, description="x, y in inches")
+    value_per_wound: Value = Field(1.0, description="score value of one wound")
 
 
 U = TypeVar("U", bound=UnitSpec)
@@ -62,16 +166,16 @@ U = TypeVar("U", bound=UnitSpec)
 class SideSpec(Spec):
     """One player's army: a name and at least one unit (editions narrow ``units``' type)."""
 
-    name: str = Field(min_length=1)
-    units: list[UnitSpec] = Field(min_length=1)
+    name: Name
+    units: list[UnitSpec] = Field(min_length=1, max_length=MAX_UNITS)
 
 
 class ScenarioSpec(Spec):
     """A whole scenario: edition, name, description and exactly two sides."""
 
     edition: str
-    name: str = Field(min_length=1)
-    description: str = ""
+    name: Name
+    description: Text = ""
     sides: list[SideSpec] = Field(min_length=2, max_length=2)
 
     @model_validator(mode="after")
@@ -106,12 +210,27 @@ def _dotted(loc: tuple[Any, ...]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
 
+_TYPE_WORDS = {
+    "int_type": "a whole number (true and false are not numbers)",
+    "float_type": "a number (true and false are not numbers)",
+    "bool_type": "true or false",
+    "string_type": "text in quotes",
+}
+"""What a strict type allows, in words, by pydantic error type."""
+
+
+def _number(x: Any) -> str:
+    """A bound as written in a file: ``1000`` rather than ``1000.0``."""
+    return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
+
+
 def _allowed_from(err: Mapping[str, Any]) -> str | None:
     ctx = err.get("ctx") or {}
     kind = err.get("type", "")
     if "expected" in ctx:
         return str(ctx["expected"])
-    bounds = [f"{k.replace('_', ' ')} {ctx[k]}" for k in ("ge", "gt", "le", "lt") if k in ctx]
+    words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
+    bounds = [f"{words[k]} {_number(ctx[k])}" for k in words if k in ctx]
     if bounds:
         return ", ".join(bounds)
     if kind == "missing":
@@ -120,6 +239,8 @@ def _allowed_from(err: Mapping[str, Any]) -> str | None:
         return "a finite number (not inf or nan)"
     if kind == "extra_forbidden":
         return "only the fields the edition's scenario format documents"
+    if kind in _TYPE_WORDS:
+        return _TYPE_WORDS[kind]
     if kind.endswith("_type") or kind.endswith("_parsing"):
         return kind.removesuffix("_type").removesuffix("_parsing").replace("_", " ")
     if kind in ("too_short", "too_long"):
@@ -217,15 +338,19 @@ def read_edition(data: Mapping[str, Any], source: str) -> str:
 def resolve_path(scenario: str | Path, shipped_dir: Path, edition: str) -> Path:
     """A shipped scenario name (``"duel"``) or a path, as a path to an existing file."""
     p = Path(scenario)
-    if p.suffix == ".toml" or p.exists():
+    if p.exists():
         return p
+    names = ", ".join(sorted(f.stem for f in shipped_dir.glob("*.toml"))) or "none shipped"
+    if len(p.parts) > 1 or p.suffix:  # a folder or a suffix: a path, not a shipped name
+        ends = f"; a scenario file ends in .toml, not {p.suffix}" if p.suffix != ".toml" else ""
+        raise ScenarioError(
+            str(p), "", f"no such file (looked for {p.resolve()}){ends}",
+            f"a path to a .toml file, or a shipped name: {names}",
+        )  # fmt: skip
     candidate = shipped_dir / f"{scenario}.toml"
     if candidate.is_file():
         return candidate
-    names = ", ".join(sorted(f.stem for f in shipped_dir.glob("*.toml")))
-    raise ScenarioError(
-        str(scenario), "", f"no shipped {edition} scenario of that name", names or "none shipped"
-    )
+    raise ScenarioError(str(scenario), "", f"no shipped {edition} scenario of that name", names)
 
 
 def _one_line(value: str | None) -> str | None:
@@ -248,15 +373,30 @@ RulesText = Annotated[
 
 
 def dice_field(value: str | int) -> str | int:
-    """Return ``value`` if it is a dice expression, for pydantic field validators.
+    """Return ``value`` if it is a dice expression within the maxima, for field validators.
+
+    At most :data:`MAX_DICE` dice of at most :data:`MAX_DIE_SIDES` sides, and a number added or
+    subtracted (or a constant) of at most :data:`MAX_DICE_MODIFIER`: an exact distribution is
+    built for every expression, and ``1000000D1000000`` would never finish.
 
     Raises:
         ValueError: it is not; pydantic adds the field's path, the message the allowed forms.
     """
+    allowed = (
+        f"a dice expression such as 'D3', '2D6', '4', with at most {MAX_DICE} dice of at most "
+        f"{MAX_DIE_SIDES} sides and a number of at most {MAX_DICE_MODIFIER}"
+    )
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a dice expression (allowed: {allowed})")
+    if len(str(value)) > 16:  # long digit runs would be slow to convert, and nothing needs them
+        raise ValueError(f"a dice expression of {len(str(value))} characters (allowed: {allowed})")
     try:
-        parse(value)
+        expr = parse(value)
     except DiceError as exc:
-        raise ValueError(f"{exc} (allowed: a dice expression such as 'D3', '2D6', '4')") from None
+        raise ValueError(f"{exc} (allowed: {allowed})") from None
+    too_big = expr.count > MAX_DICE or expr.sides > MAX_DIE_SIDES
+    if too_big or abs(expr.modifier) > MAX_DICE_MODIFIER:
+        raise ValueError(f"{value!r} is too big (allowed: {allowed})")
     return value
 
 

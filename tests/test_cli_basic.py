@@ -191,7 +191,7 @@ def test_simulate_bad_scenario_file(tmp_path):
         run("simulate", "--scenario", str(path), "--episodes", "1"),
         str(path),
         "sides.0.units.0.psyker.mastery",
-        "le 4",
+        "at most 4",
         one_line=False,
     )
 

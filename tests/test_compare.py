@@ -139,7 +139,12 @@ def test_double_wc_statement_matches_the_exact_numbers(tmp_path, tiny_path):
     short = float(re.search(r"falls short of the optimum by ([0-9.]+)", line).group(1))
     assert short == pytest.approx(v - dwc, abs=1e-3)
     assert short > 0  # double-wc is not optimal here
-    assert f"({(v - dwc) / abs(v):.1%})" in line
+    # Its share is of the worst agent's shortfall, never of the optimum itself.
+    worst = max(v - p["exact_score"] for p in sc["pairs"]
+                if p["agent1"] == "optimal" and p["agent0"] != "optimal")  # fmt: skip
+    share = ("the largest shortfall in the field" if worst - (v - dwc) < 1e-6
+             else f"{(v - dwc) / worst:.0%} of the worst agent's shortfall")  # fmt: skip
+    assert share in line and f"{(v - dwc) / abs(v):.1%}" not in line
 
 
 def test_same_seed_same_report_numbers_and_workers_do_not_change_them(tmp_path, tiny_path):
@@ -382,3 +387,142 @@ def test_search_match_sentence_names_a_winner_only_beyond_noise():
     assert "search beats bid-all" in clear and "+1.50 ± 1.00" in clear
     assert "no clear difference" in unclear and "beats" not in unclear
     assert "search loses to bid-all" in lost
+
+
+# ----------------------------------------------------------------------------- one rank
+def _ranked_field():
+    """A solved field whose seat-0-only model and two identical agents sit above double-wc.
+
+    Strengths: optimal 2.5, a = a2 (identical play) 2, ppo-seat0 2.4 (seat 0 only), double-wc
+    1, random -1; seat 0's edge 0.1 is the optimum. Every pairing has its exact score, so the
+    ranks follow the exact values: optimal, a = a2, double-wc, random (ppo-seat0 not ranked).
+    """
+    from types import SimpleNamespace
+
+    labels = ["double-wc", "a", "a2", "random", "ppo-seat0", "optimal"]
+    strength = {"double-wc": 1.0, "a": 2.0, "a2": 2.0, "random": -1.0, "ppo-seat0": 2.4,
+                "optimal": 2.5}  # fmt: skip
+    seats = {"ppo-seat0": (0,)}
+    rng = np.random.default_rng(1)
+    same = {"a2": "a"}
+    noise = {(x, y): rng.normal(0, 1, 30) for x in labels for y in labels}
+    pairs = []
+    for i, x in enumerate(labels):
+        for j, y in enumerate(labels):
+            if i == j or (y in seats and 1 not in seats[y]) or (x in seats and 0 not in seats[x]):
+                continue
+            exact = strength[x] - strength[y] + 0.1
+            scores = exact + noise[(same.get(x, x), same.get(y, y))]
+            pairs.append(_pair(i, j, labels, scores, exact=exact))
+    entries = [SimpleNamespace(label=x, spec=x, kind="optimal" if x == "optimal" else
+                               "ppo" if x.startswith("ppo") else "heuristic", source="test",
+                               description=f"plays {x}", seats=seats.get(x, (0, 1)))
+               for x in labels]  # fmt: skip
+    ev = Evaluation("7th", "x", labels, labels, 30, 0, pairs, game_value=0.1)
+    return SimpleNamespace(edition="7th", scenario="x", description="", entries=entries,
+                           evaluation=ev, game_value=0.1, value_note="", seconds=0.0, notes=[],
+                           timing={}, search_match=None)  # fmt: skip
+
+
+def test_headline_answers_table_and_html_state_one_rank_and_a_meaningful_share(tmp_path):
+    from types import SimpleNamespace
+
+    from psygym_experiments.report import board_of, write_report
+
+    res = _ranked_field()
+    board = {r.label: r.rank for r in board_of(res)}
+    assert board == {"optimal": 1, "a": 2, "a2": 2, "double-wc": 3, "random": 4,
+                     "ppo-seat0": None}  # fmt: skip
+    settings = SimpleNamespace(
+        editions=["7th"], scenarios=[("7th", "x")], episodes=30, seed=0, workers=1, quick=False,
+        solve_seconds=30.0, max_states=1000,
+    )  # fmt: skip
+    write_report(tmp_path, [res], settings)
+    md = (tmp_path / "report.md").read_text()
+    answers = md.split("## Answers", 1)[1].split("\n## ", 1)[0]
+    headline = md.split("## Headline", 1)[1].split("\n## ", 1)[0]
+    # The old report said "row 3 of 4" in the Answers and "rank 5 of 5" in the Headline (which
+    # counted the seat-0 model and each twin).
+    for section in (answers, headline):
+        assert "rank 3 of 4" in section and "row " not in section
+        assert not re.search(r"rank [0-9]+ of (?!4\b)", section)
+    table = {r[1]: r[0] for r in _table_rows(md, "Leaderboard")}
+    assert table == {"`optimal`": "1", "`a` = `a2`": "2", "`double-wc`": "3", "`random`": "4"}
+    # Short of the optimum (+0.100) by 1.5: 1500% of the optimum, 43% of random's 3.5.
+    for section, name in ((answers, "`random`"), (headline, "random")):
+        assert f"by 1.500 (43% of the worst agent's shortfall: {name}, 3.500)" in section or (
+            f"1.500 short of the optimum +0.100 (43% of the worst agent's shortfall: {name}, "
+            "3.500)" in section
+        )
+        assert "%)" not in section.replace("shortfall", "") and "1500" not in section
+    doc = json.loads((tmp_path / "results.json").read_text())
+    (sc,) = doc["scenarios"]
+    assert [r["rank"] for r in sc["rows"]] == [1, 2, 3, 4, None]
+    # The HTML page is the same text: the same rank and share sentences.
+    page = (tmp_path / "report.html").read_text()
+    assert page.count("rank 3 of 4") == md.count("rank 3 of 4") == 2
+    assert page.count("43% of the worst agent") == md.count("43% of the worst agent") == 2
+    # The printed leaderboard numbers the same rows and leaves the seat-0 model unranked.
+    from psygym_experiments.report import leaderboard_table
+
+    (t,) = leaderboard_table(doc)
+    assert list(t.columns[0].cells) == ["1", "2", "3", "4", "-"]
+
+
+def test_shortfall_share_is_left_out_when_no_agent_falls_short():
+    from psygym_experiments.report import optimum_shortfall
+
+    rows = [{"agent0": "x", "agent1": "optimal", "exact_score": 0.0},
+            {"agent0": "y", "agent1": "optimal", "exact_score": -0.2},
+            {"agent0": "optimal", "agent1": "x", "exact_score": 0.5}]  # fmt: skip
+    assert optimum_shortfall(rows, 0.0, "x") == (0.0, " (0% of the worst agent's shortfall: y, "
+                                                  "0.200)")  # fmt: skip
+    assert optimum_shortfall(rows, 0.0, "y") == (0.2, " (the largest shortfall in the field)")
+    assert optimum_shortfall(rows[:1], 0.0, "x") == (0.0, "")  # nobody falls short: no share
+    assert optimum_shortfall(rows, 0.0, "z") is None
+
+
+def test_what_follows_the_games_in_the_background_gives_the_numbers_of_playing_it_in_place(
+    tmp_path,
+):
+    """The exact values and search's match, left to the background, change no number."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from psygym_experiments.compare import CompareSettings, collect, compare_scenario
+    from psygym_experiments.harness.tournament import worker_pool
+
+    settings = CompareSettings(
+        editions=["rt"], scenarios=[("rt", "duel")], episodes=2, seed=3, workers=2,
+        quick=False, tune_trials=1, train_steps=0, max_states=1000, solve_seconds=0.5,
+        runs_dir=str(tmp_path), search_games=3,
+    )  # fmt: skip
+    with worker_pool(2) as pool, ThreadPoolExecutor(2) as matches:
+        here = compare_scenario("rt", "duel", settings, pool=pool, show_progress=False)
+        later = compare_scenario("rt", "duel", settings, pool=pool, show_progress=False,
+                                 matches=matches)  # fmt: skip
+        assert here.pending is None and later.pending is not None
+        collect(later)
+    assert later.pending is None and later.search_match is not None
+
+    def numbers(res):
+        match = {k: v for k, v in res.search_match.items() if k != "seconds"}
+        return match, repr([p.row() for p in res.evaluation.pairs]), res.game_value  # NaN rates
+
+    assert numbers(later) == numbers(here)
+    assert later.timing["search_match"] == later.search_match["seconds"]
+
+
+def test_duels_with_a_match_are_played_first_and_quick_keeps_the_plan_order(tmp_path):
+    from psygym_experiments.compare import CompareSettings, _play_order
+
+    pairs, _ = plan(None, None)
+    settings = CompareSettings(
+        editions=[], scenarios=pairs, episodes=1, seed=0, workers=2, quick=False,
+        tune_trials=1, train_steps=0, max_states=1000, solve_seconds=1.0, runs_dir=str(tmp_path),
+    )  # fmt: skip
+    order = _play_order(pairs, settings)
+    assert sorted(order) == sorted(pairs)
+    duels = [sc for sc in pairs if sc[1] != "single-phase"]
+    assert order == duels + [sc for sc in pairs if sc not in duels]  # each kept in plan order
+    settings.quick = True
+    assert _play_order(pairs, settings) == pairs

@@ -477,7 +477,7 @@ def test_validate_raises_one_scenario_error_naming_file_field_allowed():
     e = err.value
     assert (e.source, e.field) == ("toy.toml", "count")
     assert str(e).startswith("toy.toml: field count: ")
-    assert "le 3" in str(e)
+    assert "at most 3" in str(e)
     with pytest.raises(ScenarioError, match="toy.toml: field colour: Extra inputs"):
         validate(Toy, {"count": 1, "colour": "red"}, "toy.toml")
 

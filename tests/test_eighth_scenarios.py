@@ -195,12 +195,12 @@ BAD = {
     "out of range": (
         lambda d: d["sides"][1]["units"][0].__setitem__("save", 1),
         "sides.1.units.0.save",
-        "ge 2",
+        "at least 2",
     ),
     "battle rounds": (
         lambda d: d["game"].__setitem__("battle_rounds", 0),
         "game.battle_rounds",
-        "ge 1",
+        "at least 1",
     ),
     "unknown power": (
         lambda d: d["sides"][0]["units"][0]["powers"].append("Gate of Infinity"),

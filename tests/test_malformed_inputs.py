@@ -1,25 +1,119 @@
-"""A corpus of malformed inputs: each exits 2 with one line naming the input, no traceback.
+"""A corpus of malformed inputs: each must end in one clear line naming the input.
 
-CLI numbers out of range or of the wrong type, unknown storage URLs, malformed scenario files,
-tampered game logs (the hash chain: a changed roll, a removed, moved or cut-off line), advise
-situations the dice cannot produce (7E-3.1, 7E-4.3, 7E-5.1) and bad state files, wrongly typed
-training configs, a scenario where the learner never decides, and tuned parameters that are
-not finite numbers.
+CLI numbers out of range or of the wrong type, unknown storage URLs, too many workers, a port
+outside 1-65535, a runs folder that is a file, malformed scenario files (not TOML, nested 5,000
+deep, infinite or huge values, ``true`` as a number, terminal escape codes in names, a mistyped
+path), tampered game logs (the hash chain: a changed roll, a removed, moved or cut-off line),
+tampered resume records (``tasks.jsonl``: a garbage line, changed scores), tampered or poisoned
+models (sizes that would allocate gigabytes, NaN weights, seat 5), advise situations the dice
+cannot produce (7E-3.1, 7E-4.3, 7E-5.1) and bad state files, wrongly typed training configs, a
+scenario where the learner never decides, tuned parameters that are not finite numbers, and
+requests to ``psygym serve`` (JSON nested 100,000 deep, TOML nested 5,000 deep, bodies of the
+wrong type, an upload naming a file on the server).
+
+Every case is classified by its outcome: ``one clear line`` (exit 2 ending in one ``error:``
+line, or an HTTP 4xx whose JSON error is one line, that names what the case expects: the field,
+option, file or line), ``traceback``, ``silent
+acceptance`` (exit 0 or HTTP 2xx), ``crash`` (an internal error: exit 1, HTTP 5xx or an
+exception out of the command) or ``unclear`` (several lines, the wrong words, or raw control
+characters). Each test asserts ``one clear line``; the counts by outcome of the cases run are
+printed at the end of the module (``malformed-input corpus: ...``), the figures quoted for the
+issue.
 """
 
 from __future__ import annotations
 
 import json
+import traceback
+import unicodedata
+from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import psyker7, scenario7, toml_dumps, unit7
 from psygym_experiments.cli import run
 from psygym_experiments.harness.gamelog import GameLog
 
 from psygym.core import CHANCE
 from psygym.editions import load
 
-NUMBERS = [  # (command, option, its bound) — every value below is outside what is allowed
+ONE_LINE, TRACEBACK, SILENT, CRASH, UNCLEAR = (
+    "one clear line", "traceback", "silent acceptance", "crash", "unclear",
+)  # fmt: skip
+OUTCOMES_ORDER = {ONE_LINE: ONE_LINE, TRACEBACK: "tracebacks", SILENT: "silent acceptances",
+                  CRASH: "crashes", UNCLEAR: UNCLEAR}  # fmt: skip
+OUTCOMES: dict[str, str] = {}
+"""Case -> outcome, of every case run in this session."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _outcome_counts(request):
+    """Print the counts by outcome once the module's cases have run."""
+    yield
+    counts = Counter(OUTCOMES.values())
+    text = ", ".join(f"{counts.get(o, 0)} {label}" for o, label in OUTCOMES_ORDER.items())
+    line = f"malformed-input corpus: {len(OUTCOMES)} cases: {text}"
+    plugins = request.config.pluginmanager
+    reporter, capture = plugins.get_plugin("terminalreporter"), plugins.get_plugin("capturemanager")
+    if reporter is not None and capture is not None:
+        with capture.global_and_fixture_disabled():  # else the line is captured, never shown
+            reporter.write_line("")
+            reporter.write_line(line)
+
+
+def _raw_control(text: str) -> bool:
+    return any(unicodedata.category(ch) == "Cc" for ch in text.replace("\n", ""))
+
+
+def classify(code: int, err: str, expect: tuple[str, ...] = ()) -> str:
+    """The outcome of a command that exited ``code`` writing ``err``."""
+    lines = [x for x in err.splitlines() if x.strip()]
+    if "Traceback (most recent call last)" in err:
+        return TRACEBACK
+    if code == 0:
+        return SILENT
+    if code != 2 or "internal error" in err:
+        return CRASH
+    errors = [x for x in lines if x.startswith("error:")]
+    # Progress lines may come first ("run folder: ..."); the error is one line, the last.
+    if errors and lines[-1] == errors[0] and len(errors) == 1 and not _raw_control(errors[0]):
+        return ONE_LINE if all(w in errors[0] for w in expect) else UNCLEAR
+    return UNCLEAR
+
+
+def classify_http(response, expect: tuple[str, ...] = ()) -> str:
+    """The outcome of a request to ``psygym serve``."""
+    if "Traceback" in response.text:
+        return TRACEBACK
+    if response.status_code < 400:
+        return SILENT
+    if response.status_code >= 500:
+        return CRASH
+    try:
+        error = response.json()["error"]
+    except (ValueError, KeyError, TypeError):
+        return UNCLEAR
+    if isinstance(error, str) and "\n" not in error and not _raw_control(error):
+        return ONE_LINE if all(w in error for w in expect) else UNCLEAR
+    return UNCLEAR
+
+
+def _check(capsys, argv, expect: str | tuple[str, ...] | None = None, case: str = "") -> str:
+    """Run ``psygym argv``, record its outcome and assert one clear line; returns the line."""
+    words = (expect,) if isinstance(expect, str) else tuple(expect or ())
+    try:
+        code = run(argv)
+        err = capsys.readouterr().err
+    except BaseException:  # noqa: BLE001 - anything out of the command is a traceback
+        code, err = -1, capsys.readouterr().err + traceback.format_exc()
+    outcome = classify(code, err, words)
+    OUTCOMES[case or " ".join(argv)] = outcome
+    assert outcome == ONE_LINE, (argv, code, err, words)
+    return err.strip().splitlines()[-1]
+
+
+NUMBERS = [  # (command, option) — every value below is outside what is allowed
     ("simulate", "--seed"), ("simulate", "--episodes"), ("evaluate", "--workers"),
     ("evaluate", "--episodes"), ("evaluate", "--seed"), ("train", "--steps"), ("train", "--seed"),
     ("train", "--eval-episodes"), ("train", "--n-envs"), ("train", "--eval-every"),
@@ -28,57 +122,161 @@ NUMBERS = [  # (command, option, its bound) — every value below is outside wha
 ]  # fmt: skip
 BAD_VALUES = ["-1", "-100", "abc", "1.5", "nan", "inf", ""]
 STORAGES = ["bogus://x", "ftp://host/db", "redis://localhost", "x", "file:///tmp/x", "http://a"]
-CLI_CASES = [[c, o, v] for c, o in NUMBERS for v in BAD_VALUES] + [
-    ["tune", "--storage", s, "--trials", "1"] for s in STORAGES
-]
-
-
-def _check(capsys, argv, expect: str | None = None) -> str:
-    code = run(argv)
-    err = capsys.readouterr().err
-    assert code == 2, (argv, code, err)
-    lines = [x for x in err.splitlines() if x.strip()]
-    assert len(lines) == 1, (argv, err)
-    assert "Traceback" not in err and lines[0].startswith("error:"), (argv, err)
-    if expect:
-        assert expect in lines[0], (argv, lines[0])
-    return lines[0]
+TOO_MANY_WORKERS = [  # 1000 processes for 4 tasks: at most 4 per CPU core, and no more than tasks
+    ["evaluate", "--workers", "1000"], ["compare", "--workers", "1000"],
+    ["value-check", "--workers", "1000"], ["evaluate", "--workers", "100000000"],
+]  # fmt: skip
+PORTS = [["serve", "--port", p] for p in ("99999", "-1", "0", "65536", "abc")]
+CLI_CASES = (
+    [[c, o, v] for c, o in NUMBERS for v in BAD_VALUES]
+    + [["tune", "--storage", s, "--trials", "1"] for s in STORAGES]
+    + TOO_MANY_WORKERS
+    + PORTS
+)
 
 
 @pytest.mark.parametrize("argv", CLI_CASES, ids=lambda a: " ".join(a) or "empty")
 def test_bad_cli_values(capsys, argv):
-    line = _check(capsys, argv)
-    assert argv[1] in line  # names the option
+    words = (argv[1], "at most") if argv in TOO_MANY_WORKERS else (argv[1],)  # names the option
+    _check(capsys, argv, words)
 
 
-SCENARIOS = {
-    "not-toml": "this is [[ not toml",
-    "binary": b"\xff\xfe\x00\x01",
-    "empty": "",
-    "deep": "a = " + "[" * 5000 + "]" * 5000,
-    "inf-wound": "[game]\nvalue_per_wound = inf\n",
-    "nan": "[game]\nvalue_per_wound = nan\n",
-    "wrong-type": "[game]\nbattle_rounds = 'many'\n",
-    "unknown-edition": 'edition = "no-such-edition"\n',
-}
+def _scenario(**changes) -> dict:
+    """A small valid 7th-edition scenario with ``changes`` (dotted paths) applied."""
+    data = scenario7(
+        [unit7("Librarian", wounds=2, psyker=psyker7(1, powers=["Smite"]))],
+        [unit7("Cultists", (0, 12), models=10)],
+    )
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node = data
+        for part in parents:
+            node = node[int(part)] if part.isdigit() else node[part]
+        node[int(last) if last.isdigit() else last] = value
+    return data
+
+
+def _text(**changes) -> str:
+    return toml_dumps(_scenario(**changes))
+
+
+def _named(where: str, written: str) -> str:
+    """A scenario whose name at ``where`` is ``written`` as is in the TOML (escapes kept)."""
+    return _text(**{where: "PLACEHOLDER"}).replace("PLACEHOLDER", written)
+
+
+DEEP_TOML = _text() + "x = " + "[" * 5000 + "]" * 5000 + "\n"
+SCENARIOS = {  # file contents -> words the one error line must contain
+    "not-toml": ("this is [[ not toml", ("not valid TOML",)),
+    "binary": (b"\xff\xfe\x00\x01", ("not UTF-8",)),
+    "empty": ("", ("edition",)),
+    "deep": ("a = " + "[" * 5000 + "]" * 5000, ("nested too deeply", "at most 16 levels")),
+    "deep-scenario": (DEEP_TOML, ("nested too deeply",)),
+    "inf-wound": (_text().replace("position = [0, 0]", "position = [0, 0]\nvalue_per_wound = inf"),
+                  ("value_per_wound", "finite")),
+    "nan": (_text().replace("position = [0, 0]", "position = [0, 0]\nvalue_per_wound = nan"),
+            ("value_per_wound", "finite")),
+    "huge-value": (_text(sides__0__units__0__value_per_wound=1e308),
+                   ("sides.0.units.0.value_per_wound", "at most 1000")),
+    "wounds-true": (_text(sides__0__units__0__wounds=True),
+                    ("sides.0.units.0.wounds", "whole number")),
+    "models-true": (_text(sides__1__units__0__models=True), ("sides.1.units.0.models",)),
+    "escape-in-name": (_named("sides__0__units__0__name", "\\u001b[2J\\u001b[31mLib"),
+                       ("sides.0.units.0.name", "control character U+001B")),
+    "csi-in-side-name": (_named("sides__1__name", "\\u009b31mChaos"),
+                         ("sides.1.name", "control character U+009B")),
+    "return-in-name": (_named("sides__1__units__0__name", "Cult\\rists"),
+                       ("sides.1.units.0.name", "control character U+000D")),
+    "too-many-units": (_text(sides__1__units=[unit7(f"Squad {k}", (k, 12)) for k in range(31)]),
+                       ("sides.1.units", "at most 30")),
+    "huge-dice": (_text(sides__0__pool_bonus=10**6), ("sides.0.pool_bonus", "at most 10")),
+    "far-away": (_text(sides__1__units__0__position=[0, 1e300]), ("position.1", "at most 1000")),
+    "wrong-type": (_text(game__battle_rounds="many"), ("game.battle_rounds", "whole number")),
+    "unknown-edition": ('edition = "no-such-edition"\n', ("edition", "no-such-edition")),
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_bad_scenario_files(tmp_path, capsys, name):
     path = tmp_path / f"{name}.toml"
-    data = SCENARIOS[name]
+    data, words = SCENARIOS[name]
     path.write_bytes(data if isinstance(data, bytes) else data.encode())
-    _check(capsys, ["simulate", "--scenario", str(path), "--episodes", "2"])
+    _check(capsys, ["simulate", "--scenario", str(path), "--episodes", "2"], (str(path), *words))
+
+
+SCENARIO_COMMANDS = {  # commands that load a --scenario file, with what else they need
+    "simulate": ["simulate", "--episodes", "2"],
+    "play": ["play", "--edition", "7th", "--runs-dir", "runs"],
+    "advise": ["advise", "--edition", "7th", "--heuristics", "none", "--runs-dir", "runs"],
+    "evaluate": ["evaluate", "--edition", "7th", "--episodes", "2", "--agents", "random,random",
+                 "--runs-dir", "runs"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(SCENARIO_COMMANDS))
+@pytest.mark.parametrize("kind", ["deep", "mistyped", "escape"])
+def test_every_command_that_loads_a_scenario(tmp_path, capsys, monkeypatch, command, kind):
+    """A TOML nested 5,000 deep, a mistyped path (``../user/my.tmol``), an escape code in a name."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "user").mkdir()
+    if kind == "deep":
+        arg, words = "deep.toml", ("deep.toml", "nested too deeply", "at most 16 levels")
+        (tmp_path / arg).write_text(DEEP_TOML)
+    elif kind == "escape":
+        arg, words = "esc.toml", ("esc.toml", "sides.0.units.0.name", "U+001B")
+        (tmp_path / arg).write_text(SCENARIOS["escape-in-name"][0])
+    else:
+        arg, words = "../user/my.tmol", ("../user/my.tmol", "no such file", "ends in .toml")
+        (tmp_path / "user" / "my.toml").write_text(_text())
+    argv = [*SCENARIO_COMMANDS[command], "--scenario", arg]
+    _check(capsys, argv, words, case=f"{command} --scenario {kind}")
+    assert not (tmp_path / "runs").exists()
 
 
 def test_a_directory_as_scenario(tmp_path, capsys):
-    _check(capsys, ["simulate", "--scenario", str(tmp_path), "--episodes", "2"])
+    _check(capsys, ["simulate", "--scenario", str(tmp_path), "--episodes", "2"], "directory")
 
 
-def test_runs_dir_that_is_a_file(tmp_path, capsys):
+RUNS_DIR_COMMANDS = {  # commands that write a run folder under --runs-dir
+    "evaluate": ["evaluate", "--scenario", "single-phase", "--episodes", "2", "--agents",
+                 "random,random", "--no-exact"],
+    "train": ["train", "--scenario", "single-phase", "--steps", "8", "--no-progress"],
+    "tune": ["tune", "--scenario", "single-phase", "--trials", "1"],
+    "advise-table": ["advise", "--table"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(RUNS_DIR_COMMANDS))
+@pytest.mark.parametrize("under", [False, True], ids=["file", "under-a-file"])
+def test_runs_dir_that_is_a_file(tmp_path, capsys, command, under):
     f = tmp_path / "file"
     f.write_text("x")
-    _check(capsys, ["train", "--steps", "8", "--runs-dir", str(f), "--no-progress"])
+    runs = f / "sub" if under else f
+    argv = [*RUNS_DIR_COMMANDS[command], "--runs-dir", str(runs)]
+    words = (str(f), "is a file, not a folder")
+    line = _check(capsys, argv, words, case=f"{command} --runs-dir {runs.name}")
+    assert "Errno" not in line
+    assert f.read_text() == "x"
+
+
+def test_workers_never_outnumber_the_tasks(tmp_path, capsys, monkeypatch):
+    """``--workers 8`` for two game batches starts two processes, not eight."""
+    import concurrent.futures
+
+    made = []
+
+    class Recorded(concurrent.futures.ProcessPoolExecutor):
+        def __init__(self, max_workers=None, **kwargs):
+            made.append(max_workers)
+            super().__init__(max_workers=max_workers, **kwargs)
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", Recorded)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    code = run(["evaluate", "--scenario", "single-phase", "--episodes", "1", "--agents",
+                "random,random", "--no-exact", "--workers", "8", "--runs-dir",
+                str(tmp_path)])  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    assert made == [2]
 
 
 # ----------------------------------------------------------------------------- game logs
@@ -129,8 +327,7 @@ def test_tampered_logs_are_rejected_naming_the_first_bad_line(good_log, tmp_path
     for name, (changed, bad) in variants.items():
         path = tmp_path / f"{name}.jsonl"
         path.write_text("".join(x + "\n" for x in changed))
-        line = _check(capsys, ["replay", str(path), "--quiet"])
-        assert f"line {bad}" in line, (name, line)
+        line = _check(capsys, ["replay", str(path), "--quiet"], f"line {bad}", f"replay {name}")
         if name == "unchained":
             assert "no hash chain" in line
 
@@ -297,7 +494,199 @@ def test_tuned_parameters_not_a_mapping(tmp_path, capsys):
     assert "mapping" in line
 
 
+# ----------------------------------------------------------------------------- models
+@pytest.fixture(scope="module")
+def good_model(tmp_path_factory):
+    """A small safe-format model of the 7th single-phase scenario, and its rules."""
+    import gymnasium as gym
+    import torch
+    from psygym_agents.safe_model import save_safe
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    rules = load("7th", "single-phase")
+    obs = gym.spaces.Box(-1000.0, 1000.0, (rules.observation_size,), dtype=np.float32)
+    act = gym.spaces.Discrete(rules.num_actions)
+    torch.manual_seed(0)
+    net = MaskableActorCriticPolicy(obs, act, lambda _: 0.0, net_arch=[8])
+    folder = tmp_path_factory.mktemp("model")
+    save_safe(net, folder / "model", {"edition": "7th", "scenario": "single-phase", "seat": 0})
+    return folder
+
+
+def _poison(weights: Path) -> str:
+    """Set one weight of a model to NaN (keeping its JSON's SHA-256 right); returns the tensor."""
+    from psygym_agents.safe_model import file_sha256
+    from safetensors.torch import load_file, save_file
+
+    tensors = load_file(str(weights))
+    name = sorted(tensors)[-1]
+    tensors[name].view(-1)[0] = float("nan")
+    save_file(tensors, str(weights))
+    meta = weights.with_suffix(".json")
+    doc = json.loads(meta.read_text())
+    doc["weights_sha256"] = file_sha256(weights)
+    meta.write_text(json.dumps(doc))
+    return name
+
+
+MODELS = {  # a change to a good model's JSON (or weights) -> words of the one error line
+    "shape-1e9": (lambda d: d["observation_space"].update(shape=[10**9]), ("at most 100000",)),
+    "actions-1e9": (lambda d: d["action_space"].update(n=10**9), ("action_space", "100000")),
+    "width-1e6": (lambda d: d["policy"].update(net_arch=[10**6]), ("net_arch", "at most 4096")),
+    "layers-1000": (lambda d: d["policy"].update(net_arch=[8] * 1000), ("at most 16 layers",)),
+    "seat-5": (lambda d: d.update(seat=5), ("seat is 5", "0, 1 or")),
+    "seat-true": (lambda d: d.update(seat=True), ("seat is True",)),
+    "nan-weights": (None, ("holds NaN values",)),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_tampered_and_poisoned_models(good_model, tmp_path, capsys, name):
+    """Refused at load naming the file; before anything big is allocated or a game is played."""
+    import shutil
+
+    for f in good_model.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    weights = tmp_path / "model.safetensors"
+    edit, words = MODELS[name]
+    if edit is None:
+        words = (*words, _poison(weights))
+    else:
+        meta = tmp_path / "model.json"
+        doc = json.loads(meta.read_text())
+        edit(doc)
+        meta.write_text(json.dumps(doc))
+    argv = ["evaluate", "--scenario", "single-phase", "--agents", f"sb3:{weights},random",
+            "--episodes", "2", "--no-exact", "--runs-dir", str(tmp_path / "runs")]  # fmt: skip
+    _check(capsys, argv, (str(tmp_path / "model"), *words), case=f"model {name}")
+
+
+# ----------------------------------------------------------------------------- resume records
+EVALUATE = ["evaluate", "--scenario", "single-phase", "--agents", "random,random", "--episodes",
+            "8", "--no-exact"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def finished_evaluation(tmp_path_factory):
+    """A finished ``evaluate`` run folder (its ``tasks.jsonl`` holds several lines)."""
+    runs = tmp_path_factory.mktemp("evaluate")
+    assert run([*EVALUATE, "--runs-dir", str(runs)]) == 0
+    (folder,) = runs.iterdir()
+    assert len((folder / "tasks.jsonl").read_text().splitlines()) >= 2
+    return folder
+
+
+def _scores_100(line: str) -> str:
+    row = json.loads(line)
+    stats = row["result"]["stats"]
+    stats["scores"] = [100.0] * len(stats["scores"])
+    return json.dumps(row)
+
+
+RESUME = {  # a change to tasks.jsonl (lines -> lines) -> the line number the error must name
+    "garbage-line": (lambda lines: [lines[0], '{"garbage": true}', *lines[2:]], 2),
+    "scores-100": (lambda lines: [_scores_100(lines[0]), *lines[1:]], 1),
+    "not-json": (lambda lines: [lines[0], "{not json", *lines[2:]], 2),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(RESUME))
+def test_tampered_resume_records(finished_evaluation, tmp_path, capsys, name):
+    """``tasks.jsonl`` is checked on resume: one line naming the file and the changed line."""
+    import shutil
+
+    folder = tmp_path / finished_evaluation.name
+    shutil.copytree(finished_evaluation, folder)
+    tasks = folder / "tasks.jsonl"
+    change, bad = RESUME[name]
+    tasks.write_text("".join(x + "\n" for x in change(tasks.read_text().splitlines())))
+    before = {f.name: f.read_bytes() for f in folder.iterdir()}
+    argv = [*EVALUATE, "--runs-dir", str(tmp_path), "--resume", str(folder)]
+    _check(capsys, argv, ("tasks.jsonl", f"line {bad}"), case=f"evaluate --resume {name}")
+    assert {f.name: f.read_bytes() for f in folder.iterdir()} == before  # nothing rewritten
+
+
+# ----------------------------------------------------------------------------- serve requests
+@pytest.fixture
+def serve(tmp_path):
+    """A client of ``psygym serve``'s app; server errors come back as responses (500)."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("httpx")
+    from fastapi.testclient import TestClient
+    from psygym_experiments.serve.app import create_app
+    from psygym_experiments.serve.games import GameStore
+
+    with TestClient(create_app(GameStore(tmp_path / "runs")), raise_server_exceptions=False) as c:
+        yield c
+
+
+def _upload_with_powers_file() -> str:
+    return 'powers_file = "/etc/passwd"\n' + _text()
+
+
+JSON_HEADERS = {"content-type": "application/json"}
+TOML_HEADERS = {"content-type": "application/toml"}
+REQUESTS = {  # name -> (method, path, body, headers, words of the one-line JSON error)
+    "json-100000-deep": ("post", "/api/games", b"[" * 100_000 + b"]" * 100_000, JSON_HEADERS,
+                         ("deep",)),
+    "toml-5000-deep": ("post", "/api/scenarios", DEEP_TOML.encode(), TOML_HEADERS, ("deep",)),
+    "json-as-text-plain": ("post", "/api/games", b'{"edition": "7th"}',
+                           {"content-type": "text/plain"}, ()),
+    "upload-as-form": ("post", "/api/scenarios", _text().encode(),
+                       {"content-type": "application/x-www-form-urlencoded"}, ()),
+    "upload-powers-file": ("post", "/api/scenarios", _upload_with_powers_file().encode(),
+                           TOML_HEADERS, ("powers_file",)),
+    "upload-escape-name": ("post", "/api/scenarios",
+                           SCENARIOS["escape-in-name"][0].encode(), TOML_HEADERS,
+                           ("sides.0.units.0.name", "U+001B")),
+    "upload-huge-value": ("post", "/api/scenarios", SCENARIOS["huge-value"][0].encode(),
+                          TOML_HEADERS, ("value_per_wound", "at most 1000")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(REQUESTS))
+def test_bad_requests_to_serve(serve, name):
+    method, path, body, headers, words = REQUESTS[name]
+    response = getattr(serve, method)(path, content=body, headers=headers)
+    outcome = classify_http(response, words)
+    OUTCOMES[f"serve {name}"] = outcome
+    assert outcome == ONE_LINE, (response.status_code, response.text[:300], words)
+
+
+# ----------------------------------------------------------------------------- coverage
+ISSUE_CASES = {  # each bad input the issue lists -> where the corpus has it
+    "serve --port 99999 and -1": [c for c in PORTS if c[2] in ("99999", "-1")],
+    "--workers 1000": [c for c in TOO_MANY_WORKERS if c[2] == "1000"],
+    "value_per_wound = 1e308": ["huge-value"],
+    "wounds = true": ["wounds-true"],
+    "terminal escape codes in unit names": ["escape-in-name", "upload-escape-name"],
+    "--runs-dir pointing at a file": list(RUNS_DIR_COMMANDS),
+    "NaN weights in a safe model": ["nan-weights"],
+    "seat = 5 in a model's JSON": ["seat-5"],
+    "a tampered model JSON's sizes": ["shape-1e9", "actions-1e9", "width-1e6", "layers-1000"],
+    "tasks.jsonl: a garbage line": ["garbage-line"],
+    "tasks.jsonl: tampered scores": ["scores-100"],
+    "a JSON body nested 100,000 deep": ["json-100000-deep"],
+    "a TOML file nested 5,000 deep": ["toml-5000-deep", "deep-scenario"],
+    "a mistyped path (../user/my.tmol)": ["mistyped"],
+    "a JSON body sent as text/plain": ["json-as-text-plain"],
+    "an upload naming powers_file": ["upload-powers-file"],
+}
+"""The bad inputs named in the issue, each with the corpus entries that feed it."""
+
+
+def test_the_corpus_holds_every_case_the_issue_lists():
+    groups = [CLI_CASES, SCENARIOS, RUNS_DIR_COMMANDS, MODELS, RESUME, REQUESTS,
+              ["deep", "mistyped", "escape"]]  # fmt: skip
+    for what, entries in ISSUE_CASES.items():
+        assert entries, what
+        for entry in entries:
+            assert any(entry in group for group in groups), (what, entry)
+
+
 def test_corpus_size(good_log):
-    n = len(CLI_CASES) + len(SCENARIOS) + 2 + len(_variants(good_log.read_text().splitlines()))
+    n = len(CLI_CASES) + len(SCENARIOS) + 1 + 2 * len(RUNS_DIR_COMMANDS)
+    n += 3 * len(SCENARIO_COMMANDS) + len(_variants(good_log.read_text().splitlines()))
     n += len(SITUATIONS) + 1 + len(STATE_FILES) + len(CONFIGS) + 3 + len(TUNED_PARAMS) + 1
-    assert n >= 220, n
+    n += len(MODELS) + len(RESUME) + len(REQUESTS)
+    assert n >= 280, n

@@ -116,7 +116,7 @@ def test_first_action_game_through_stdin(tmp_path, edition, scenario, seat):
     assert "Not a valid choice: 'abc'" in out
     assert "Not a valid choice: '999'" in out
     assert "Not a valid choice: nothing" in out
-    assert "Enter a number from 1 to" in out
+    assert "Enter a number from 1 to" in out or "Enter 1 (the only choice)" in out
     assert "Game over." in out
     assert "Chance:" in out  # chance outcomes are shown
     lines = lines_of(log)
@@ -489,7 +489,7 @@ def test_rogue_trader_secret_bid_is_hidden_until_the_human_bids():
     text = console.file.getvalue()
     assert "(revealed now)" in text
     # The hint at the human's bid never depends on the AI's actual secret bid.
-    parent = session._secret_parent  # cleared after the human's bid
+    parent = session.player_view.pending  # cleared after the human's bid
     assert parent is None
 
 

@@ -49,6 +49,8 @@ def short_game(ed: registry.Edition) -> dict[str, Any]:
 
 
 EDITIONS = [ed for ed in registry.editions()]
+TOML = {"content-type": "application/toml"}
+"""Headers of a scenario upload (the type the upload route declares)."""
 
 
 @pytest.fixture
@@ -170,7 +172,11 @@ def test_bad_requests_get_a_one_line_json_error_and_the_game_is_unharmed(client)
         client.post(f"/api/games/{gid}/actions", json={"action": illegal}),
         client.post(f"/api/games/{gid}/actions", json={"action": "1"}),
         client.post(f"/api/games/{gid}/actions", json={"nothing": 1}),
-        client.post(f"/api/games/{gid}/actions", content=b"{not json"),
+        client.post(
+            f"/api/games/{gid}/actions",
+            content=b"{not json",
+            headers={"content-type": "application/json"},
+        ),
         client.post("/api/games", json={"edition": "no-such-edition"}),
         client.post("/api/games", json={"edition": ed.id, "scenario": "../../etc/passwd"}),
         client.post("/api/games", json={"edition": ed.id, "opponent": "runs/x/model.zip"}),
@@ -179,9 +185,9 @@ def test_bad_requests_get_a_one_line_json_error_and_the_game_is_unharmed(client)
         client.post("/api/games", json={"edition": ed.id, "seed": -1}),
         client.post("/api/games", json={"edition": ed.id, "upload": "0123456789abcdef"}),
         client.post("/api/games", json=[1, 2]),
-        client.post("/api/scenarios", content=b"this is = = not toml"),
-        client.post("/api/scenarios", content=b'edition = "nope"\n'),
-        client.post("/api/scenarios", content=b"\xff\xfe"),
+        client.post("/api/scenarios", content=b"this is = = not toml", headers=TOML),
+        client.post("/api/scenarios", content=b'edition = "nope"\n', headers=TOML),
+        client.post("/api/scenarios", content=b"\xff\xfe", headers=TOML),
         client.get("/api/games/../../etc/passwd/log"),
         client.get("/api/games/zzzz/log"),
     ]
@@ -190,6 +196,7 @@ def test_bad_requests_get_a_one_line_json_error_and_the_game_is_unharmed(client)
         body = r.json()
         assert set(body) == {"error"} and body["error"] and "\n" not in body["error"], body
     assert "not legal" in bad[2].json()["error"]
+    assert "not valid JSON" in bad[5].json()["error"]
     after = client.get(f"/api/games/{gid}").json()
     assert after == view, "the game is unchanged by the bad requests"
     play_out(client, after)
@@ -200,7 +207,7 @@ def test_malformed_upload_names_the_field(client):
     text = (Path(ed.scenario_dir) / f"{ed.default_scenario}.toml").read_text()
     data = tomllib.loads(text)
     data["sides"] = data["sides"][:1]
-    r = client.post("/api/scenarios", content=toml_text(data).encode())
+    r = client.post("/api/scenarios", content=toml_text(data).encode(), headers=TOML)
     assert r.status_code == 400
     assert "sides" in r.json()["error"]
 
@@ -209,7 +216,7 @@ def test_uploaded_scenario_plays_and_replays(client, tmp_path):
     ed = EDITIONS[0]
     game = short_game(ed)
     text = (Path(ed.scenario_dir) / f"{game['scenario']}.toml").read_text()
-    r = client.post("/api/scenarios", content=text.encode())
+    r = client.post("/api/scenarios", content=text.encode(), headers=TOML)
     assert r.status_code == 200, r.text
     up = r.json()
     assert up["edition"] == ed.id
@@ -389,18 +396,85 @@ def test_only_safe_format_models_are_offered_and_one_plays(client):
         models = client.store.models(ed.id)
         for m in models:
             assert m["spec"].endswith((".safetensors", ".json")), m
-            assert not m["spec"].endswith(".zip")
+            assert m["scenario"] in ed.scenario_names() and m["seat"] in (None, 0, 1), m
         options = next(o for o in client.get("/api/options").json() if o["id"] == ed.id)
         offered = {a["name"] for a in options["agents"]}
         assert {m["name"] for m in models} <= offered
         assert all("/" not in name for name in offered), "the page never gets a path to send"
-        for m in models:
-            if played or f"scenario {ed.default_scenario}," not in m["title"]:
-                continue
-            body = {"edition": ed.id, "scenario": ed.default_scenario, "opponent": m["name"]}
-            r = client.post("/api/games", json={**body, "seat": 1, "seed": 0})
-            assert r.status_code == 200, r.text
-            assert r.json()["opponent"] == m["title"]
-            played += 1
+        assert all(set(a) == {"name", "title", "description", "scenario", "seat"}
+                   for a in options["agents"])  # fmt: skip
+        fit = [m for m in models if m["scenario"] == ed.default_scenario and m["seat"] in (None, 0)]
+        if played or not fit:
+            continue
+        body = {"edition": ed.id, "scenario": ed.default_scenario, "opponent": fit[0]["name"]}
+        r = client.post("/api/games", json={**body, "seat": 1, "seed": 0})
+        assert r.status_code == 200, r.text
+        assert r.json()["opponent"] == fit[0]["title"]
+        played += 1
     if not played:
         pytest.skip("no safe-format model is installed")
+
+
+def _user_model(shipped: Path, run: Path, stem: str = "model", **meta: Any) -> Path:
+    """A model of the user's own in ``run``: ``shipped``'s weights changed a little, ``meta``
+    over its JSON; returns the weights file."""
+    from psygym_agents.safe_model import file_sha256
+    from safetensors.numpy import load_file, save_file
+
+    tensors = load_file(str(shipped))
+    first = sorted(tensors)[0]
+    tensors[first] = tensors[first] + 1e-3 * (len(str(run)) + len(stem))
+    run.mkdir(parents=True, exist_ok=True)
+    weights = run / f"{stem}.safetensors"
+    save_file(tensors, str(weights))
+    doc = json.loads(shipped.with_suffix(".json").read_text())
+    doc.update(meta, weights_sha256=file_sha256(weights))
+    weights.with_suffix(".json").write_text(json.dumps(doc))
+    return weights
+
+
+def test_opponents_fit_the_edition_scenario_and_seat(tmp_path):
+    """Issue 39: the list offered models of another scenario, a checkpoint and look-alikes."""
+    sb3 = pytest.importorskip("psygym_agents.sb3")
+    pytest.importorskip("safetensors")
+    shipped = sorted(Path(sb3.PRETRAINED_DIR).glob("*-seat1.safetensors"))
+    if not shipped:
+        pytest.skip("no shipped safe model")
+    one = shipped[0]
+    doc = json.loads(one.with_suffix(".json").read_text())
+    ed = registry.get(doc["edition"])
+    other = next((n for n in ed.scenario_names() if n != doc["scenario"]), None)
+    runs = tmp_path / "runs"
+    run = runs / ed.id / doc["scenario"] / "maskable-ppo_1"
+    mine = _user_model(one, run)
+    _user_model(one, run / "checkpoints" / "step_512")  # a checkpoint: never offered
+    best = run / "best_model.safetensors"  # the same weights as the final model: one entry
+    best.write_bytes(mine.read_bytes())
+    best.with_suffix(".json").write_text(mine.with_suffix(".json").read_text())
+    if other is not None:  # made for another scenario: its spaces fit, its scenario does not
+        _user_model(one, runs / "other" / "run_1", scenario=other)
+    store = GameStore(runs)
+    models = store.models(ed.id)
+    titles = [m["title"] for m in models]
+    assert all(m["scenario"] in ed.scenario_names() for m in models)
+    assert len(titles) == len(set(titles)), "no two entries look the same"
+    own = [m for m in models if "shipped" not in m["title"]]
+    title = f"maskable-ppo model for {doc['scenario']} seat 1, {run}"
+    assert [m["title"] for m in own] == [title], own
+    assert own[0]["seat"] == 1 and own[0]["scenario"] == doc["scenario"]
+    assert models.index(own[0]) > max(i for i, m in enumerate(models) if "shipped" in m["title"])
+    assert any(m["title"] == f"maskable-ppo model for {doc['scenario']} seat 1, shipped"
+               for m in models)  # fmt: skip
+    with TestClient(create_app(store)) as c:
+        options = next(o for o in c.get("/api/options").json() if o["id"] == ed.id)
+        assert [a["title"] for a in options["agents"] if a["name"].startswith("model:")] == titles
+        body = {"edition": ed.id, "scenario": doc["scenario"], "opponent": own[0]["name"]}
+        r = c.post("/api/games", json={**body, "seat": 0, "seed": 0})  # the AI plays seat 1
+        assert r.status_code == 200, r.text
+        assert r.json()["opponent"] == title
+        wrong_seat = c.post("/api/games", json={**body, "seat": 1, "seed": 0})
+        assert wrong_seat.status_code == 400
+        assert "seat 1" in wrong_seat.json()["error"] and "seat 0" in wrong_seat.json()["error"]
+        if other is not None:
+            r = c.post("/api/games", json={**body, "scenario": other, "seat": 0})
+            assert r.status_code == 400 and repr(doc["scenario"]) in r.json()["error"]

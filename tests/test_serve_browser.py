@@ -4,7 +4,9 @@ A uvicorn server on 127.0.0.1 (a free port) runs in a daemon thread for the modu
 stopped at the end. Every edition of the registry is played to its end by clicking, from both
 seats, on a short scenario; each game saves PNG screenshots of its first and last screen under
 ``tmp_path`` and must log no console error. A 2nd-edition-style game (the first edition with
-hidden information) has every response the browser received inspected for the other hand.
+hidden information) has every response the browser received inspected for the other hand. The
+opponent list is checked against every choice of edition, scenario and seat, and a scenario
+uploaded through the page is played.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ from psygym.core import Information  # noqa: E402
 from psygym.editions import load  # noqa: E402
 
 EDITIONS = registry.editions()
+PLAYING = "body[data-busy='0'][data-state='your-turn'], body[data-state='over']"
+"""The page once a game has started: the player's turn, or the game already over."""
 
 
 @pytest.fixture(scope="module")
@@ -81,7 +85,7 @@ def start_game(page: Any, game: dict[str, Any], seat: int, seed: int, opponent: 
         page.fill("#rounds", str(game["rounds"]))
     with page.expect_response(lambda r: r.url.endswith("/api/games")):
         page.click("#start")
-    page.wait_for_selector("body[data-busy='0'][data-state='your-turn'], body[data-state='over']")
+    page.wait_for_selector(PLAYING)
 
 
 def click_to_the_end(page: Any, *, hint_once: bool = True) -> int:
@@ -169,3 +173,62 @@ def test_browser_never_receives_the_other_hand(server, browser, seat, tmp_path):
     for url, body in bodies:
         for secret in secrets | labels:
             assert secret not in body, f"{secret!r} reached the browser in {url}"
+
+
+def test_opponents_fit_the_choices_and_an_upload_plays(server, browser, tmp_path):
+    """The opponent list follows edition, scenario and seat (a model only where it fits, by its
+    title); an uploaded scenario (sent as application/toml) offers no model and plays."""
+    srv, _store = server
+    page, errors = open_page(browser, srv.url)
+
+    def models() -> list[list[str]]:
+        shown = page.eval_on_selector_all(
+            "#opponent option", "os => os.map((o) => [o.value, o.textContent])"
+        )
+        return [o for o in shown if o[0].startswith("model:")]
+
+    try:
+        listed = 0
+        for ed in page.request.get(srv.url + "/api/options").json():
+            page.select_option("#edition", ed["id"])
+            for scenario in ed["scenarios"]:
+                page.select_option("#scenario", scenario)
+                for seat in (0, 1):
+                    page.check(f"input[name=seat][value='{seat}']")
+                    want = [
+                        [a["name"], a["title"]]
+                        for a in ed["agents"]
+                        if a["name"].startswith("model:")
+                        and a["scenario"] == scenario
+                        and a["seat"] in (None, 1 - seat)
+                    ]
+                    assert models() == want, (ed["id"], scenario, seat)
+                    listed += len(want)
+        ed = EDITIONS[0]
+        game = short_game(ed)
+        path = tmp_path / "mine.toml"
+        path.write_text((Path(ed.scenario_dir) / f"{game['scenario']}.toml").read_text())
+        page.select_option("#edition", ed.id)
+        with page.expect_response(lambda r: r.url.endswith("/api/scenarios")) as answer:
+            page.set_input_files("#upload", str(path))
+        assert answer.value.status == 200, answer.value.text()
+        page.wait_for_selector("#upload-status:has-text('uploaded scenario')")
+        assert models() == [], "no model fits an uploaded scenario"
+        page.select_option("#opponent", "random")
+        page.check("input[name=seat][value='1']")
+        if game.get("rounds"):
+            page.fill("#rounds", str(game["rounds"]))
+        with page.expect_response(lambda r: r.url.endswith("/api/games")) as started:
+            page.click("#start")
+        assert started.value.status == 200, started.value.text()
+        page.wait_for_selector(PLAYING)
+        click_to_the_end(page, hint_once=False)
+        assert page.inner_text("#verdict").startswith("Game over")
+        assert errors == [], errors
+    finally:
+        page.close()
+    try:
+        import psygym_agents.sb3  # noqa: F401 - the shipped models come with the agents
+    except ImportError:
+        return
+    assert listed > 0, "the shipped models are offered where they fit"

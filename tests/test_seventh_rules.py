@@ -301,7 +301,7 @@ def test_perils_7E_4_4_even_when_the_power_fails():
 def test_outcome_labels(rules):
     s = cast(rules, start(rules, 3), "Lib: Smite (WC 1) at Cultists", 3)
     assert rules.action_label(s, roll(2, True)) == "2 successes with Perils"
-    assert rules.action_label(s, roll(1)) == "1 successes"
+    assert rules.action_label(s, roll(1)) == "1 success"
 
 
 # ----------------------------------------------------------------------------- 7E-5 deny
@@ -882,7 +882,7 @@ def test_illegal_action_lists_legal_ones_with_labels(rules):
         "(Lib: Smite (WC 1) at Cultists)" in msg
     )
     c = cast(rules, s, "Lib: Smite (WC 1) at Cultists", 2)
-    with pytest.raises(IllegalActionError, match=r"as a chance outcome.*2 \(1 successes\)"):
+    with pytest.raises(IllegalActionError, match=r"as a chance outcome.*2 \(1 success\)"):
         rules.apply(c, 99)
 
 

@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from psygym_experiments.harness.runs import ResumeRecord
 from psygym_experiments.harness.value_check import (
     board_ids,
     continuation_gains,
@@ -101,11 +102,9 @@ def test_boards_are_played_in_turn_over_the_rounds(tmp_path):
     assert [(r["index"], r["round"]) for r in seen] == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3)]
     # A record of a board the settings no longer sample (a second copy of round 1's one board,
     # as runs wrote before boards were distinct) is dropped on resume, not counted twice.
-    copy = {**rows[0], "board": 1, "index": 1, "mean": 99.0}
-    with (out / "boards.jsonl").open("a") as f:
-        f.write(json.dumps(copy) + "\n")
-    with (out / "chunks.jsonl").open("a") as f:
-        f.write(json.dumps({"board": 1, "start": 0, "gains": [99.0, 99.0]}) + "\n")
+    copy = {**rows[0], "board": 1, "index": 1, "mean": 1.5}
+    ResumeRecord(out / "boards.jsonl").append(copy)  # lines chained as the command writes them
+    ResumeRecord(out / "chunks.jsonl").append({"board": 1, "start": 0, "gains": [1.5, 1.5]})
     assert run_value_check(cfg, out) == rows
     assert [r["board"] for r in read_rows(out)] == [0, 2, 3, 4, 5]
     assert (out / "chunks.jsonl").read_text() == ""
@@ -175,7 +174,9 @@ def test_a_board_resumes_chunk_by_chunk_with_the_same_figures(tmp_path, monkeypa
     out.mkdir()
     (out / "config.json").write_text((tmp_path / "whole" / "config.json").read_text())
     recorded = [play_chunk(cfg, 0, 0, 2), play_chunk(cfg, 0, 2, 4)]
-    (out / "chunks.jsonl").write_text("".join(json.dumps(c) + "\n" for c in recorded) + '{"torn')
+    ResumeRecord(out / "chunks.jsonl").rewrite(recorded)
+    with (out / "chunks.jsonl").open("a") as f:
+        f.write('{"torn')
     played = []
     monkeypatch.setattr(value_check, "play_chunk", lambda c, b, j, stop: played.append((b, j))
                         or play_chunk(c, b, j, stop))  # fmt: skip

@@ -53,6 +53,7 @@ from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from psygym.kernel import evolve
+from psygym.text import plural
 
 if TYPE_CHECKING:
     from psygym.editions.seventh.rules import SeventhRules
@@ -397,8 +398,8 @@ def question(rules: SeventhRules, state: Hashable) -> str:
         )
     if s.stage == Stage.DENY and cast is not None:
         return (
-            f"{side}: deny {rules.powers[cast.power].name} ({cast.successes} successes), and "
-            f"with how many of {s.pools[1 - s.active]} dice?"
+            f"{side}: deny {rules.powers[cast.power].name} ({plural(cast.successes, 'success')}), "
+            f"and with how many of {plural(s.pools[1 - s.active], 'die')}?"
         )
     if s.stage == Stage.DISCIPLINE:
         who = rules.names[s.gen_unit]

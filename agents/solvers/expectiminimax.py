@@ -160,7 +160,8 @@ class Solver:
         max_states: raise :class:`NotSolvable` beyond this many memoised states.
         fixed: ``{player: policy}`` for players whose decisions are fixed (best response and
             policy evaluation); the other players are optimised.
-        on_progress: called with the number of memoised states every 10,000 new states.
+        on_progress: called with the number of memoised states every 10,000 new states
+            (:meth:`searched_share` then says roughly how much of the search is done).
         within: search only states whose ``rules.horizon`` is this (``None``: no horizon).
         leaf: value (final score of player 0) of a state beyond a depth limit or the
             horizon; default: the score so far, ``rules.returns(state)[0]``.
@@ -217,6 +218,7 @@ class Solver:
         self._sim_info = _simultaneous_hook(rules)
         self._parent_of = _parent_hook(rules) if self._sim_info is not None else None
         self.on_progress = on_progress
+        self._stack: list[Any] = []  # the open nodes of the running search (searched_share)
 
     # ------------------------------------------------------------------ public API
     @property
@@ -228,6 +230,21 @@ class Solver:
     def exact(self) -> bool:
         """Whether every value computed so far is exact (no depth-limit leaf below it)."""
         return not self.cache.cut
+
+    def searched_share(self) -> float:
+        """Rough share of the running search's tree that is finished, for progress displays.
+
+        Each open node counts its finished children as equal shares of it, the child just
+        finished included (``on_progress`` is called as a node is finished). Memoised states
+        make later children cheaper, so ``states / share`` over-estimates the states a search
+        needs, early on by up to a hundred times, less as it goes on.
+        """
+        share, weight = 0.0, 1.0
+        for frame in self._stack:  # a tuple (.., n, i, ..), or a list [.., children, i, ..]
+            n = frame[3] if type(frame) is tuple else len(frame[3])
+            if n:
+                share, weight = share + weight * frame[4] / n, weight / n
+        return min(1.0, share + weight)
 
     def value(self, state: Hashable | None = None) -> float:
         """Expected final score of player 0 from ``state`` (default: the initial state)."""
@@ -636,6 +653,7 @@ class Solver:
         kind, items = expand(state, current_player(state))
         n, i, acc = len(items), 0, None
         stack: list[tuple[Any, ...]] = []
+        self._stack = stack
         push, pop = stack.append, stack.pop
         while True:
             if i < n:
@@ -692,6 +710,7 @@ class Solver:
         memo = self._memo
         limit = self.max_states
         stack = [[root, *self._expand(root), 0, None]]
+        self._stack = stack
         while stack:
             frame = stack[-1]
             key, kind, weights, children, i, acc = frame

@@ -23,7 +23,6 @@ Shipped models live in ``agents/pretrained/value-<edition>-<scenario>.safetensor
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Hashable, Sequence
 from pathlib import Path
@@ -128,8 +127,12 @@ class BoardValue:
             )
 
     def save(self, stem: str | Path) -> Path:
-        """Write ``<stem>.safetensors`` and ``<stem>.json``; returns the weights path."""
-        from safetensors.numpy import save_file
+        """Write ``<stem>.safetensors`` and ``<stem>.json``; returns the weights path.
+
+        The same model always gives the same bytes (``safe_model.write_safetensors``).
+        """
+        from psygym_agents.safe_model import file_sha256, write_safetensors
+        from safetensors.numpy import save
 
         stem = Path(stem)
         weights_path = stem.with_suffix(".safetensors")
@@ -138,14 +141,14 @@ class BoardValue:
             tensors[f"w{i}"] = np.ascontiguousarray(w, np.float32)
             tensors[f"b{i}"] = np.ascontiguousarray(b, np.float32)
         stem.parent.mkdir(parents=True, exist_ok=True)
-        save_file(tensors, str(weights_path))
+        write_safetensors(weights_path, save(tensors))
         meta = {
             **self.meta,
             "format": FORMAT,
             "layers": len(self.weights),
             "activation": "tanh",
             "input_size": self.input_size,
-            "weights_sha256": _sha256(weights_path),
+            "weights_sha256": file_sha256(weights_path),
         }
         stem.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         return weights_path
@@ -154,38 +157,95 @@ class BoardValue:
     def load(cls, path: str | Path) -> BoardValue:
         """Read a model from its ``.safetensors``, ``.json`` or stem path (no unpickling).
 
+        Every size is checked against the safe format's maxima (:mod:`psygym_agents.safe_model`)
+        before anything is read whole, and every weight must be a finite number.
+
         Raises:
-            ValueModelError: a file is missing, or the JSON does not describe the weights.
+            ValueModelError: a file is missing or too big, or the JSON does not describe the
+                weights.
         """
+        from psygym_agents.safe_model import MAX_JSON_BYTES, MAX_WEIGHTS_BYTES, file_sha256
         from safetensors.numpy import load_file
 
         stem = Path(path)
         if stem.suffix in (".safetensors", ".json"):
             stem = stem.with_suffix("")
         weights_path, meta_path = stem.with_suffix(".safetensors"), stem.with_suffix(".json")
-        for p in (weights_path, meta_path):
+        for p, most in ((weights_path, MAX_WEIGHTS_BYTES), (meta_path, MAX_JSON_BYTES)):
             if not p.is_file():
                 raise ValueModelError(f"board value {stem}: {p.name} is missing")
+            if p.stat().st_size > most:
+                raise ValueModelError(
+                    f"board value {p}: {p.stat().st_size} bytes; at most {most} bytes"
+                )
         try:
             meta = json.loads(meta_path.read_text())
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             raise ValueModelError(f"board value {meta_path}: not readable JSON ({exc})") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueModelError(f"board value {meta_path}: format is not {FORMAT!r}")
-        if meta.get("weights_sha256") != _sha256(weights_path):
+        if meta.get("weights_sha256") != file_sha256(weights_path):
             raise ValueModelError(
                 f"board value {weights_path}: the weights file changed since its JSON was written"
             )
+        n, size = _sizes(meta, meta_path)
         try:
             tensors = load_file(str(weights_path))
-            n = int(meta["layers"])
-            weights = [(tensors[f"w{i}"], tensors[f"b{i}"]) for i in range(n)]
-            mean, scale = tensors["mean"], tensors["scale"]
         except Exception as exc:  # noqa: BLE001 - any malformed file is one clear line
             raise ValueModelError(f"board value {weights_path}: {exc}") from None
+        _check_tensors(tensors, n, size, weights_path)
         if "checked" in meta:
             _check_checked(meta["checked"], meta_path)
-        return cls(weights, mean, scale, meta)
+        weights = [(tensors[f"w{i}"], tensors[f"b{i}"]) for i in range(n)]
+        return cls(weights, tensors["mean"], tensors["scale"], meta)
+
+
+def _sizes(meta: dict[str, Any], path: Path) -> tuple[int, int]:
+    """The JSON's ``layers`` (hidden and output) and ``input_size``, checked against the maxima."""
+    from psygym_agents.safe_model import MAX_LAYERS, MAX_OBSERVATION_SIZE
+
+    n, size = meta.get("layers"), meta.get("input_size")
+    if type(n) is not int or not 1 <= n <= MAX_LAYERS + 1:
+        raise ValueModelError(f"board value {path}: layers is {n!r}; 1 to {MAX_LAYERS + 1}")
+    if type(size) is not int or not 1 <= size <= MAX_OBSERVATION_SIZE:
+        raise ValueModelError(
+            f"board value {path}: input_size is {size!r}; 1 to {MAX_OBSERVATION_SIZE}"
+        )
+    return n, size
+
+
+def _check_tensors(tensors: dict[str, np.ndarray], n: int, size: int, path: Path) -> None:
+    """Check the tensors of an ``n``-layer model reading ``size`` entries.
+
+    Their names, chained shapes (``mean``, ``scale``: ``size``; ``w<i>``: rows by columns;
+    ``b<i>``: columns; one output), finite numbers and a ``scale`` without zeros.
+
+    Raises:
+        ValueModelError: naming the file and the first tensor that is wrong.
+    """
+    names = ["mean", "scale"] + [f"{k}{i}" for i in range(n) for k in "wb"]
+    missing = [k for k in names if k not in tensors]
+    extra = sorted(set(tensors) - set(names))
+    if missing or extra:
+        what = f"missing tensor {missing[0]}" if missing else f"unexpected tensor {extra[0]}"
+        raise ValueModelError(f"board value {path}: {what} for {n} layers")
+    expected = {"mean": (size,), "scale": (size,)}
+    rows = size
+    for i in range(n):
+        w = tensors[f"w{i}"]
+        cols = 1 if i == n - 1 else (w.shape[-1] if w.ndim == 2 else -1)
+        expected[f"w{i}"], expected[f"b{i}"] = (rows, cols), (cols,)
+        rows = cols
+    for key in names:
+        t = tensors[key]
+        if t.shape != expected[key]:
+            raise ValueModelError(
+                f"board value {path}: tensor {key} is {t.shape}, the layers need {expected[key]}"
+            )
+        if not np.isfinite(t).all():
+            raise ValueModelError(f"board value {path}: tensor {key} holds NaN or infinite values")
+    if not np.all(tensors["scale"] != 0):
+        raise ValueModelError(f"board value {path}: tensor scale holds 0 (the input is divided)")
 
 
 class CheckedRound(BaseModel):
@@ -253,10 +313,6 @@ def shipped_value(rules: Any) -> BoardValue | None:
     model = BoardValue.load(path)
     model.check_rules(rules)
     return model
-
-
-def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 __all__ = [

@@ -13,7 +13,9 @@ solvable. The agent's ``note`` says which, with the value's error estimate. With
 - :func:`generation_advice`: 7th power generation (round 0 of ``rules.horizon``): the value of
   each discipline and, for each power it may roll, of keeping it or swapping it.
 - :func:`decision_from_log`: the state before the N-th decision of a game log
-  (:mod:`.gamelog`), replayed and checked step by step, and which decision that is.
+  (:mod:`.gamelog`), replayed and checked step by step, which decision that is, and what the
+  deciding player was shown since its previous decision (:class:`.player_view.PlayerView`, the
+  view of play and serve: never the other hand's cards nor a pending secret bid).
 - :func:`question`: what a decision asks, from the edition's ``question`` tool.
 """
 
@@ -268,14 +270,17 @@ def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[st
 
     Returns:
         ``(rules, state, info)`` with ``info = {"decision", "decisions", "line", "step",
-        "side", "played", "edition", "scenario"}`` (``played``: the label of the choice the game
-        made there).
+        "side", "played", "edition", "scenario", "seen"}`` (``played``: the label of the choice
+        the game made there; ``seen``: the :class:`~.player_view.Shown` steps the deciding
+        player was shown since its previous decision, for the caller to print).
 
     Raises:
         ValueError: not a game log, a broken chain, a step the rules refuse, or ``at`` out of
             range (the message gives the number of decisions).
         FileNotFoundError: no such file.
     """
+    from psygym_experiments.harness.player_view import PlayerView
+
     from psygym.editions import load
 
     p = Path(path)
@@ -292,6 +297,8 @@ def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[st
     count = sum(1 for _, obj in steps if obj.get("player") != "chance")
     if not 1 <= at <= count:
         raise ValueError(f"--at: {p} holds {count} decisions, so --at is 1..{count}, got {at}")
+    views = [PlayerView(rules, seat) for seat in (0, 1)]
+    shown: list[list[Any]] = [[], []]  # per player: what it was shown since its last decision
     seen = 0
     for n, obj in steps:
         action = obj.get("action")
@@ -310,12 +317,21 @@ def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[st
                     "played": rules.action_label(state, action),
                     "edition": rules.edition,
                     "scenario": rules.scenario.name,
+                    "seen": tuple(shown[mover]),
                 }
                 return rules, state, info
+        chance = dict(rules.chance_outcomes(state)).get(action) if mover == CHANCE else None
         try:
-            state = rules.apply(state, action)
+            nxt, events = rules.apply_with_events(state, action)
         except ValueError as exc:
             raise ValueError(f"{p}: line {n}: {exc}") from None
+        for seat, view in enumerate(views):
+            if seat == mover:
+                shown[seat].clear()
+            step = view.see(state, action, events, chance)
+            if seat != mover:
+                shown[seat].append(step)
+        state = nxt
     raise AssertionError("unreachable: the decision count was checked")
 
 

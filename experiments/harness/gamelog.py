@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
+from psygym_experiments.harness.output import open_new
 
 from psygym.core import CHANCE
 
@@ -92,13 +93,16 @@ class ChainError(ValueError):
     """A game log whose hash chain is broken or missing (the message names the first bad line)."""
 
 
-def verify_chain(lines: Iterable[tuple[int, Mapping[str, Any]]], where: str) -> Iterator[
-    tuple[int, Mapping[str, Any]]
-]:  # fmt: skip
+def verify_chain(
+    lines: Iterable[tuple[int, Mapping[str, Any]]], where: str, unchained: str | None = None
+) -> Iterator[tuple[int, Mapping[str, Any]]]:
     """Yield ``(line number, object)`` of ``lines`` after checking each link of the chain.
 
+    ``unchained`` is what the error says after ``<where>: line 1:`` when the first line has no
+    hash (a file written before the chain existed); by default, the game log's sentence.
+
     Raises:
-        ChainError: a line without ``hash`` (an old unchained log when it is the header), or a
+        ChainError: a line without ``hash`` (an old unchained file when it is the first), or a
             hash that does not follow from the previous line (a changed, removed or reordered
             line); the message names the first bad line.
     """
@@ -107,11 +111,11 @@ def verify_chain(lines: Iterable[tuple[int, Mapping[str, Any]]], where: str) -> 
         got = obj.get(HASH_KEY)
         if not isinstance(got, str):
             if n == 1 or previous == GENESIS:
-                raise ChainError(
-                    f"{where}: line {n}: the log has no hash chain (written by an older psygym, "
-                    f"format {obj.get('format', 1)}); only format {LOG_FORMAT} logs, whose every "
-                    "line carries a chained 'hash', can be replayed"
-                )
+                raise ChainError(f"{where}: line {n}: " + (unchained or (
+                    f"the log has no hash chain (written by an older psygym, format "
+                    f"{obj.get('format', 1)}); only format {LOG_FORMAT} logs, whose every line "
+                    "carries a chained 'hash', can be replayed"
+                )))  # fmt: skip
             raise ChainError(f"{where}: line {n}: no 'hash' (every line must carry one)")
         if got != chain_hash(previous, obj):
             raise ChainError(
@@ -151,15 +155,21 @@ class GameLog:
     """Writes one game as a hash-chained JSON Lines log; flushed after every line.
 
     Args:
-        path: the file to create (it must not exist).
+        path: the file to create (it must not exist, not even as a link).
         header: the header's fields (``type`` and ``format`` are added).
+        root: the output folder the log must stay inside (its folders below ``root`` are
+            checked not to lead elsewhere through a link); default: the log's own folder.
+
+    Raises:
+        FileExistsError: ``path`` exists (another game took the name).
+        UnsafeOutputError: a folder of ``path`` leads outside ``root``.
     """
 
-    def __init__(self, path: Path, header: Mapping[str, Any]):
+    def __init__(self, path: Path, header: Mapping[str, Any], root: str | Path | None = None):
         self.path = Path(path)
         self.steps = 0
         self._previous = GENESIS
-        self._file: IO[str] | None = self.path.open("x", encoding="utf-8")
+        self._file: IO[str] | None = open_new(self.path, root=root)
         self._write({"type": "header", "format": LOG_FORMAT, **header})
 
     def _write(self, obj: Mapping[str, Any]) -> None:

@@ -196,7 +196,7 @@ def head_to_head(
         return result
     from psygym_experiments.harness.tournament import worker_pool
 
-    with worker_pool(workers) as own:
+    with worker_pool(workers, len(ranges)) as own:
         _play_in(own, workers, rules, specs, seed, ranges, add_new)
     return result
 

@@ -16,6 +16,28 @@ import time
 
 _PR_SET_PDEATHSIG = 1
 
+WORKERS_PER_CORE = 4
+"""Most worker processes per CPU core a command may start (``--workers``)."""
+
+
+def max_workers() -> int:
+    """Most worker processes a command may start here: :data:`WORKERS_PER_CORE` x the cores."""
+    return WORKERS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_workers(workers: int) -> int:
+    """Return ``workers`` if this machine allows that many processes.
+
+    Raises:
+        ValueError: more than :func:`max_workers` (one line, naming the maximum and why).
+    """
+    if workers > max_workers():
+        raise ValueError(
+            f"--workers {workers} is too many: at most {max_workers()} ({WORKERS_PER_CORE} per "
+            f"CPU core, {os.cpu_count() or 1} cores here)"
+        )
+    return workers
+
 
 def _prctl_pdeathsig() -> bool:
     """Ask the Linux kernel for SIGKILL on parent death; False where unavailable."""

@@ -124,40 +124,7 @@ def format_odds(odds: Mapping[str, float]) -> str:
     return ", ".join(f"{words[k]} {percent(p)}" for k, p in odds.items())
 
 
-def hidden_move_events(
-    rules: Any,
-    seat: int,
-    state: Hashable,
-    action: int,
-    nxt: Hashable,
-    events: Sequence[Event],
-    alternatives: Sequence[int],
-) -> tuple[Event, ...] | None:
-    """``None`` if the player in ``seat`` may see which move was made, else what they see.
-
-    Generic, through ``render``: the move is hidden when another alternative leads to a state
-    the player's view (``render(s, seat)``) cannot tell apart although the full view
-    (``render(s, None)``) can, e.g. which warp card the other player was dealt (2nd edition)
-    or a secret bid (Rogue Trader). The events shown are then those every such alternative
-    also reports (e.g. "Chaos is dealt a warp card.").
-    """
-    mine = rules.render(nxt, seat)
-    full = rules.render(nxt, None)
-    if mine == full:
-        return None
-    twins = []
-    for b in alternatives:
-        if b == action:
-            continue
-        other, other_events = rules.apply_with_events(state, b, check=False)
-        if rules.render(other, seat) == mine and rules.render(other, None) != full:
-            twins.append({e.text for e in other_events})
-    if not twins:
-        return None
-    return tuple(e for e in events if all(e.text in t for t in twins))
-
-
 __all__ = [
     "COUNTS_AS", "DEPENDS_ON_RESPONSE", "ODDS_KINDS", "RELEVANT", "action_odds", "awaits_response",
-    "format_odds", "hidden_move_events", "odds_text", "percent",
+    "format_odds", "odds_text", "percent",
 ]  # fmt: skip

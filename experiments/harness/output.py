@@ -1,4 +1,13 @@
-"""The one JSON/CSV writer (strict JSON: no NaN) and the table rendering shared by commands."""
+"""The one file writer of the commands, the JSON/CSV text (strict JSON: no NaN), and tables.
+
+Every file a command writes in its output folder goes through :func:`atomic_write`,
+:func:`write_bytes`, :func:`open_append`, :func:`open_new`, :func:`save_figure` or is checked
+first with :func:`check_output`: a file that is a symbolic link, or whose folder leads out of the
+output folder through one, is refused in one line naming it (:class:`UnsafeOutputError`), so a
+link planted in a run folder never makes a command write (or append) to a file elsewhere. Whole
+files are written to a fresh temporary file and moved into place, so a kill never leaves half a
+file; appends are opened without following links (``O_NOFOLLOW``).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +15,11 @@ import csv
 import io
 import json
 import math
+import os
+import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from psygym.odds import Table
 
@@ -63,9 +74,181 @@ def json_text(obj: Any, *, indent: int | None = 2, strict: bool = True) -> str:
     return json.dumps(strict_json(obj) if strict else obj, indent=indent, default=json_default)
 
 
-def write_json(path: Path, obj: Any, *, strict: bool = True) -> None:
-    """Write ``obj`` as indented JSON with a final newline."""
-    path.write_text(json_text(obj, strict=strict) + "\n")
+def write_json(
+    path: str | Path, obj: Any, *, strict: bool = True, root: str | Path | None = None
+) -> None:
+    """Write ``obj`` as indented JSON with a final newline (:func:`atomic_write`)."""
+    atomic_write(path, json_text(obj, strict=strict) + "\n", root=root)
+
+
+# ----------------------------------------------------------------------------- safe writing
+class UnsafeOutputError(ValueError):
+    """A file a command would write through a symbolic link, or outside its output folder."""
+
+
+_NO_LINKS = (
+    "a command writes only inside its output folder and never through a link (remove the link "
+    "or start a new run)"
+)
+
+
+def _refuse(path: Path, why: str) -> UnsafeOutputError:
+    return UnsafeOutputError(f"refusing to write {path}: {why}; {_NO_LINKS}")
+
+
+def _link_text(path: Path) -> str:
+    try:
+        return f"a symbolic link to {os.readlink(path)}"
+    except OSError:  # pragma: no cover - removed meanwhile
+        return "a symbolic link"
+
+
+def _escape(base: Path, here: Path) -> Path | None:
+    """The first folder from ``base`` (excluded) down to ``here`` that leads outside ``base``."""
+    inner = base.resolve()
+    for p in [*reversed(here.parents), here]:
+        if p.is_relative_to(base) and p != base and not p.resolve().is_relative_to(inner):
+            return p
+    return None
+
+
+def check_output(path: str | Path, root: str | Path | None = None) -> Path:
+    """``path`` once it is shown safe to write: no link, and inside ``root``.
+
+    The file itself must not be a symbolic link (nor a FIFO, device or folder). Its folder must
+    resolve inside ``root`` (the output folder; default: the file's own folder), so a folder of
+    the run that is a link to elsewhere is refused too; ``root`` itself may be a link (the user
+    chose it).
+
+    Raises:
+        UnsafeOutputError: one line naming the file and the link.
+    """
+    path = Path(os.path.abspath(path))
+    base = Path(os.path.abspath(root)) if root is not None else path.parent
+    if not path.is_relative_to(base) or path == base:
+        raise _refuse(path, f"it is not inside the output folder {base}")
+    if os.path.islink(path):
+        raise _refuse(path, f"it is {_link_text(path)}")
+    far = _escape(base, path.parent)
+    if far is not None:
+        what = _link_text(far) if os.path.islink(far) else "not inside it"
+        raise _refuse(path, f"its folder {far} is {what}, outside the output folder {base}")
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return path
+    if not stat.S_ISREG(mode):
+        raise _refuse(path, "it is not a regular file")
+    return path
+
+
+def check_folder(folder: str | Path, root: str | Path) -> Path:
+    """``folder`` once it is shown to stay inside ``root`` (it need not exist yet).
+
+    Raises:
+        UnsafeOutputError: ``folder``, or a folder between ``root`` and it, is a link that
+            leads outside ``root``.
+    """
+    here, base = Path(os.path.abspath(folder)), Path(os.path.abspath(root))
+    if not here.is_relative_to(base):
+        raise _refuse(here, f"it is not inside the output folder {base}")
+    far = _escape(base, here)
+    if far is not None:
+        what = _link_text(far) if os.path.islink(far) else "not inside it"
+        who = "it" if far == here else str(far)
+        raise _refuse(here, f"{who} is {what}, outside the output folder {base}")
+    return Path(folder)
+
+
+def output_folder(folder: str | Path, root: str | Path) -> Path:
+    """Make ``folder`` (and its parents) once :func:`check_folder` passes."""
+    check_folder(folder, root).mkdir(parents=True, exist_ok=True)
+    return Path(folder)
+
+
+def _open_fd(path: Path, flags: int) -> int:
+    """``os.open`` without following a link at ``path`` (refused in one line)."""
+    try:
+        return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    except OSError as exc:
+        if os.path.islink(path):
+            raise _refuse(path, f"it is {_link_text(path)}") from None
+        raise exc
+
+
+def _one_file(fd: int, path: Path) -> None:
+    """Refuse an opened file that is not a regular file or has other names (hard links)."""
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+        os.close(fd)
+        why = "it is not a regular file" if not stat.S_ISREG(st.st_mode) else (
+            f"it has {st.st_nlink - 1} other hard link(s)")  # fmt: skip
+        raise _refuse(path, why)
+
+
+def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None) -> None:
+    """Write ``data`` to ``path`` through a fresh temporary file moved into place.
+
+    The temporary file ``<name>.tmp`` is created anew (a stale one, or a link of that name, is
+    removed first, never written through), so a kill never leaves half a file at ``path``.
+
+    Raises:
+        UnsafeOutputError: ``path`` is not safe to write (:func:`check_output`).
+    """
+    path = check_output(path, root)
+    tmp = path.with_name(path.name + ".tmp")
+    if os.path.islink(tmp) or os.path.isfile(tmp):
+        tmp.unlink()
+    fd = _open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write(path: str | Path, text: str, *, root: str | Path | None = None) -> None:
+    """Write ``text`` (UTF-8, newlines as given) like :func:`write_bytes`."""
+    write_bytes(path, text.encode("utf-8"), root=root)
+
+
+def open_append(
+    path: str | Path, *, root: str | Path | None = None, newline: str | None = None
+) -> IO[str]:
+    """Open ``path`` to append text (created if missing) without following a link.
+
+    Raises:
+        UnsafeOutputError: ``path`` is a link, not a regular file, has other hard links, or
+            leads outside ``root``.
+    """
+    path = check_output(path, root)
+    fd = _open_fd(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+    _one_file(fd, path)
+    return os.fdopen(fd, "a", encoding="utf-8", newline=newline)
+
+
+def open_new(path: str | Path, *, root: str | Path | None = None) -> IO[str]:
+    """Create ``path`` for writing text; it must not exist (not even as a link).
+
+    Raises:
+        FileExistsError: ``path`` exists (another process took the name: pick the next).
+        UnsafeOutputError: ``path`` leads outside ``root``.
+    """
+    path = check_output(path, root)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    return os.fdopen(fd, "w", encoding="utf-8")
+
+
+def save_figure(
+    fig: Any, path: str | Path, *, root: str | Path | None = None, **kwargs: Any
+) -> Path:
+    """``fig.savefig`` to ``path`` (format from its suffix) through :func:`write_bytes`."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".") or "png", **kwargs)
+    write_bytes(path, buf.getvalue(), root=root)
+    return Path(path)
 
 
 def csv_cell(value: Any) -> str:

@@ -3,6 +3,11 @@
 A run folder is ``<runs_dir>/<prefix>-<YYYYmmdd-HHMMSS>`` (``-2``, ``-3``... when taken). Runs that
 resume (training) live in numbered folders ``<parent>/<prefix>_<n>`` so ``--resume`` can name them.
 Every run folder holds ``command.txt`` (the exact command line) and its resolved settings.
+
+Every file here is written through :mod:`.output`'s safe writers (never through a link), and a
+folder a command goes on with is first checked to hold no link at all (:func:`check_run_folder`).
+A resume record (:class:`ResumeRecord`) is JSON lines chained by their hashes, as game logs are
+(:mod:`.gamelog`): a changed line is refused, naming its line number.
 """
 
 from __future__ import annotations
@@ -13,12 +18,19 @@ import os
 import re
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from psygym_experiments.harness.output import write_json
+from psygym_experiments.harness.output import (
+    atomic_write,
+    check_folder,
+    check_output,
+    open_append,
+    write_bytes,
+    write_json,
+)
 
 MAX_COMPONENT = 80
 """Longest folder name made from a user-given name (scenario, study, agent)."""
@@ -46,9 +58,7 @@ def inside(base: str | Path, *parts: str) -> Path:
     """``base/part/...`` with every part made a :func:`safe_component` (checked to stay inside)."""
     root = Path(base)
     path = root.joinpath(*(safe_component(p) for p in parts))
-    if not path.resolve().is_relative_to(root.resolve()):  # pragma: no cover - a symlink
-        raise ValueError(f"{path} is outside the output folder {root}")
-    return path
+    return check_folder(path, root) if parts else path
 
 
 def timestamp() -> str:
@@ -61,7 +71,7 @@ def free_name(folder: Path, stem: str, suffix: str = "") -> Path:
     n = 1
     while True:
         path = folder / (f"{stem}{suffix}" if n == 1 else f"{stem}-{n}{suffix}")
-        if not path.exists():
+        if not os.path.lexists(path):  # a link, even a dangling one, is taken
             return path
         n += 1
 
@@ -80,7 +90,7 @@ def numbered_run_dir(parent: str | Path, prefix: str) -> Path:
     base = Path(parent)
     base.mkdir(parents=True, exist_ok=True)
     n = 1
-    while (base / f"{prefix}_{n}").exists():
+    while os.path.lexists(base / f"{prefix}_{n}"):
         n += 1
     path = base / f"{prefix}_{n}"
     path.mkdir()
@@ -94,7 +104,13 @@ def command_text() -> str:
 
 def write_command(run_dir: Path, command: str | None = None) -> None:
     """Record the exact command line that made a run in ``command.txt``."""
-    (run_dir / "command.txt").write_text((command or command_text()) + "\n")
+    atomic_write(run_dir / "command.txt", (command or command_text()) + "\n")
+
+
+def append_command(run_dir: Path, command: str) -> None:
+    """Add a command line that went on with a run to its ``command.txt``."""
+    with open_append(run_dir / "command.txt") as fh:
+        fh.write(command + "\n")
 
 
 def write_config(run_dir: Path, config: Mapping[str, Any], name: str = "config.json") -> None:
@@ -102,35 +118,156 @@ def write_config(run_dir: Path, config: Mapping[str, Any], name: str = "config.j
     write_json(run_dir / name, dict(config))
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file (no half-written file on a crash)."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+def check_run_folder(folder: str | Path, root: str | Path | None = None) -> Path:
+    """``folder`` once it is shown to hold no symbolic link (a run a command goes on with).
+
+    Checked before any work, so a link planted in a run folder is refused at once rather than
+    after hours of play; every write checks again (:func:`.output.check_output`). ``root``: the
+    output folder that ``folder`` must resolve inside (default: ``folder`` itself may be a link,
+    as the user named it).
+
+    Raises:
+        UnsafeOutputError: one line naming the link and where it leads.
+    """
+    folder = Path(folder) if root is None else check_folder(folder, root)
+    for here, dirs, files in os.walk(folder):
+        for name in sorted(dirs + files):
+            path = Path(here) / name
+            if os.path.islink(path):
+                check_output(path)  # raises, naming the link
+    return folder
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """The JSON lines of a resume record (a torn last line from a killed run is skipped)."""
-    if not path.is_file():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
+CHAIN_MISSING = (
+    "the record has no hash chain (it was written by an older psygym); start a new run, as "
+    "this one cannot be checked"
+)
+"""What a resume record written before lines were chained is refused with."""
+
+
+class RecordError(ValueError):
+    """A resume record line that is not what the command wrote (names the file and line)."""
+
+
+class ResumeRecord:
+    """A resume record: one JSON object a line, each chained to the one before by its hash.
+
+    Lines are written as game logs are (:func:`.gamelog.chained_line`: every line carries the
+    SHA-256 of the previous line's hash and its own canonical JSON), so a line changed, removed
+    or moved by hand breaks the chain there and :meth:`read` refuses it, naming its line number;
+    ``check`` validates each line's content. A last line without its newline is the torn line of
+    a killed run: it is left out and removed from the file.
+
+    Args:
+        path: the record's file (in a run folder; written only through the safe writers).
+        check: called with each line's object; a ``ValueError`` it raises is refused with the
+            file and line number.
+    """
+
+    def __init__(self, path: str | Path, check: Callable[[dict[str, Any]], None] | None = None):
+        self.path = Path(path)
+        self.check = check
+        self._previous: str | None = None
+
+    def read(self) -> list[dict[str, Any]]:
+        """Every line's object (without its hash), checked; ``[]`` when there is no file.
+
+        Raises:
+            RecordError: a line that is not JSON, breaks the chain, or fails ``check``; a
+                record without a chain (:data:`CHAIN_MISSING`).
+            UnsafeOutputError: the record is a link.
+        """
+        from psygym_experiments.harness.gamelog import GENESIS, HASH_KEY, ChainError, verify_chain
+
+        check_output(self.path)
+        self._previous = GENESIS
+        if not self.path.is_file():
+            return []
+        data = self.path.read_bytes()
+        lines = data.split(b"\n")
+        if lines.pop():  # a torn line after the last newline: removed, so none follows it
+            write_bytes(self.path, data[: data.rfind(b"\n") + 1])
+        rows: list[dict[str, Any]] = []
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError:
-            continue
-    return rows
+            for n, obj in verify_chain(self._parse(lines), str(self.path), CHAIN_MISSING):
+                row = {k: v for k, v in obj.items() if k != HASH_KEY}
+                if self.check is not None:
+                    try:
+                        self.check(row)
+                    except (ValueError, TypeError, KeyError) as exc:
+                        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+                        raise RecordError(f"{self.path}: line {n}: {msg}") from None
+                rows.append(row)
+                self._previous = obj[HASH_KEY]
+        except ChainError as exc:
+            raise RecordError(str(exc)) from None
+        return rows
+
+    def _parse(self, lines: list[bytes]) -> Iterable[tuple[int, dict[str, Any]]]:
+        for n, raw in enumerate(lines, start=1):
+            try:
+                obj = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+                why = exc.msg if isinstance(exc, json.JSONDecodeError) else "not UTF-8"
+                raise RecordError(
+                    f"{self.path}: line {n}: not a JSON line ({why}); this file is written "
+                    "only by psygym"
+                ) from None
+            if not isinstance(obj, dict):
+                raise RecordError(f"{self.path}: line {n}: expected a JSON object")
+            yield n, obj
+
+    def rewrite(self, rows: Iterable[Mapping[str, Any]]) -> None:
+        """Write ``rows`` as the whole record (so new lines never follow a torn one)."""
+        from psygym_experiments.harness.gamelog import GENESIS, chained_line
+
+        previous, parts = GENESIS, []
+        for row in rows:
+            text, previous = chained_line(previous, row)
+            parts.append(text)
+        atomic_write(self.path, "".join(parts))
+        self._previous = previous
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        """Append one finished piece of work (one chained line)."""
+        from psygym_experiments.harness.gamelog import chained_line
+
+        if self._previous is None:
+            self.read()
+        assert self._previous is not None
+        text, digest = chained_line(self._previous, row)
+        with open_append(self.path) as fh:
+            fh.write(text)
+        self._previous = digest
 
 
-def rewrite_records(path: Path, rows: list[Mapping[str, Any]]) -> None:
-    """Write ``rows`` as the whole record (so new lines never follow a torn one)."""
-    atomic_write(path, "".join(json.dumps(dict(r)) + "\n" for r in rows))
+def score_bounds(rules: Any) -> tuple[float, float]:
+    """Seat 0's lowest and highest score in ``rules`` (``game_info``; infinite: undeclared)."""
+    info = rules.game_info()
+    return float(info.min_utility), float(info.max_utility)
 
 
-def append_record(path: Path, row: Mapping[str, Any]) -> None:
-    """Append one finished piece of work to a resume record (one JSON line)."""
-    with path.open("a") as fh:
-        fh.write(json.dumps(dict(row)) + "\n")
+def check_score(value: float, bounds: tuple[float, float], what: str) -> None:
+    """Refuse a recorded score outside ``bounds`` (:func:`score_bounds`) in one line.
+
+    Raises:
+        ValueError: ``what`` and the value, and the scenario's bounds.
+    """
+    lo, hi = bounds
+    if not lo <= value <= hi:
+        raise ValueError(f"{what} is {value:g}, outside the scenario's scores {lo:g} to {hi:g}")
+
+
+def shape_error(exc: Any, shape: str, prefix: str = "") -> str:
+    """One line for the first problem of a pydantic ``ValidationError`` of a record line.
+
+    ``prefix``: the field the validated value sits in (``"task"``), named before its place.
+    """
+    err = exc.errors()[0]
+    loc = [str(x) for x in err.get("loc", ()) if not str(x).startswith(("tuple[", "list["))]
+    where = ".".join([prefix, *loc] if prefix else loc)
+    msg = str(err.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{where or 'the line'}: {msg} (a line is {shape})"
 
 
 def check_resumable(
@@ -143,7 +280,7 @@ def check_resumable(
     """
     if not config_path.is_file():
         return
-    old = json.loads(config_path.read_text())
+    old = read_config(config_path)
     diff = [k for k in keys if old.get(k) != settings.get(k)]
     if diff:
         raise ValueError(
@@ -152,17 +289,40 @@ def check_resumable(
         )
 
 
+def read_config(path: Path) -> dict[str, Any]:
+    """A run's ``config.json`` (a JSON object), or one line saying why it is not one."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a readable JSON settings file ({exc})") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: expected a JSON object of settings")
+    return doc
+
+
+def given_options(ctx: Any, names: Iterable[str]) -> set[str]:
+    """Which of the command's options ``names`` were given (not left at their defaults).
+
+    ``ctx`` is the command's ``typer.Context``: a resumed run takes every option not given
+    from its folder's settings, and refuses one given with another value.
+    """
+    # By name: typer may bring its own copy of click's ParameterSource.
+    left = ("DEFAULT", "DEFAULT_MAP")
+    return {n for n in names if getattr(ctx.get_parameter_source(n), "name", "DEFAULT") not in left}
+
+
 def append_metrics(path: Path, row: Mapping[str, Any], fields: tuple[str, ...]) -> None:
     """Append one row to a metrics CSV file (with its header when the file is new).
 
     A file begun with fewer ``fields`` (by an older version) keeps its own header and columns.
     """
+    check_output(path)
     new = not path.is_file()
     if not new:
         with path.open(newline="") as f:
             header = next(csv.reader(f), None)
         fields = tuple(header) if header else fields
-    with path.open("a", newline="") as f:
+    with open_append(path, newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields)
         if new:
             writer.writeheader()

@@ -5,10 +5,16 @@ as unsolvable) and one CPU-time limit (:data:`SOLVE_SECONDS`), enforced by solvi
 process that the kernel stops (:func:`exact_game_value`). Every function returns or raises the
 solver's own ``NotSolvable`` (a ``ValueError``) when the budget does not suffice; hidden-information
 editions are never solvable here.
+
+``psygym solve`` (:func:`solve_scenario`) states its own budget before it starts
+(:class:`SolveBudget`: states, and the memory of the whole process), and :class:`SolveWatch`
+shows the search as it goes: states, their rate, the memory in use and an early estimate of the
+states the search needs.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -17,6 +23,18 @@ from typing import Any
 
 from psygym_experiments.harness.progress import ProgressBar
 
+from psygym.text import plural
+
+GB = 1e9
+"""Bytes in a gigabyte (memory is stated in decimal GB)."""
+
+
+def memory_text(n: float) -> str:
+    """Bytes as text: ``"2.4 GB"``, ``"46 MB"``, ``"40 kB"``."""
+    if n < 0.95e6:
+        return f"{n / 1e3:.0f} kB"
+    return f"{n / GB:.1f} GB" if n >= 0.95 * GB else f"{n / 1e6:.0f} MB"
+
 MAX_STATES = 300_000
 """The solver's state limit: games that memoise more states count as unsolvable."""
 PILOT_STATES = MAX_STATES // 6
@@ -24,6 +42,15 @@ PILOT_STATES = MAX_STATES // 6
 too big to solve is usually too big for any pair of policies, and a sixth finds out fast)."""
 SOLVE_SECONDS = 30.0
 """CPU seconds allowed to solve a game before it counts as unsolvable."""
+BYTES_PER_STATE = 800
+"""Memory one memoised state takes, about: 400 to 750 bytes measured on the shipped scenarios of
+every perfect-information edition (a state object and its value in the memo), up to 1,100 at
+the start of a search. Only the budget line's estimate uses it; the memory budget is checked
+against the memory really in use."""
+FIRST_LINE_SECONDS = 2.0
+"""Seconds before the first progress line where the error stream is not a terminal (no bar)."""
+LINE_SECONDS = 10.0
+"""Seconds between two such progress lines."""
 
 
 @dataclass
@@ -165,73 +192,269 @@ def seat_averaged_value(
     return float(sum(values) / len(values))
 
 
+def resident_bytes() -> int | None:
+    """Memory this process holds now (its resident set), or ``None`` where it cannot be read.
+
+    Linux: ``/proc/self/statm``. Elsewhere the peak so far (``ru_maxrss``, which a search only
+    raises); on a platform with neither, ``None`` (then only the state budget applies).
+    """
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError, AttributeError):
+        pass
+    try:
+        import resource
+        import sys
+
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    except (ImportError, OSError):
+        return None
+    return int(peak) if sys.platform == "darwin" else int(peak) * 1024  # bytes on macOS, else KiB
+
+
+@dataclass(frozen=True)
+class SolveBudget:
+    """What one ``psygym solve`` may spend: states and memory per search.
+
+    Attributes:
+        states: memoised states one search may hold (``--max-states``); ``None``: no limit.
+        memory: bytes one search may add to what the process held when it started
+            (``--max-memory``), so the figure means the same in a fresh command and in a
+            long-lived process that already holds memory (a test run, a notebook); ``None``:
+            no limit.
+    """
+
+    states: int | None = MAX_STATES
+    memory: float | None = None
+
+    def describe(self) -> str:
+        """The budget line printed before a solve starts."""
+        parts = []
+        if self.states is not None:
+            parts.append(
+                f"{self.states:,} states, about {memory_text(self.states * BYTES_PER_STATE)}"
+            )
+        if self.memory is not None:
+            parts.append(f"at most {memory_text(self.memory)} of memory for each search")
+        return "budget: " + ("; ".join(parts) or "none (no state or memory limit)")
+
+
+def rough_count(n: float) -> str:
+    """An estimate that claims no digits it lacks: ``"about 57,000"``, ``"about 10^31"``.
+
+    Below a million to two significant figures, below a billion in millions, beyond that as a
+    power of ten.
+    """
+    if n >= 1e9:
+        return f"about 10^{round(math.log10(n))}"
+    if n >= 1e6:
+        return f"about {n / 1e6:.1f} million"
+    return f"about {round(n, min(0, 2 - len(str(int(n))))):,.0f}"
+
+
+class SolveWatch:
+    """The ``on_progress`` of one search: its display, the rate, the estimate, the memory budget.
+
+    Called every 10,000 new states, it updates the progress bar (states of the state budget, and
+    a note with the rate, the memory in use and the estimate of the states the search needs,
+    from :meth:`Solver.searched_share`); where the error stream is not a terminal it prints a
+    line after :data:`FIRST_LINE_SECONDS`, then every :data:`LINE_SECONDS`, instead. It raises
+    ``NotSolvable`` once the search has added more memory than the budget allows.
+
+    Args:
+        what: the search, in words (``"exact solve"``).
+        budget: the budget of the command.
+        bar: the progress bar (``None``: no display).
+        lines: print plain progress lines (the error stream is not a terminal).
+    """
+
+    def __init__(self, what: str, budget: SolveBudget, bar: ProgressBar | None, lines: bool):
+        self.what, self.budget, self.bar, self.lines = what, budget, bar, lines
+        self.solver: Any = None
+        self.started = time.perf_counter()
+        self._next_line = self.started + FIRST_LINE_SECONDS
+        self.states = 0
+        self.estimate: float | None = None
+        self.peak = resident_bytes()
+        self.base = self.peak or 0
+        self.over_memory = False
+
+    def __call__(self, states: int) -> None:
+        """Show the search at ``states`` memoised states; raise ``NotSolvable`` over the budget."""
+        from psygym_agents.solvers import NotSolvable
+
+        self.states = states
+        now = time.perf_counter()
+        memory = resident_bytes()
+        if memory is not None:
+            self.peak = max(self.peak or 0, memory)
+        share = self.solver.searched_share() if self.solver is not None else 0.0
+        if share > 0:
+            self.estimate = states / share
+        if (
+            memory is not None
+            and self.budget.memory is not None
+            and memory - self.base > self.budget.memory
+        ):
+            self.over_memory = True
+            raise NotSolvable(
+                f"passed the memory budget of {memory_text(self.budget.memory)} at "
+                f"{states:,} states"
+            )
+        note = self.note(now, memory)
+        if self.bar is not None:
+            self.bar.update(completed=states, note=note)
+        if self.lines and now >= self._next_line:
+            from psygym_experiments.common import err_console
+
+            self._next_line = now + LINE_SECONDS
+            err_console.print(
+                f"{self.what}: {states:,} states; {note}", highlight=False, soft_wrap=True
+            )
+
+    def note(self, now: float, memory: int | None) -> str:
+        """Rate, memory in use and estimate, as the progress display shows them."""
+        rate = self.states / max(now - self.started, 1e-9)
+        bits = [f"{rate:,.0f} states/s"]
+        if memory is not None:
+            bits.append(memory_text(memory))
+        if self.estimate is not None:
+            over = self.budget.states is not None and self.estimate > self.budget.states
+            bits.append(
+                f"needs {rough_count(self.estimate)} (rough){', over budget' if over else ''}"
+            )
+        return ", ".join(bits)
+
+
 def solve_scenario(
     rules: Any,
     *,
     max_depth: int | None = None,
     max_plies: int | None = None,
     max_states: int | None = MAX_STATES,
+    max_memory: float | None = None,
     fallback: bool = True,
     show_progress: bool = False,
 ) -> dict[str, Any]:
     """Solve ``rules`` from its initial state, falling back to a one-phase search if too big.
 
+    Each search stops at ``max_states`` states or once the process holds ``max_memory`` bytes;
+    a search that stops so has its memory freed before the next one starts.
+
     Returns:
-        ``{"value", "states", "exact", "seconds", "max_depth", "max_plies", "note"}``.
+        ``{"value", "states", "exact", "seconds", "max_depth", "max_plies", "note",
+        "attempts", "peak_memory"}``: ``seconds`` is the time of every search together,
+        ``attempts`` one ``{"search", "states", "seconds", "outcome"}`` per search tried, and
+        ``peak_memory`` the most memory the process held (bytes; ``None``: unknown).
 
     Raises:
-        NotSolvable: hidden information, or too many states even for the fallback search.
+        NotSolvable: hidden information, or over the budget even for the fallback search (the
+            message says how far each search got).
     """
     from psygym_agents.solvers import NotSolvable, require_perfect_information
-    from psygym_agents.solvers.expectiminimax import Solver
 
     require_perfect_information(rules)
+    budget = SolveBudget(max_states, max_memory)
+    start = time.perf_counter()
+    attempts: list[dict[str, Any]] = []
+    peak: list[int] = []
+    limited = max_depth is not None or max_plies is not None
+    outcome = _search(rules, max_depth, max_plies, budget, show_progress, attempts, peak)
     note = ""
+    if outcome is None and not limited and fallback and _has_later_phases(rules):
+        stopped = f"the exact solve {attempts[-1]['outcome']}"
+        note = f"{stopped}; fell back to a search of 1 Psychic phase"
+        if show_progress:
+            from psygym_experiments.common import err_console
 
-    def run(depth: int | None, plies: int | None = max_plies) -> dict[str, Any]:
-        start = time.perf_counter()
-        what = "exact" if depth is None else f"depth {depth}"
-        with ProgressBar(f"solving ({what})", enabled=show_progress) as bar:
-            solver = Solver(
-                rules,
-                max_depth=depth,
-                max_plies=plies,
-                max_states=max_states,
-                on_progress=lambda states: bar.update(completed=states),
+            err_console.print(
+                f"{stopped}; falling back to a search of 1 Psychic phase",
+                highlight=False,
+                soft_wrap=True,
             )
-            value = solver.value()
-        return {
-            "value": value,
-            "states": solver.states,
-            "exact": solver.exact,
-            "seconds": time.perf_counter() - start,
-            "max_depth": depth,
-            "max_plies": plies,
-        }
+        outcome = _search(rules, 1, None, budget, show_progress, attempts, peak)
+    if outcome is None:
+        raise NotSolvable(_out_of_reach(attempts, limited))
+    return {
+        **outcome,
+        "seconds": time.perf_counter() - start,
+        "note": note,
+        "attempts": attempts,
+        "peak_memory": max(peak) if peak else None,
+    }
 
-    try:
-        result = run(max_depth)
-    except NotSolvable:
-        if max_depth is not None or max_plies is not None or not fallback:
-            raise
-        if not _has_later_phases(rules):
-            raise NotSolvable(
-                f"more than {max_states:,} states: out of reach for an exact solve (raise "
-                "--max-states, or give --max-plies for a depth-limited value)"
-            ) from None
-        note = (
-            f"more than {max_states:,} states for an exact solve; fell back to a "
-            "depth-limited search of 1 Psychic phase"
-        )
+
+def _search(
+    rules: Any, depth: int | None, plies: int | None, budget: SolveBudget, show: bool,
+    attempts: list[dict[str, Any]], peak: list[int],
+) -> dict[str, Any] | None:  # fmt: skip
+    """One search within ``budget``: its result, or ``None`` when it stopped at the budget.
+
+    The solver is dropped before returning, so a stopped search's memory is free again (its
+    exception and traceback, which hold it, end here).
+    """
+    from psygym_agents.solvers import NotSolvable
+    from psygym_agents.solvers.expectiminimax import Solver
+    from psygym_experiments.common import err_console
+
+    limits = [plural(depth, "Psychic phase")] if depth else []
+    limits += [plural(plies, "ply", "plies")] if plies else []
+    what = f"search of {' and '.join(limits)}" if limits else "exact solve"
+    lines = show and not err_console.is_terminal
+    with ProgressBar(what, budget.states, enabled=show and not lines) as bar:
+        watch = SolveWatch(what, budget, bar if show else None, lines)
         try:
-            result = run(1)
-        except NotSolvable:
-            raise NotSolvable(
-                f"more than {max_states:,} states even for a search of 1 Psychic phase: out of "
-                "reach (raise --max-states or solve a smaller scenario)"
-            ) from None
-    result["note"] = note
+            solver = Solver(
+                rules, max_depth=depth, max_plies=plies, max_states=budget.states,
+                on_progress=watch,
+            )  # fmt: skip
+            watch.solver = solver
+            value = solver.value()
+            result = {
+                "value": value, "states": solver.states, "exact": solver.exact,
+                "max_depth": depth, "max_plies": plies,
+            }  # fmt: skip
+            stopped = ""
+        except NotSolvable as exc:
+            result, stopped = None, str(exc)  # the exception (and the solver it holds) ends here
+        memory = resident_bytes()  # before the solver's memory is let go
+        if memory is not None:
+            watch.peak = max(watch.peak or 0, memory)
+        solver = watch.solver = None
+    seconds = time.perf_counter() - watch.started
+    if watch.peak is not None:
+        peak.append(watch.peak)
+    if result is None:
+        if watch.over_memory:
+            reason = f"{stopped}, after {seconds:.0f} s"
+        else:
+            reason = f"needed more than {budget.states:,} states, stopped after {seconds:.0f} s"
+        guess = f" (it needs {rough_count(watch.estimate)}, roughly)" if watch.estimate else ""
+        outcome = reason + guess
+    else:
+        outcome = f"finished: {result['states']:,} states in {seconds:.1f} s"
+    attempts.append(
+        {"search": what, "states": result["states"] if result else _held(watch, budget),
+         "seconds": seconds, "outcome": outcome}
+    )  # fmt: skip
     return result
+
+
+def _held(watch: SolveWatch, budget: SolveBudget) -> int:
+    """States a stopped search held: past the state budget, or as last counted (memory)."""
+    if watch.over_memory or budget.states is None:
+        return watch.states
+    return budget.states + 1
+
+
+def _out_of_reach(attempts: list[dict[str, Any]], limited: bool) -> str:
+    """The one line saying why no search fitted the budget, and what to change."""
+    tried = "; then ".join(f"the {a['search']} {a['outcome']}" for a in attempts)
+    fix = "raise --max-states or --max-memory, or solve a smaller scenario"
+    if not limited:
+        fix = "raise --max-states or --max-memory, or give --max-plies for a depth-limited value"
+    return f"out of reach: {tried}; {fix}"
 
 
 def _has_later_phases(rules: Any, games: int = 3) -> bool:

@@ -19,15 +19,14 @@ import math
 import os
 import sys
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.games import DRAW_TOL, GameStats, mean_ci, play_games
 from psygym_experiments.harness.output import strict_json
 from psygym_experiments.harness.progress import ProgressBar
-from psygym_experiments.harness.runs import append_record, read_records, rewrite_records
+from psygym_experiments.harness.runs import score_bounds
 from psygym_experiments.harness.solving import (
     MAX_STATES,
     PILOT_STATES,
@@ -36,6 +35,7 @@ from psygym_experiments.harness.solving import (
     pairing_value,
     solve_value,
 )
+from psygym_experiments.harness.task_record import TaskRecord
 
 CSV_COLUMNS = (
     "agent0", "agent1", "episodes", "mean_score", "ci95", "wins", "draws", "losses",
@@ -285,16 +285,24 @@ def _init_worker() -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-def worker_pool(workers: int) -> Any:
+def worker_pool(workers: int, tasks: int | None = None) -> Any:
     """A process pool for :func:`evaluate` (``pool=``), reusable across several evaluations.
 
     Reusing one pool spares each evaluation the start-up of its processes (and their imports,
     e.g. torch for PPO agents). Close it with ``shutdown()`` (or use it in a ``with`` block).
+    With ``tasks`` given, it has no more processes than tasks (a forking pool starts every
+    process at its first task, whether there is work for it or not).
+
+    Raises:
+        ValueError: more workers than this machine allows (:func:`.lifecycle.check_workers`).
     """
     from concurrent.futures import ProcessPoolExecutor
 
-    from psygym_experiments.harness.lifecycle import pool_initializer
+    from psygym_experiments.harness.lifecycle import check_workers, pool_initializer
 
+    workers = check_workers(workers)
+    if tasks is not None:
+        workers = max(1, min(workers, tasks))
     # Workers die with this process (SIGTERM, SIGKILL, crash): no orphan blocked on a pipe.
     return ProcessPoolExecutor(
         max_workers=workers, initializer=pool_initializer, initargs=(os.getpid(), _init_worker)
@@ -471,46 +479,6 @@ class _Runner:
         return out
 
 
-class TaskRecord:
-    """The resume record of a round-robin: one JSON line per finished task, read back on start.
-
-    A task is a tuple of plain values (:func:`_run_task`), its result a game batch's statistics
-    or an exact value, so a line holds both as JSON and a resumed tournament skips the tasks
-    it finds. Game batches split by another number of workers are other tasks, played again;
-    the numbers do not depend on the split. A torn last line (a killed run) is left out.
-    """
-
-    def __init__(self, path: str | os.PathLike[str]):
-        self.path = Path(path)
-        self.done: dict[tuple, Any] = {}
-        for row in read_records(self.path):
-            task = tuple(row["task"])
-            self.done[task] = _decode_result(task, row["result"])
-        # Rewritten whole, so that no new line follows a torn one.
-        rewrite_records(self.path, [{"task": list(t), "result": _encode_result(t, r)}
-                                    for t, r in self.done.items()])  # fmt: skip
-
-    def add(self, task: tuple, result: Any) -> None:
-        """Record one finished task."""
-        self.done[task] = result
-        append_record(self.path, {"task": list(task), "result": _encode_result(task, result)})
-
-
-def _encode_result(task: tuple, result: Any) -> Any:
-    """A task's result as JSON values (floats keep every bit through JSON)."""
-    if task[0] == "games":
-        stats, stochastic = result
-        return {"stats": asdict(stats), "stochastic": list(stochastic)}
-    return list(result)
-
-
-def _decode_result(task: tuple, data: Any) -> Any:
-    """The result :func:`_run_task` returned, from :func:`_encode_result`'s JSON."""
-    if task[0] == "games":
-        return GameStats(**data["stats"]), [bool(x) for x in data["stochastic"]]
-    return tuple(data)
-
-
 # ----------------------------------------------------------------------------- the tournament
 @dataclass
 class _Plan:
@@ -660,7 +628,7 @@ def evaluate(
     labels: Sequence[str] | None = None,
     pool: Any = None,
     policies: Sequence[Any] | None = None,
-    record: str | os.PathLike[str] | None = None,
+    record: str | os.PathLike[str] | TaskRecord | None = None,
 ) -> Evaluation:
     """Round-robin over every pair of agents in both seats, with common random numbers.
 
@@ -674,8 +642,9 @@ def evaluate(
         policies: policies already built from ``agent_names`` for ``rules`` (``None`` entries
             are built here), so that a model is loaded once in this process; workers build
             their own.
-        record: a JSON-lines file that keeps every finished task (:class:`TaskRecord`); the
-            tasks it holds already are not run again, so a killed tournament goes on.
+        record: a JSON-lines file that keeps every finished task (:class:`TaskRecord`, or one
+            already read); the tasks it holds already are not run again, so a killed
+            tournament goes on.
 
     Returns:
         The :class:`Evaluation`: one :class:`PairResult` per pairing and seat, in
@@ -701,10 +670,14 @@ def evaluate(
     exact_players |= {n for n, pol in zip(names, policies) if getattr(pol, "name", "") == "optimal"}
     settings = replace(settings, exact_players=tuple(sorted(exact_players)))
     plan = _make_plan(names, settings)
-    done = None if record is None else TaskRecord(record)
+    done = record if record is None or isinstance(record, TaskRecord) else TaskRecord(
+        record, score_bounds(rules))  # fmt: skip
+    # Never more worker processes than tasks (the exact ones at most one per pairing and seat).
+    n_exact = (len(plan.order) if settings.exact else 0) + 2 * len(plan.br_agents)
+    tasks = len(plan.games) + int(plan.need_value) + n_exact
     with (
         ProgressBar("evaluating", plan.total(), enabled=settings.show_progress) as bar,
-        _Runner(rules, specs, settings.workers, bar, pool, policies, done) as runner,
+        _Runner(rules, specs, min(settings.workers, tasks), bar, pool, policies, done) as runner,
     ):
         value = _play(plan, runner)
         solved = value[0] == "ok"

@@ -39,6 +39,7 @@ heuristic).
 from __future__ import annotations
 
 import copy
+import io
 import json
 import math
 import os
@@ -54,13 +55,22 @@ from typing import Any
 
 import yaml
 from psygym_experiments.common import err_console
-from psygym_experiments.harness.output import json_text
+from psygym_experiments.harness.output import (
+    check_output,
+    json_text,
+    output_folder,
+    save_figure,
+    write_bytes,
+)
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import (
+    append_command,
     append_metrics,
     atomic_write,
+    check_run_folder,
     inside,
     numbered_run_dir,
+    write_command,
 )
 from psygym_experiments.harness.runs import read_metrics as _read_csv
 
@@ -553,7 +563,7 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     ax.legend()
     out = Path(run_dir) / "learning_curve.png"
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    save_figure(fig, out, dpi=100)
     plt.close(fig)
     return out
 
@@ -562,12 +572,15 @@ def save_model(model: Any, path: Path, meta: dict[str, Any]) -> Path:
     """Save an SB3 model's policy in the safe format: ``<stem>.safetensors`` + ``<stem>.json``.
 
     ``path`` is the stem (a ``.zip``/``.safetensors``/``.json`` suffix is dropped); ``meta`` goes
-    into the JSON (:func:`psygym_agents.safe_model.save_safe`). Nothing written is a pickle.
+    into the JSON (:func:`psygym_agents.safe_model.save_safe`). Nothing written is a pickle, and
+    neither file may be a link (:func:`.output.check_output`).
     """
-    from psygym_agents.safe_model import save_safe
+    from psygym_agents.safe_model import safe_paths, save_safe
 
     p = Path(path)
     stem = p.with_suffix("") if p.suffix in (".zip", ".safetensors", ".json") else p
+    for file in safe_paths(stem):
+        check_output(file)
     return save_safe(model, stem, meta)
 
 
@@ -584,7 +597,8 @@ def save_optimizer(optimizer: Any, path: Path) -> str:
     non-tensor state are JSON in the file's metadata.
     """
     import torch
-    from safetensors.torch import save_file
+    from psygym_agents.safe_model import write_safetensors
+    from safetensors.torch import save
 
     sd = optimizer.state_dict()
     tensors, scalars = {}, {}
@@ -595,9 +609,7 @@ def save_optimizer(optimizer: Any, path: Path) -> str:
             else:
                 scalars[f"{idx}.{key}"] = value
     doc = json.dumps({"param_groups": sd["param_groups"], "scalars": scalars})
-    tmp = path.with_name(path.name + ".tmp")
-    save_file(tensors, str(tmp), metadata={"optimizer": doc})
-    os.replace(tmp, path)
+    write_safetensors(check_output(path), save(tensors, metadata={"optimizer": doc}))
     return _sha256(path)
 
 
@@ -643,10 +655,9 @@ def save_buffer(buffer: Any, path: Path) -> str:
 
     arrays = {k: getattr(buffer, k) for k in _BUFFER_ARRAYS if getattr(buffer, k, None) is not None}
     arrays["position"] = np.array([buffer.pos, int(buffer.full)], dtype=np.int64)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("wb") as f:
-        np.savez(f, **arrays)
-    os.replace(tmp, path)
+    data = io.BytesIO()
+    np.savez(data, **arrays)
+    write_bytes(path, data.getvalue())
     return _sha256(path)
 
 
@@ -805,8 +816,7 @@ class _Trainer:
         self.quiet = quiet
         self.rules = _load_rules(cfg.edition, cfg.scenario)
         self.eval_opponent = resolve_policy(cfg.eval_opponent, self.rules)
-        self.ckpt_dir = run_dir / "checkpoints"
-        self.ckpt_dir.mkdir(exist_ok=True)
+        self.ckpt_dir = output_folder(run_dir / "checkpoints", run_dir)
         state = self.read_checkpoint_meta()
         self.wall_before = float(state.get("wall_time", 0.0))
         self.best = float(state.get("best_score", -math.inf))
@@ -967,8 +977,7 @@ class _Trainer:
         bookkeeping, so a kill at any moment leaves the previous checkpoint intact.
         """
         steps = model.num_timesteps
-        folder = self.ckpt_dir / f"step_{steps}"
-        folder.mkdir(exist_ok=True)
+        folder = output_folder(self.ckpt_dir / f"step_{steps}", self.run_dir)
         meta = _model_meta(self.cfg, steps, self.last_evals)
         weights = save_model(model, folder / "model", meta)
         record: dict[str, Any] = {
@@ -1086,7 +1095,7 @@ def trim_metrics(run_dir: Path, record: dict[str, Any] | None) -> None:
     those up to its ``last_eval_step`` (all rows go when there is no checkpoint): no step is
     repeated and wall time never runs backwards.
     """
-    path = Path(run_dir) / "metrics.csv"
+    path = check_output(Path(run_dir) / "metrics.csv")
     rows = read_metrics(run_dir)
     if not rows:
         return
@@ -1135,8 +1144,9 @@ def run_training(
         kw = algo_kwargs(cfg.hyperparams)
         policy = kw.pop("policy", cfg.hyperparams.get("policy", "MlpPolicy"))
         kw.setdefault("device", "cpu")
-        model = cls(policy, vec_env, seed=cfg.seed, tensorboard_log=str(run_dir / "tb"),
-                    verbose=0, **kw)  # fmt: skip
+        tb = output_folder(run_dir / "tb", run_dir)  # SB3 writes there through TensorBoard
+        model = cls(policy, vec_env, seed=cfg.seed, tensorboard_log=str(tb), verbose=0,
+                    **kw)  # fmt: skip
         record = checkpoint_record(run_dir) if resume else None
         if record is not None:
             _load_checkpoint(model, run_dir, record)
@@ -1245,7 +1255,7 @@ def start_run(cfg: TrainConfig, runs_dir: str | Path) -> Path:
     rules = _load_rules(cfg.edition, cfg.scenario)
     run_dir = numbered_run_dir(inside(runs_dir, cfg.edition, rules.scenario.name), cfg.algo)
     write_config(run_dir, cfg)
-    (run_dir / "seed.txt").write_text(f"{cfg.seed}\n")
+    atomic_write(run_dir / "seed.txt", f"{cfg.seed}\n")
     return run_dir
 
 
@@ -1273,7 +1283,7 @@ def train_agent(
     """
     cfg = make_config(edition, scenario, algo, steps, seed, opponent, config=config, **options)
     run_dir = start_run(cfg, runs_dir)
-    (run_dir / "command.txt").write_text(command_line(cfg, runs_dir) + "\n")
+    write_command(run_dir, command_line(cfg, runs_dir))
     run_training(cfg, run_dir, show_progress=show_progress)
     return run_dir
 
@@ -1284,9 +1294,11 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 
     Raises:
         FileNotFoundError: not a run folder, or no checkpoint.
+        UnsafeOutputError: the folder holds a symbolic link (:func:`.runs.check_run_folder`).
     """
     run = Path(run_dir)
     cfg = config_from_file(run)
+    check_run_folder(run)
     record = checkpoint_record(run)
     if record is None and not (run / "checkpoints" / "last.zip").is_file():
         err_console.print(
@@ -1297,8 +1309,7 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
     if steps is not None:
         cfg.steps = steps
         write_config(run, cfg)
-    with (run / "command.txt").open("a") as f:
-        f.write((command or f"psygym train --resume {shlex.quote(str(run))}") + "\n")
+    append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
     run_training(cfg, run, resume=True, show_progress=show_progress)
     return run
 

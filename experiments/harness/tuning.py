@@ -24,12 +24,25 @@ value), loadable as the agent ``tuned:<path>``.
 from __future__ import annotations
 
 import csv
+import io
 import shlex
 from pathlib import Path
 from typing import Any
 
+from psygym_experiments.harness.output import (
+    atomic_write,
+    check_output,
+    output_folder,
+    save_figure,
+)
 from psygym_experiments.harness.progress import ProgressBar
-from psygym_experiments.harness.runs import inside, safe_component, write_command
+from psygym_experiments.harness.runs import (
+    append_command,
+    check_run_folder,
+    inside,
+    safe_component,
+    write_command,
+)
 
 TARGETS = ("parametric", "maskable-ppo")
 NET_SIZES: dict[str, list[int]] = {"small": [64, 64], "medium": [128, 128], "large": [256, 256]}
@@ -40,10 +53,20 @@ STORAGE_SCHEMES = ("sqlite", "postgresql", "postgres", "mysql")
 """URL schemes ``--storage`` accepts (with an optional ``+driver``), checked before connecting."""
 
 
+SQLITE_FILES = ("", "-journal", "-wal", "-shm")
+"""Suffixes of the files SQLite keeps beside a database (none may be a link)."""
+
+
 def default_storage(runs_dir: str | Path) -> str:
-    """``sqlite:///<runs-dir>/optuna.db`` (absolute path)."""
+    """``sqlite:///<runs-dir>/optuna.db`` (absolute path), once none of its files is a link.
+
+    Raises:
+        UnsafeOutputError: ``optuna.db`` or a file SQLite keeps beside it is a symbolic link.
+    """
     path = Path(runs_dir).resolve() / "optuna.db"
     path.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in SQLITE_FILES:
+        check_output(path.with_name(path.name + suffix))
     return f"sqlite:///{path}"
 
 
@@ -255,37 +278,32 @@ def hyperparams_from_params(params: dict[str, Any]) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------------- runs
 def _tune_dir(runs_dir: str | Path, rules: Any, name: str) -> Path:
-    out = inside(runs_dir, rules.edition, rules.scenario.name, f"tune_{name}")
-    out.mkdir(parents=True, exist_ok=True)
-    return out
+    """The study's folder, made, once it is shown to hold no link (a study goes on in it)."""
+    out = output_folder(inside(runs_dir, rules.edition, rules.scenario.name, f"tune_{name}"),
+                        runs_dir)  # fmt: skip
+    return check_run_folder(out)
 
 
 def _record(out: Path, settings: dict[str, Any], command: str | None) -> None:
     import yaml
 
-    (out / "config.yml").write_text(yaml.safe_dump(settings, sort_keys=False))
+    atomic_write(out / "config.yml", yaml.safe_dump(settings, sort_keys=False))
     if command is None:
         write_command(out)
     else:
-        with (out / "command.txt").open("a") as f:
-            f.write(command + "\n")
+        append_command(out, command)
 
 
 def _write_trials(out: Path, study: Any) -> None:
     params = sorted({k for t in study.trials for k in t.params})
-    with (out / "trials.csv").open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["number", "state", "value", "worker", *params])
-        for t in study.trials:
-            w.writerow(
-                [
-                    t.number,
-                    t.state.name,
-                    "" if t.value is None else t.value,
-                    t.user_attrs.get("worker", ""),
-                    *[t.params.get(k, "") for k in params],
-                ]
-            )
+    text = io.StringIO()
+    w = csv.writer(text)
+    w.writerow(["number", "state", "value", "worker", *params])
+    for t in study.trials:
+        value = "" if t.value is None else t.value
+        w.writerow([t.number, t.state.name, value, t.user_attrs.get("worker", ""),
+                    *[t.params.get(k, "") for k in params]])  # fmt: skip
+    atomic_write(out / "trials.csv", text.getvalue())
     _plot_history(out, study)
 
 
@@ -312,7 +330,7 @@ def _plot_history(out: Path, study: Any) -> None:
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(out / "history.png", dpi=100)
+    save_figure(fig, out / "history.png", dpi=100)
     plt.close(fig)
 
 
@@ -387,6 +405,7 @@ def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
 
 def _finish(study: Any, out: Path, interrupted: bool, save: Any) -> Path:
     """Write trials.csv/history.png and best.json; raise TuneInterrupted if stopped early."""
+    check_output(out / "best.json")  # written by psygym_agents.parametric.save_best
     _write_trials(out, study)
     complete = [t for t in study.trials if t.value is not None]
     path = save(_best_trial(study)) if complete else None
@@ -523,8 +542,7 @@ def _rl_objective(
             eval_every=every, eval_episodes=eval_episodes, n_envs=n_envs,
             exact_eval=exact_eval, overrides=hyperparams_from_params(params),
         )  # fmt: skip
-        run_dir = out / f"trial_{trial.number}"
-        run_dir.mkdir(parents=True, exist_ok=True)
+        run_dir = output_folder(out / f"trial_{trial.number}", out)
         write_config(run_dir, cfg)
         trial.set_user_attr("run_dir", str(run_dir.resolve()))
         result = run_training(cfg, run_dir, trial=trial, show_progress=False,

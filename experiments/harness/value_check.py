@@ -29,17 +29,19 @@ import json
 import math
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-from psygym_experiments.harness.output import write_json
+from psygym_experiments.harness.output import atomic_write, save_figure, write_json
 from psygym_experiments.harness.runs import (
-    append_record,
-    atomic_write,
+    ResumeRecord,
     check_resumable,
-    read_records,
-    rewrite_records,
+    check_run_folder,
+    check_score,
+    score_bounds,
+    shape_error,
 )
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from psygym.core import play_game
 
@@ -178,9 +180,81 @@ def summarize(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+_Count = Annotated[int, Field(ge=0, strict=True)]
+_Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+
+
+class _Chunk(BaseModel):
+    """One line of :data:`CHUNKS_FILE` (:func:`play_chunk`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    board: _Count
+    start: _Count
+    gains: list[_Number]
+
+
+class _Board(BaseModel):
+    """One line of :data:`BOARDS_FILE` (:func:`board_row`)."""
+
+    model_config = ConfigDict(extra="forbid")
+    board: _Count
+    round: _Count
+    index: _Count
+    V: _Number
+    mean: _Number
+    se: _Number
+    sd: _Number
+    continuations: _Count
+
+
+CHUNK_SHAPE = '{"board": n, "start": first game, "gains": [number, ...]}'
+"""How a line of :data:`CHUNKS_FILE` looks, for the error that refuses one."""
+BOARD_SHAPE = '{"board", "round", "index", "V", "mean", "se", "sd", "continuations"}'
+"""The fields of a line of :data:`BOARDS_FILE`, for the error that refuses one."""
+
+
+def _records(out: Path, cfg: dict[str, Any], rules: Any) -> tuple[ResumeRecord, ResumeRecord]:
+    """The boards and chunks records of ``out``, their lines checked against ``cfg``.
+
+    A gain is what player 0 still gains from a board, so it lies within the scenario's score
+    range taken both ways (:func:`.runs.score_bounds`); a chunk holds the games it names.
+    """
+    lo, hi = score_bounds(rules)
+    gain = (lo - hi, hi - lo)
+    n = cfg["continuations"]
+
+    def chunk(row: dict[str, Any]) -> None:
+        try:
+            c = _Chunk.model_validate(row)
+        except ValidationError as exc:
+            raise ValueError(shape_error(exc, CHUNK_SHAPE)) from None
+        want = max(0, min(c.start + CHUNK, n) - c.start)
+        if len(c.gains) != want:
+            raise ValueError(f"board {c.board}: {len(c.gains)} gains from game {c.start}, "
+                             f"where the chunk plays {want}")  # fmt: skip
+        for k, g in enumerate(c.gains):
+            check_score(g, gain, f"board {c.board}: the gain of game {c.start + k}")
+
+    def board(row: dict[str, Any]) -> None:
+        try:
+            b = _Board.model_validate(row)
+        except ValidationError as exc:
+            raise ValueError(shape_error(exc, BOARD_SHAPE)) from None
+        if b.continuations != n:
+            raise ValueError(f"board {b.board}: {b.continuations} continuations, where the run "
+                             f"plays {n}")  # fmt: skip
+        check_score(b.mean, gain, f"board {b.board}: the mean gain")
+
+    return ResumeRecord(out / BOARDS_FILE, board), ResumeRecord(out / CHUNKS_FILE, chunk)
+
+
 def read_rows(out_dir: Path) -> list[dict[str, Any]]:
-    """The boards finished so far (a torn last line from a killed run is skipped)."""
-    return read_records(out_dir / BOARDS_FILE)
+    """The boards finished so far (a torn last line from a killed run is skipped).
+
+    Raises:
+        ValueError: a line that this command did not write (its hash chain), naming it.
+    """
+    return ResumeRecord(Path(out_dir) / BOARDS_FILE).read()
 
 
 def run_value_check(
@@ -200,21 +274,26 @@ def run_value_check(
     """
     out = Path(out_dir)
     cfg = {k: cfg.get(k) for k in SETTINGS}
+    if out.is_dir():
+        check_run_folder(out)
     check_resumable(out / CONFIG_FILE, cfg, SETTINGS, "or another --out")
-    _, boards, _, _ = _setup(cfg)  # a bad edition, scenario or value fails before any file
+    rules, boards, _, _ = _setup(cfg)  # a bad edition, scenario or value fails before any file
     out.mkdir(parents=True, exist_ok=True)
+    board_record, chunk_record = _records(out, cfg, rules)
+    # Read before anything is written: a line this command did not write stops the run here.
+    old_rows, old_chunks = board_record.read(), chunk_record.read()
     write_json(out / CONFIG_FILE, cfg)
     # Rows and chunks of boards the settings no longer sample (a repeat of an earlier board of its
     # round, taken by runs before boards were distinct) are dropped here.
-    done = {r["board"]: r for r in read_rows(out) if r.get("board") in boards}
-    rewrite_records(out / BOARDS_FILE, [done[k] for k in sorted(done)])
+    done = {r["board"]: r for r in old_rows if r.get("board") in boards}
+    board_record.rewrite([done[k] for k in sorted(done)])
     n = cfg["continuations"]
     starts = range(0, n, CHUNK)
-    chunks = {(c["board"], c["start"]): c["gains"] for c in read_records(out / CHUNKS_FILE)
+    chunks = {(c["board"], c["start"]): c["gains"] for c in old_chunks
               if c.get("board") in boards and c.get("start") in starts
               and c["board"] not in done}  # fmt: skip
-    rewrite_records(out / CHUNKS_FILE, [{"board": k, "start": j, "gains": g}
-                                        for (k, j), g in sorted(chunks.items())])  # fmt: skip
+    chunk_record.rewrite([{"board": k, "start": j, "gains": g}
+                          for (k, j), g in sorted(chunks.items())])  # fmt: skip
 
     def complete(k: int) -> bool:
         return all((k, j) in chunks for j in starts)
@@ -222,7 +301,7 @@ def run_value_check(
     def finish(k: int) -> None:
         row = board_row(cfg, k, [g for j in starts for g in chunks[(k, j)]])
         done[k] = row
-        append_record(out / BOARDS_FILE, row)
+        board_record.append(row)
         write_summary(out, cfg, [done[b] for b in sorted(done)], len(boards))
         if on_board is not None:
             on_board(len(done), len(boards), row)
@@ -230,7 +309,7 @@ def run_value_check(
     def add_chunk(chunk: dict[str, Any]) -> None:
         k = chunk["board"]
         chunks[(k, chunk["start"])] = chunk["gains"]
-        append_record(out / CHUNKS_FILE, chunk)
+        chunk_record.append(chunk)
         if on_chunk is not None:
             played = n * len(done) + sum(len(g) for (b, _), g in chunks.items() if b not in done)
             on_chunk(played, n * len(boards))
@@ -250,7 +329,7 @@ def run_value_check(
     else:
         from psygym_experiments.harness.tournament import worker_pool
 
-        with worker_pool(workers) as pool:
+        with worker_pool(workers, len(todo)) as pool:
             for chunk in pool.map(play_chunk, *zip(*[(cfg, *t) for t in todo], strict=True)):
                 add_chunk(chunk)
     rows = [done[k] for k in sorted(done)]
@@ -332,7 +411,7 @@ def plot_value_check(rows: list[dict[str, Any]], path: Path, title: str) -> Path
     ax.set_title(f"{title}: board value against continuations")
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_figure(fig, path, dpi=110)
     plt.close(fig)
     return path
 

@@ -79,6 +79,7 @@ again); the boards' states are rebuilt by replaying the recorded actions.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import shlex
@@ -90,11 +91,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from psygym_experiments.harness.output import json_text
+from psygym_experiments.harness.output import (
+    check_output,
+    json_text,
+    output_folder,
+    save_figure,
+    write_bytes,
+)
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import (
+    append_command,
     append_metrics,
     atomic_write,
+    check_run_folder,
     inside,
     numbered_run_dir,
 )
@@ -374,8 +383,24 @@ def start_value_run(cfg: ValueConfig, runs_dir: str | Path) -> Path:
     rules = _load_rules(cfg.edition, cfg.scenario)
     run_dir = numbered_run_dir(inside(runs_dir, cfg.edition, rules.scenario.name), ALGO)
     write_value_config(run_dir, cfg)
-    (run_dir / "seed.txt").write_text(f"{cfg.seed}\n")
+    atomic_write(run_dir / "seed.txt", f"{cfg.seed}\n")
     return run_dir
+
+
+def write_npz(path: Path, **arrays: np.ndarray) -> None:
+    """Write ``arrays`` as a compressed ``.npz`` (plain arrays), atomically and never via a link."""
+    data = io.BytesIO()
+    np.savez_compressed(data, **arrays)
+    write_bytes(path, data.getvalue())
+
+
+def save_value(value: Any, stem: Path) -> Path:
+    """``value.save(stem)`` once neither of its files is a link (:func:`.output.check_output`)."""
+    from psygym_agents.safe_model import safe_paths
+
+    for file in safe_paths(stem):
+        check_output(file)
+    return value.save(stem)
 
 
 # --------------------------------------------------------------------------------- data
@@ -409,9 +434,7 @@ class Boards:
 
     def save(self, path: Path) -> None:
         """Write the shard as a compressed ``.npz`` (plain arrays), atomically."""
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, **{f.name: getattr(self, f.name) for f in fields(self)})
-        tmp.replace(path)
+        write_npz(path, **{f.name: getattr(self, f.name) for f in fields(self)})
 
     @classmethod
     def load(cls, path: Path) -> Boards:
@@ -663,7 +686,7 @@ class _Run:
         self.value: Any = None
         self.stage = ""
         for d in ("data", "labels", "checkpoints"):
-            (run_dir / d).mkdir(exist_ok=True)
+            output_folder(run_dir / d, run_dir)
 
     # ---- bookkeeping
     def _read_record(self) -> dict[str, Any]:
@@ -805,7 +828,7 @@ class _Run:
             append_metrics(self.dir / "fits.csv",
                            {"fit": stage, "epoch": epoch, "train_mse": tr, "val_mse": va},
                            FIT_FIELDS)  # fmt: skip
-        result.value.save(stem)
+        save_value(result.value, stem)
         self.value = BoardValue.load(stem.with_suffix(".safetensors"))
         self.finish(stage)
         plot_value_curves(self.dir, f"board value of {cfg.edition} {cfg.scenario}")
@@ -831,10 +854,7 @@ class _Run:
             for i in members:
                 board.append(i)
                 label.append(v)
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, board=np.asarray(board, np.int64),
-                            label=np.asarray(label, np.float64))  # fmt: skip
-        tmp.replace(path)
+        write_npz(path, board=np.asarray(board, np.int64), label=np.asarray(label, np.float64))
         self.labels.update(zip(board, label))
 
     def phase_td(self, stage: str) -> None:
@@ -856,9 +876,7 @@ class _Run:
         has = after >= 0
         label = target.astype(np.float64).copy()
         label[has] = score[after[has]] - score[has] + self.value.predict(x[after[has]])
-        tmp = path.with_name(path.name + ".tmp.npz")
-        np.savez_compressed(tmp, target=label)
-        tmp.replace(path)
+        write_npz(path, target=label)
         self.td_target = label
         self.timing("phase_td_labels", time.perf_counter() - t0, len(label))
 
@@ -970,7 +988,7 @@ class _Run:
         }  # fmt: skip
         self.value.meta = {**self.value.meta, **meta}
         self.value.meta.pop("stage", None)
-        self.value.save(self.dir / FINAL)
+        save_value(self.value, self.dir / FINAL)
         doc = {
             "config": asdict(cfg), "rmse": meta["rmse"], "mc_rmse": meta["mc_rmse"],
             "final": final, "stages": self.record["stage_metrics"], "timings": timings,
@@ -1047,7 +1065,7 @@ def plot_value_curves(run_dir: Path, title: str = "") -> Path | None:
                 transform=ax.transAxes, fontsize=8)  # fmt: skip
     out = Path(run_dir) / "learning_curve.png"
     fig.tight_layout()
-    fig.savefig(out, dpi=100)
+    save_figure(fig, out, dpi=100)
     plt.close(fig)
     return out
 
@@ -1080,10 +1098,10 @@ def resume_value_run(run_dir: str | Path, steps: int | None = None, *,
     """
     run = Path(run_dir)
     cfg = config_from_run(run)
+    check_run_folder(run)
     if steps is not None and steps != cfg.steps:
         raise ValueError(f"--steps {steps}: a value run keeps its {cfg.steps} games on resume")
-    with (run / "command.txt").open("a") as f:
-        f.write((command or f"psygym train --resume {shlex.quote(str(run))}") + "\n")
+    append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
     run_value_training(cfg, run, show_progress=show_progress)
     return run
 
@@ -1108,7 +1126,7 @@ def export_value(run_dir: str | Path, dest: str | Path) -> Path:
     model = BoardValue.load(src)
     p = Path(dest)
     stem = p.with_suffix("") if p.suffix in (".safetensors", ".json") else p
-    return model.save(stem)
+    return save_value(model, stem)
 
 
 def read_value_metrics(run_dir: str | Path) -> list[dict[str, str]]:

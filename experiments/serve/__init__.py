@@ -9,6 +9,7 @@ those logs.
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import typer
@@ -16,7 +17,7 @@ import typer
 
 def serve(
     host: str = typer.Option("127.0.0.1", help="Address to bind (default: this machine only)."),
-    port: int = typer.Option(8000, help="Port to listen on."),
+    port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on (1-65535)."),
     runs_dir: str = typer.Option("runs", help="Game logs go to <runs-dir>/serve/games/."),
     idle_minutes: float = typer.Option(
         30.0, min=0.1, help="A game untouched this long is closed and dropped from memory."
@@ -24,12 +25,45 @@ def serve(
 ) -> None:
     """Play against an AI opponent in the browser (a local web app)."""
     import uvicorn
+    from psygym_experiments.common import user_errors
     from psygym_experiments.serve.app import create_app
     from psygym_experiments.serve.games import GameStore
 
-    store = GameStore(runs_dir, idle_seconds=idle_minutes * 60)
-    typer.echo(f"psygym serve: open http://{host}:{port}/ (Ctrl+C stops the server)")
-    uvicorn.run(create_app(store), host=host, port=port, log_level="warning")
+    with user_errors():  # e.g. a runs folder whose serve/games is a link: one line, exit 2
+        store = GameStore(runs_dir, idle_seconds=idle_minutes * 60)
+        sock = listen(host, port)
+    shown = f"[{host}]" if ":" in host else host
+    typer.echo(f"psygym serve: open http://{shown}:{port}/ (Ctrl+C stops the server)")
+    config = uvicorn.Config(create_app(store, hosts=[host]), log_level="warning")
+    uvicorn.Server(config).run(sockets=[sock])
+
+
+def listen(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port``, for uvicorn to listen on.
+
+    Binding here, before the server starts, turns a bad address or a port in use into one line.
+
+    Raises:
+        ValueError: ``host`` is not an address of this machine, or the port cannot be bound
+            (in use, or reserved), naming both and what to change.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc)
+        raise ValueError(f"--host {host!r} is not an address this machine has ({why})") from None
+    family, kind, proto, _name, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(address)
+    except OSError as exc:
+        sock.close()
+        why = (exc.strerror or str(exc)).lower()
+        raise ValueError(
+            f"cannot listen on {host} port {port}: {why}; give another --port or --host"
+        ) from None
+    return sock
 
 
 def register(app: Any) -> None:
@@ -37,4 +71,4 @@ def register(app: Any) -> None:
     app.command("serve")(serve)
 
 
-__all__ = ["register", "serve"]
+__all__ = ["listen", "register", "serve"]

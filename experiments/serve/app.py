@@ -6,16 +6,25 @@ app in tests; uvicorn serves it. The page is one Jinja2 template plus about two 
 of plain JavaScript calling the JSON API: no build step, no framework, and no file from a CDN
 (the app works offline). The same API drives the load test and any script.
 
-Routes (every error is a 4xx with a one-line JSON body ``{"error": "..."}``):
+Routes (every error, also an unexpected one, is a 4xx or 5xx with a one-line JSON body
+``{"error": "..."}``; the traceback of an unexpected one goes to the server's log only):
 
 - ``GET /``: the page. ``GET /api/options``: editions, scenarios and opponents.
-- ``POST /api/scenarios``: upload a scenario TOML (the raw file as the body), validated as
-  ``psygym`` validates scenario files; answers ``{"upload": id, "edition", "name"}``.
-- ``POST /api/games``: start a game (JSON: edition, scenario or upload, opponent, seat, seed,
-  rounds); answers the game's view (:meth:`~psygym_experiments.serve.games.Game.view`).
-- ``GET /api/games/{id}``: the view. ``POST /api/games/{id}/actions`` (``{"action": n}``):
-  play one action. ``GET /api/games/{id}/hint``: values of the options.
+- ``POST /api/scenarios``: upload a scenario TOML (the raw file as the body, sent as
+  ``application/toml``), validated as ``psygym`` validates scenario files, except that it may
+  not name a file on the server; answers ``{"upload": id, "edition", "name"}``.
+- ``POST /api/games``: start a game (``application/json``: edition, scenario or upload,
+  opponent, seat, seed, rounds); answers the game's view
+  (:meth:`~psygym_experiments.serve.games.Game.view`).
+- ``GET /api/games/{id}``: the view. ``POST /api/games/{id}/actions`` (``application/json``,
+  ``{"action": n}``): play one action. ``GET /api/games/{id}/hint``: values of the options.
 - ``GET /api/games/{id}/log``: the JSON Lines game log, once the game is over.
+
+Only the server's own page (or a script on this machine) can drive it: the server listens on
+127.0.0.1, which every web page the user visits can also send requests to, so
+:class:`FrontDoor` refuses a request from anywhere else before it is read (see there), and the
+JSON and TOML bodies are types a page of another site cannot send without the browser asking
+first (a form or a ``text/plain`` body gets 415).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +41,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from psygym_experiments.serve.front_door import FrontDoor, read_body, read_json
 from psygym_experiments.serve.games import BadRequest, GameStore
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -40,9 +50,15 @@ HERE = Path(__file__).resolve().parent
 SWEEP_SECONDS = 30.0
 """How often idle games are looked for."""
 
+UPLOAD_TYPE = "application/toml"
+"""The type a scenario upload is sent as (the page sends it; a form cannot)."""
 
-def create_app(store: GameStore) -> FastAPI:
-    """The app over ``store`` (its games, uploads and logs).
+
+def create_app(store: GameStore, hosts: Iterable[str] = ()) -> FastAPI:
+    """The app over ``store`` (its games, uploads and logs), behind a :class:`FrontDoor`.
+
+    ``hosts`` are the names the server was told to listen on (``--host``): requests naming
+    them are its own, besides those naming the address a connection came in on.
 
     Request handlers are plain functions, so FastAPI runs them in its thread pool: a slow hint
     never blocks other games. Each game's ``lock`` serialises requests on that game.
@@ -65,24 +81,36 @@ def create_app(store: GameStore) -> FastAPI:
     app = FastAPI(
         title="psygym serve", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan
     )
+    app.add_middleware(FrontDoor, names=list(hosts))
     templates = Jinja2Templates(directory=str(HERE / "templates"))
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     app.state.store = store
 
     @app.exception_handler(BadRequest)
     async def bad_request(_request: Request, exc: BadRequest) -> JSONResponse:
-        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+        return JSONResponse({"error": _one_line(str(exc))}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def invalid(_request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(x) for x in first.get("loc", ()))
         msg = f"invalid request: {where} {first.get('msg', '')}".strip()
-        return JSONResponse({"error": " ".join(msg.split())}, status_code=422)
+        return JSONResponse({"error": _one_line(msg)}, status_code=422)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        return JSONResponse({"error": str(exc.detail)}, status_code=exc.status_code)
+        return JSONResponse({"error": _one_line(str(exc.detail))}, status_code=exc.status_code)
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        # Starlette re-raises the exception after this answer, so the server logs its traceback;
+        # the client gets one line that names no file and no code.
+        name = type(exc).__name__
+        return JSONResponse(
+            {"error": f"internal error ({name}) on {request.method} {request.url.path}; the "
+                      "server's log has the details"},
+            status_code=500,
+        )  # fmt: skip
 
     @app.get("/", response_class=HTMLResponse)
     def page(request: Request) -> HTMLResponse:
@@ -101,13 +129,13 @@ def create_app(store: GameStore) -> FastAPI:
     @app.post("/api/scenarios")
     async def upload(request: Request) -> dict[str, str]:
         """Validate and keep an uploaded scenario file (the body is the TOML text)."""
-        body = await request.body()
+        body = await read_body(request, UPLOAD_TYPE)
         return await asyncio.to_thread(store.upload, body)
 
     @app.post("/api/games")
     async def new_game(request: Request) -> dict[str, Any]:
         """Start a game; answers its view."""
-        body = await _json(request)
+        body = await read_json(request)
         game = await asyncio.to_thread(store.create, body)
         return await asyncio.to_thread(_locked_view, game)
 
@@ -119,7 +147,7 @@ def create_app(store: GameStore) -> FastAPI:
     @app.post("/api/games/{game_id}/actions")
     async def act(game_id: str, request: Request) -> dict[str, Any]:
         """Play one of the human's legal actions (``{"action": n}``); answers the new view."""
-        body = await _json(request)
+        body = await read_json(request)
         if not isinstance(body, dict) or "action" not in body:
             raise BadRequest('the body must be {"action": <a legal action>}')
 
@@ -156,12 +184,8 @@ def _locked_view(game: Any) -> dict[str, Any]:
         return game.view()
 
 
-async def _json(request: Request) -> Any:
-    raw = await request.body()
-    try:
-        return json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError):
-        raise BadRequest("the request body is not valid JSON") from None
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 __all__ = ["create_app"]

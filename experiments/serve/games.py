@@ -5,11 +5,10 @@ Everything here is edition-blind: it uses only the Rules API (``render``, ``lega
 ``current_player``), the edition registry (:mod:`psygym.edition`) and the agent registry
 (:mod:`psygym.policies`).
 
-Hidden information (2nd edition's hands and deck, a pending Rogue Trader secret bid) is found as
-the terminal player finds it (``psygym_experiments.play_session``): a chance outcome or an AI
-decision is hidden from the player when another alternative leads to a state that
-``render(s, seat)`` cannot tell apart from it although ``render(s, None)`` can. Then neither its
-label nor its probability is sent, only the events every such alternative reports. The board is
+What the player is shown of every step (2nd edition's hands and deck, a pending Rogue Trader
+secret bid) comes from :class:`~psygym_experiments.harness.player_view.PlayerView`, as in the
+terminal: it is computed from the player's information only (the edition's ``private_to``). A
+step private to the AI is sent without its label or probability, only its events. The board is
 always ``render(state, seat)``, also at the end of the game; the full record is the game log,
 which is served only once the game is over.
 
@@ -43,29 +42,24 @@ from psygym_experiments.harness.gamelog import (  # noqa: F401 - LOG_FORMAT re-e
     GameLog,
     state_text,
 )
-from psygym_experiments.harness.odds_view import (
-    ODDS_KINDS,
-    action_odds,
-    hidden_move_events,
-    odds_text,
-    percent,
-)
+from psygym_experiments.harness.odds_view import percent
+from psygym_experiments.harness.player_view import HIDDEN_OUTCOME, SECRET_CHOICE, PlayerView
+from psygym_experiments.serve.opponents import find as find_opponent
+from psygym_experiments.serve.opponents import offered, saved_models, title_of
 
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Event, IllegalActionError
 from psygym.editions import load
 from psygym.kernel import weighted_choice
-from psygym.policies import agent_names, describe_agent, resolve_policy
-from psygym.scenario import ScenarioError, read_edition
+from psygym.policies import describe_agent, resolve_policy
+from psygym.scenario import ScenarioError, read_edition, read_toml
 
 LENGTH_KEYS = ("battle_rounds", "turns")
 """``[game]`` settings that count a game's length; the "rounds" override sets the one declared."""
 
-UNSAFE_AGENTS = frozenset({"sb3", "tuned"})
-"""Built-in agents the page may not name: they load a file (``sb3`` archives hold pickles)."""
-
-UNSAFE_FAMILIES = frozenset({"maskable-ppo", "ppo", "dqn"})
-"""Tuned-parameter files of these families point at a pickled SB3 archive: never offered."""
+PATH_FIELD_SUFFIX = "_file"
+"""Scenario fields naming another file to read end in this (``powers_file``): refused in
+uploads."""
 
 MAX_UPLOAD_BYTES = 256 * 1024
 """Largest scenario file accepted."""
@@ -214,11 +208,8 @@ class Game:
         self.chance_rng = np.random.default_rng(chance_seq)
         self.policy_rng = np.random.default_rng(policy_seq)
         self.entries: list[Entry] = []
-        self.hidden_seen = registry.edition_of(rules).hidden_information
-        self._revealed_later: list[Entry] = []
-        # The state before the AI's pending secret choice, and the choices it might have made.
-        self._secret_parent: Hashable | None = None
-        self._secret_twins: list[int] = []
+        self.player_view = PlayerView(rules, seat)
+        """What the player is shown (the one home of hidden information)."""
         self._hint_caches: dict[Any, Any] = {}
         self._hint_search: Any = None  # the search agent for hints (False: not installed)
         self.result: str | None = None
@@ -250,17 +241,15 @@ class Game:
         except IllegalActionError as exc:
             legal = ", ".join(str(a) for a in rules.legal_actions(state))
             raise BadRequest(f"action {action} is not legal here; legal actions: {legal}") from exc
-        label = rules.action_label(state, action)
-        self.log.step(self.seat, action, label)
-        if not self._revealed_later:
-            self.entries.append(Entry("you", label, _event_rows(events)))
+        self.log.step(self.seat, action, rules.action_label(state, action))
+        shown = self.player_view.see(state, action, events)
+        if not shown.revealed:
+            self.entries.append(Entry("you", str(shown.label), _event_rows(shown.events)))
         else:  # the AI's secret choice is shown once the human has made theirs
-            self.entries.append(Entry("you", label))
-            for entry in self._revealed_later:
-                self.entries.append(Entry("ai", f"{entry.text} (revealed now)"))
-            self._revealed_later.clear()
-            self._secret_parent, self._secret_twins = None, []
-            revealed = Entry("you", "both secret choices are revealed", _event_rows(events))
+            self.entries.append(Entry("you", str(shown.label)))
+            for earlier in shown.revealed:
+                self.entries.append(Entry("ai", f"{earlier.label} (revealed now)"))
+            revealed = Entry("you", "both secret choices are revealed", _event_rows(shown.events))
             self.entries.append(revealed)
         self.state = nxt
         self._advance()
@@ -283,74 +272,35 @@ class Game:
 
     def _chance(self) -> None:
         rules, state = self.rules, self.state
-        outcomes = rules.chance_outcomes(state)
         a = rules.sample_chance(state, self.chance_rng)
-        label = rules.action_label(state, a)
         nxt, events = rules.apply_with_events(state, a, check=False)
-        self.log.step(CHANCE, a, label)
-        shown = self.visible_events(state, a, nxt, events, [o for o, _ in outcomes])
-        if shown is None:
-            # With hidden cards about, a draw's chance would tell what the other hand holds.
-            p = None if self.hidden_seen else dict(outcomes).get(a)
-            text = f"{label} (chance {percent(p)})" if p is not None else label
-            self.entries.append(Entry("chance", text, _event_rows(events)))
+        self.log.step(CHANCE, a, rules.action_label(state, a))
+        shown = self.player_view.see(state, a, events, dict(rules.chance_outcomes(state)).get(a))
+        if shown.label is None:
+            text = HIDDEN_OUTCOME
+        elif shown.probability is not None:
+            text = f"{shown.label} (chance {percent(shown.probability)})"
         else:
-            self.entries.append(Entry("chance", "(hidden from you)", _event_rows(shown)))
+            text = shown.label
+        self.entries.append(Entry("chance", text, _event_rows(shown.events)))
         self.state = nxt
 
     def _ai(self, player: int) -> None:
         rules, state = self.rules, self.state
         probs = self.opponent.action_probabilities(rules, state, player)
         a = int(weighted_choice(list(probs), list(probs.values()), self.policy_rng))
-        label = rules.action_label(state, a)
         nxt, events = rules.apply_with_events(state, a)
-        self.log.step(player, a, label)
-        shown = self.visible_events(state, a, nxt, events, rules.legal_actions(state))
-        if shown is None:
-            odds = odds_text(rules, state, a)
-            why = []
-            if odds:
-                why.append(odds)
-            if len(probs) > 1 and not self.hidden_seen:
-                # (with hidden hands the number of choices could tell what the AI holds)
-                why.append(f"chosen with probability {percent(float(probs[a]))}")
-            text = f"{label}  [{'; '.join(why)}]" if why else label
-            self.entries.append(Entry("ai", text, _event_rows(events)))
+        self.log.step(player, a, rules.action_label(state, a))
+        shown = self.player_view.see(state, a, events, float(probs[a]) if len(probs) > 1 else None)
+        if shown.label is None:
+            self.entries.append(Entry("ai", SECRET_CHOICE, _event_rows(shown.events)))
         else:
-            self.entries.append(Entry("ai", "makes a secret choice", _event_rows(shown)))
-            if rules.simultaneous_info(state) is not None:
-                # A secret bid: shown with the human's own bid, never before.
-                self._revealed_later.append(Entry("ai", label, _event_rows(events)))
-                mine = rules.render(nxt, self.seat)
-                self._secret_parent = state
-                self._secret_twins = [
-                    b
-                    for b in rules.legal_actions(state)
-                    if rules.render(rules.apply(state, b, check=False), self.seat) == mine
-                ]
+            why = [shown.odds] if shown.odds else []
+            if shown.probability is not None:
+                why.append(f"chosen with probability {percent(shown.probability)}")
+            text = f"{shown.label}  [{'; '.join(why)}]" if why else shown.label
+            self.entries.append(Entry("ai", text, _event_rows(shown.events)))
         self.state = nxt
-
-    def visible_events(
-        self,
-        state: Hashable,
-        action: int,
-        nxt: Hashable,
-        events: Sequence[Event],
-        alternatives: Sequence[int],
-    ) -> tuple[Event, ...] | None:
-        """``None`` if the human may see which action or outcome was taken, else what they see.
-
-        The choice is hidden when another alternative leads to a state the human's view
-        (``render(s, seat)``) cannot tell apart although the full view (``render(s, None)``)
-        can; the events shown are then those every such alternative also reports.
-        """
-        shown = hidden_move_events(self.rules, self.seat, state, action, nxt, events, alternatives)
-        if shown is not None and (
-            self.rules.current_player(state) == CHANCE
-            or self.rules.simultaneous_info(state) is None
-        ):
-            self.hidden_seen = True
-        return shown
 
     def _close(self, result: str) -> None:
         if self.result is None:
@@ -385,7 +335,7 @@ class Game:
         legal = rules.legal_actions(state)
         if len(legal) == 1:
             return self._hint_answer({legal[0]: float("nan")}, True, "the only legal action")
-        if self.hidden_seen:
+        if not self.player_view.laws_public:
             return self._search_hint(state)
         lookahead = self._lookahead()
         if lookahead is not None:
@@ -488,14 +438,8 @@ class Game:
         your_turn = not self.over and rules.current_player(state) == self.seat
         actions = []
         if your_turn:
-            for a in rules.legal_actions(state):
-                actions.append(
-                    {
-                        "action": int(a),
-                        "label": rules.action_label(state, a),
-                        "odds": self._odds(a),
-                    }
-                )
+            for a, label, odds in self.player_view.options(state):
+                actions.append({"action": int(a), "label": label, "odds": odds})
         score = float(rules.returns(state)[self.seat]) + 0.0
         sides = getattr(rules.scenario, "sides", None)
         names = [s.name for s in sides] if sides else ["player 0", "player 1"]
@@ -512,7 +456,7 @@ class Game:
             "score": score,
             "your_turn": your_turn,
             "actions": actions,
-            "hidden": self.hidden_seen,
+            "hidden": not self.player_view.laws_public,
             "events": [dataclasses.asdict(e) for e in self.entries],
             "over": self.over,
             "result": None,
@@ -523,31 +467,6 @@ class Game:
                 verdict = "The game was closed before its end"
             out["result"] = {"score": score, "verdict": verdict, "log_url": self.log_url}
         return out
-
-    def _odds(self, action: int) -> str:
-        """The odds shown on one of the human's buttons.
-
-        After the AI's secret choice (a Rogue Trader bid) the odds of the true state would tell
-        that choice: they are computed for every choice the AI might have made and shown as a
-        range when they differ.
-        """
-        rules = self.rules
-        if self._secret_parent is None:
-            return odds_text(rules, self.state, action)
-        per_kind: dict[str, list[float]] = {}
-        for b in self._secret_twins:
-            twin = rules.apply(self._secret_parent, b, check=False)
-            if action not in rules.legal_actions(twin):
-                continue
-            for k, p in action_odds(rules, twin, action).items():
-                per_kind.setdefault(k, []).append(p)
-        words = dict(ODDS_KINDS)
-        parts = []
-        for k, ps in per_kind.items():
-            lo, hi = min(ps), max(ps)
-            shown = percent(lo) if math.isclose(lo, hi) else f"{percent(lo)}-{percent(hi)}"
-            parts.append(f"{words[k]} {shown}")
-        return ", ".join(parts)
 
     @property
     def log_url(self) -> str:
@@ -588,58 +507,26 @@ class GameStore:
         self.runs_dir = Path(runs_dir)
         self.games_dir = self.runs_dir / "serve" / "games"
         self.scenarios_dir = self.runs_dir / "serve" / "scenarios"
-        self.games_dir.mkdir(parents=True, exist_ok=True)
-        self.scenarios_dir.mkdir(parents=True, exist_ok=True)
+        from psygym_experiments.harness.output import output_folder
+
+        for folder in (self.games_dir, self.scenarios_dir):  # no link may lead out of runs_dir
+            output_folder(folder, self.runs_dir)
         self.idle_seconds = idle_seconds
         self.max_games = max_games
         self._games: dict[str, Game] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ options
-    def models(self, edition_id: str) -> list[dict[str, str]]:
-        """Models in formats that run no code from the file, for an edition.
+    def models(self, edition_id: str) -> list[dict[str, Any]]:
+        """The saved models offered for an edition (:func:`.opponents.saved_models`).
 
-        Trained networks in psygym's safe format (``.safetensors`` weights with a ``.json``
-        description of the same stem: the shipped pretrained models and those under the runs
-        folder) and tuned-parameter files (``best.json``, except those that point at a pickled
-        SB3 archive). Each gets an id ``model:<sha>`` the page may send; the page never sends
-        a path, and an SB3 ``.zip`` (pickles) is never offered.
+        Each has ``name`` (``model:<sha>``, what the page sends: never a path), ``title``,
+        ``description``, ``spec``, and the ``scenario`` and ``seat`` it fits.
         """
-        found: list[tuple[Path, str, str]] = []  # (file, spec prefix, title)
-        folders = [self.runs_dir]
-        try:
-            from psygym_agents.sb3 import PRETRAINED_DIR
-
-            folders.insert(0, Path(PRETRAINED_DIR))
-        except ImportError:  # the agents package is optional
-            pass
-        for folder in folders:
-            for weights in sorted(folder.glob("**/*.safetensors")):
-                doc = _read_json(weights.with_suffix(".json"))
-                if doc is None or doc.get("edition") != edition_id or not _fits(doc):
-                    continue
-                where = "shipped" if folder != self.runs_dir else weights.relative_to(folder)
-                title = (
-                    f"trained model ({doc.get('algo', 'sb3')}, scenario "
-                    f"{doc.get('scenario', '?')}, {where})"
-                )
-                found.append((weights, "sb3:", title))
-        for path in sorted(self.runs_dir.glob("**/best.json")):
-            doc = _read_json(path)
-            if doc is None or doc.get("edition") != edition_id:
-                continue
-            if "family" not in doc or doc["family"] in UNSAFE_FAMILIES:
-                continue
-            title = f"tuned parameters ({path.relative_to(self.runs_dir)})"
-            found.append((path, "tuned:", title))
-        out = []
-        for path, prefix, title in found:
-            digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-            out.append({"name": f"model:{digest}", "title": title, "spec": prefix + str(path)})
-        return out
+        return [dataclasses.asdict(m) for m in saved_models(self.runs_dir, edition_id)]
 
     def options(self) -> list[dict[str, Any]]:
-        """Per edition: id, title, shipped scenarios, opponents (built-in agents, safe models)."""
+        """Per edition: id, title, shipped scenarios, opponents (:func:`.opponents.offered`)."""
         out = []
         for ed in registry.editions():
             scenarios = ed.scenario_names()
@@ -647,12 +534,7 @@ class GameStore:
                 rules = load(ed.id, ed.default_scenario)
             except ScenarioError:
                 continue
-            agents = [
-                {"name": n, "description": describe_agent(n, rules)}
-                for n in agent_names(rules)
-                if n not in UNSAFE_AGENTS
-            ]
-            agents += [{"name": m["name"], "description": m["title"]} for m in self.models(ed.id)]
+            agents = offered(rules, self.runs_dir)
             out.append(
                 {
                     "id": ed.id,
@@ -682,7 +564,8 @@ class GameStore:
         path = self.scenarios_dir / f"upload-{upload_id}.toml"
         path.write_bytes(raw)
         try:
-            data = _read_scenario(raw, path)
+            data = _read_scenario(path)
+            refuse_path_fields(data)
             ed = read_edition(data, "uploaded scenario")
             rules = load(ed, path)
         except (ScenarioError, ValueError) as exc:
@@ -723,7 +606,7 @@ class GameStore:
         ):
             raise BadRequest(f"rounds must be an integer from 1 to 50, got {rounds!r}")
         ed, path, scenario_label = self._scenario(request)
-        data = _read_scenario(path.read_bytes(), path)
+        data = _read_scenario(path)
         if rounds is not None:
             game = dict(data.get("game", {}))
             keys = [k for k in LENGTH_KEYS if k in game] or [LENGTH_KEYS[0]]
@@ -740,11 +623,8 @@ class GameStore:
         except ScenarioError as exc:
             raise BadRequest(_one_line(str(exc))) from None
         opponent_name = request.get("opponent") or _reference_name(ed.id, None)
-        opponent = self._opponent(str(opponent_name), rules)
-        shown_name = str(opponent_name)
-        if shown_name.startswith("model:"):
-            titles = {m["name"]: m["title"] for m in self.models(ed.id)}
-            shown_name = titles.get(shown_name, shown_name)
+        opponent = self._opponent(str(opponent_name), rules, scenario_label, 1 - seat)
+        shown_name = title_of(str(opponent_name), self.runs_dir, ed.id)
         shipped = path.resolve().parent == Path(ed.scenario_dir).resolve()
         game_id = secrets.token_hex(8)
         header = {
@@ -759,7 +639,7 @@ class GameStore:
             "command": "psygym serve",
             "started": _utc_now(),
         }
-        log = LogWriter(self.games_dir / f"{game_id}.jsonl", header)
+        log = LogWriter(self.games_dir / f"{game_id}.jsonl", header, root=self.runs_dir)
         info = {
             "edition": ed.id,
             "edition_title": ed.title,
@@ -787,7 +667,7 @@ class GameStore:
             path = self.scenarios_dir / f"upload-{upload}.toml"
             if not path.is_file():
                 raise BadRequest(f"unknown upload {upload!r}", 404)
-            data = _read_scenario(path.read_bytes(), path)
+            data = _read_scenario(path)
             return registry.get(read_edition(data, "uploaded scenario")), path, "uploaded"
         name = request.get("edition")
         try:
@@ -804,17 +684,12 @@ class GameStore:
             )
         return ed, Path(ed.scenario_dir) / f"{scenario}.toml", str(scenario)
 
-    def _opponent(self, name: str, rules: Any) -> Any:
-        if name.startswith("model:"):
-            found = [m for m in self.models(rules.edition) if m["name"] == name]
-            if not found:
-                raise BadRequest(f"unknown model {name!r}")
-            spec = found[0]["spec"]
-        elif name in UNSAFE_AGENTS or name not in agent_names(rules):
-            allowed = [n for n in agent_names(rules) if n not in UNSAFE_AGENTS]
-            raise BadRequest(f"unknown opponent {name!r}; allowed: {', '.join(allowed)}")
-        else:
-            spec = name
+    def _opponent(self, name: str, rules: Any, scenario: str, seat: int) -> Any:
+        """The AI ``name`` (one offered for ``scenario`` with the AI in ``seat``)."""
+        try:
+            spec = find_opponent(name, self.runs_dir, rules, scenario, seat)
+        except LookupError as exc:
+            raise BadRequest(_one_line(str(exc.args[0]))) from None
         try:
             return resolve_policy(spec, rules)
         except (ValueError, OSError, ImportError) as exc:
@@ -892,32 +767,41 @@ def _reference_name(edition_id: str, agents: list[dict[str, str]] | None) -> str
     return agents[0]["name"] if agents else "random"
 
 
-def _read_scenario(raw: bytes, path: Path) -> dict[str, Any]:
+def _read_scenario(path: Path) -> dict[str, Any]:
+    """The data of a scenario file the server holds (:func:`psygym.scenario.read_toml`).
+
+    Raises:
+        BadRequest: not UTF-8 TOML, too large or nested too deeply (one line naming the file).
+    """
     try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise BadRequest("the scenario file is not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise BadRequest(_one_line(f"the scenario file is not valid TOML: {exc}")) from None
+        return read_toml(path)
+    except ScenarioError as exc:
+        raise BadRequest(_one_line(str(exc))) from None
 
 
-def _fits(doc: Mapping[str, Any]) -> bool:
-    """Whether a safe model's spaces match its scenario's rules today (stale models are hidden)."""
-    try:
-        rules = load(str(doc["edition"]), str(doc["scenario"]))
-        obs = list(doc["observation_space"]["shape"])
-        n = int(doc["action_space"]["n"])
-    except (KeyError, TypeError, ValueError):
-        return False
-    return obs == [rules.observation_size] and n == rules.num_actions
+def refuse_path_fields(data: Mapping[str, Any]) -> None:
+    """Refuse scenario data that names a file: any field ending in :data:`PATH_FIELD_SUFFIX`.
 
+    A scenario file may name another file to read (``powers_file``), relative to itself or
+    absolute; an uploaded one must not, or it could open any file on the server.
 
-def _read_json(path: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
+    Raises:
+        BadRequest: naming the first such field (a dotted path) and what is allowed.
+    """
+    stack: list[tuple[str, Any]] = [("", data)]
+    while stack:
+        prefix, node = stack.pop()
+        items = node.items() if isinstance(node, Mapping) else enumerate(node)
+        for key, value in items:
+            dotted = f"{prefix}.{key}" if prefix else str(key)
+            if isinstance(key, str) and key.endswith(PATH_FIELD_SUFFIX):
+                raise BadRequest(
+                    f"uploaded scenario: field {dotted} names a file on the server, which an "
+                    "upload may not (allowed: leave it out and use the shipped data, or run "
+                    "psygym on this machine with --scenario for a file of your own)"
+                )
+            if isinstance(value, (Mapping, list)):
+                stack.append((dotted, value))
 
 
 def _has_end_line(path: Path) -> bool:
@@ -933,5 +817,6 @@ def _one_line(text: str) -> str:
 
 
 __all__ = [
-    "BadRequest", "Entry", "Game", "GameStore", "LogWriter", "toml_text",
+    "PATH_FIELD_SUFFIX", "BadRequest", "Entry", "Game", "GameStore", "LogWriter",
+    "refuse_path_fields", "toml_text",
 ]  # fmt: skip

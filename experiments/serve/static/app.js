@@ -15,8 +15,20 @@ function fillChoices() {
   $("edition-summary").textContent = ed.summary || "";
   const scen = $("scenario");
   scen.replaceChildren(...ed.scenarios.map((s) => new Option(s, s, false, s === ed.default_scenario)));
+  fillOpponents();
+}
+
+// The opponents that fit the game chosen: a model only for its own scenario (never for an
+// uploaded one) and the seat it was trained in (the AI's seat is the other one).
+function fillOpponents() {
+  const ed = edition();
+  const scenario = upload ? null : $("scenario").value;
+  const aiSeat = 1 - Number(document.querySelector("input[name=seat]:checked").value);
+  const fits = ed.agents.filter((a) =>
+    (a.scenario === null || a.scenario === scenario) && (a.seat === null || a.seat === aiSeat));
   const opp = $("opponent");
-  opp.replaceChildren(...ed.agents.map((a) => new Option(a.name, a.name, false, a.name === ed.default_agent)));
+  const keep = fits.some((a) => a.name === opp.value) ? opp.value : ed.default_agent;
+  opp.replaceChildren(...fits.map((a) => new Option(a.title, a.name, false, a.name === keep)));
   describeOpponent();
 }
 
@@ -50,6 +62,7 @@ async function onUpload() {
   const file = $("upload").files[0];
   upload = null;
   $("upload-status").textContent = "";
+  fillOpponents();
   if (!file) return;
   try {
     upload = await api("POST", "/api/scenarios", await file.text(), true);
@@ -189,6 +202,8 @@ function again() {
 
 $("edition").addEventListener("change", () => { upload = null; $("upload").value = ""; $("upload-status").textContent = ""; fillChoices(); });
 $("opponent").addEventListener("change", describeOpponent);
+$("scenario").addEventListener("change", fillOpponents);
+document.querySelectorAll("input[name=seat]").forEach((r) => r.addEventListener("change", fillOpponents));
 $("upload").addEventListener("change", onUpload);
 $("setup-form").addEventListener("submit", start);
 $("hint").addEventListener("click", hint);

@@ -79,9 +79,10 @@ from psygym.editions.eighth.effects import (
 )
 from psygym.editions.eighth.spec import Effect, PowerFile, Scenario, TargetKind, Unit
 from psygym.editions.eighth.state import DECISION_STAGES, Stage, State
-from psygym.editions.eighth.views import EighthView, observation_size, plural
+from psygym.editions.eighth.views import EighthView, observation_size
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
+from psygym.text import plural
 
 _CACHE_LIMIT = 200_000
 _PHASE_START: dict[str, Any] = {

@@ -20,11 +20,21 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from psygym.scenario import (
+    MAX_BATTLE_ROUNDS,
+    MAX_POWERS,
+    MAX_UNITS,
+    Inches,
+    Name,
+    Names,
+    Player,
     ScenarioError,
     ScenarioSpec,
     SideSpec,
+    SignedValue,
     Spec,
+    Text,
     UnitSpec,
+    Value,
     dice_field,
     field_problem,
     read_toml,
@@ -99,7 +109,7 @@ class Effect(Spec):
     boosted_at: int | None = Field(None, ge=2, le=12, description="test total for `boosted`")
     boosted: str | None = None
     attack: Attack | None = None
-    value: float | None = Field(None, ge=0)
+    value: Value | None = None
     rolloff: Rolloff | None = None
 
     @field_validator("mortal_wounds", "boosted", mode="before")
@@ -134,9 +144,9 @@ class Effect(Spec):
 class Power(Spec):
     """One psychic power (8E-3, 8E-4, 8E-7)."""
 
-    name: str = Field(min_length=1)
+    name: Name
     warp_charge: int = Field(ge=1, le=12)
-    range: float = Field(0.0, ge=0, description="inches, for enemy and friendly targets")
+    range: Inches = Field(0.0, description="inches, for enemy and friendly targets")
     target: TargetKind
     character_only: bool = Field(False, description="the target must be a CHARACTER")
     known_by_all_psykers: bool = Field(False, description="every PSYKER knows it (Smite)")
@@ -147,7 +157,7 @@ class Power(Spec):
         0, ge=0, le=6, description="warp charge added per earlier attempt of the army (8E-4.2)"
     )
     effect: Effect
-    description: str = ""
+    description: Text = ""
 
     @model_validator(mode="after")
     def _target_fits_effect(self) -> Power:
@@ -163,7 +173,7 @@ class Power(Spec):
 class PowerFile(Spec):
     """A power data file: a list of ``[[powers]]`` tables with unique names."""
 
-    powers: list[Power] = Field(min_length=1)
+    powers: list[Power] = Field(min_length=1, max_length=MAX_POWERS)
 
     @model_validator(mode="after")
     def _unique(self) -> PowerFile:
@@ -199,7 +209,7 @@ class Unit(UnitSpec):
     """
 
     psyker: bool = False
-    powers: list[str] = Field(default_factory=list, description="powers known besides Smite")
+    powers: Names = Field(default_factory=list, description="powers known besides Smite")
     manifest: int = Field(1, ge=0, le=10, description="powers attempted per own phase (8E-1.2)")
     deny: int = Field(1, ge=0, le=10, description="deny attempts per enemy phase (8E-1.2)")
     character: bool = False
@@ -208,24 +218,28 @@ class Unit(UnitSpec):
 class Side(SideSpec):
     """An 8th-edition army."""
 
-    units: list[Unit] = Field(min_length=1)
+    units: list[Unit] = Field(min_length=1, max_length=MAX_UNITS)
 
 
 class Game(Spec):
     """Game settings; every default is the spec's (8E-5, 8E-6, 8E-8)."""
 
-    battle_rounds: int = Field(5, ge=1, le=20, description="battle rounds (8E-8.1)")
-    first_player: Literal[0, 1] = Field(0, description="who has the first Psychic phase")
+    battle_rounds: int = Field(
+        5, ge=1, le=MAX_BATTLE_ROUNDS, description="battle rounds (8E-8.1)"
+    )
+    first_player: Player = Field(0, description="who has the first Psychic phase")
     phase_limit: int | None = Field(
-        None, ge=1, description="stop after this many Psychic phases (1: the first player's only)"
-    )
-    deny_range: float = Field(24.0, ge=0, description="deny range in inches (8E-5.1)")
+        None, ge=1, le=2 * MAX_BATTLE_ROUNDS,
+        description="stop after this many Psychic phases (1: the first player's only)",
+    )  # fmt: skip
+    deny_range: Inches = Field(24.0, description="deny range in inches (8E-5.1)")
     perils_mortal_wounds: str = Field("D3", description="Perils damage to the psyker (8E-6.1)")
-    perils_blast_range: float = Field(6.0, ge=0, description="Perils blast range (8E-6.2)")
+    perils_blast_range: Inches = Field(6.0, description="Perils blast range (8E-6.2)")
     perils_blast_mortal_wounds: str = Field("D3", description="per unit in range (8E-6.2)")
-    power_values: dict[str, float] = Field(
-        default_factory=dict, description="override the value of value-effect powers by name"
-    )
+    power_values: dict[Name, SignedValue] = Field(
+        default_factory=dict, max_length=MAX_POWERS,
+        description="override the value of value-effect powers by name",
+    )  # fmt: skip
 
     @field_validator("perils_mortal_wounds", "perils_blast_mortal_wounds", mode="before")
     @classmethod

@@ -23,6 +23,7 @@ from psygym.core import ActionView
 from psygym.editions.eighth.actions import CastAction
 from psygym.editions.eighth.effects import deny_chance, is_perils
 from psygym.editions.eighth.state import Stage, State
+from psygym.text import plural
 
 if TYPE_CHECKING:
     from psygym.editions.eighth.rules import EighthRules
@@ -45,11 +46,6 @@ _CACHE_LIMIT = 100_000
 def observation_size(n_units: int, n_powers: int) -> int:
     """Length of the observation vector for ``n_units`` units and ``n_powers`` powers."""
     return _HEAD + UNIT_FEATURES * n_units + POWER_FEATURES * n_powers
-
-
-def plural(n: int, word: str) -> str:
-    """``"1 wound"``, ``"2 wounds"``."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 # ---------------------------------------------------------------- typed views of actions
@@ -317,7 +313,7 @@ class EighthView:
         rules = self.rules
         who = rules.side_names[state.active]
         view = 0 if player is None else player
-        score = state.score if view == 0 else -state.score
+        score = (state.score if view == 0 else -state.score) + 0.0  # never "-0"
         if state.stage == Stage.OVER:
             head = f"Game over after battle round {state.round}"
         else:
@@ -339,7 +335,10 @@ class EighthView:
                 if (state.selected >> i) & 1:
                     bits.append("selected")
                 if state.caster == i:
-                    bits.append(f"casting, {state.manifests_left} attempts left")
+                    bits.append(f"casting, {plural(state.manifests_left, 'attempt')} left")
+                still = self._still_to_attempt(state, i)
+                if still:
+                    bits.append(f"may still attempt {still}")
                 lines.append(f"    [{i}] {u.name}: {', '.join(bits)}")
         if state.power >= 0:
             p = rules.powers[state.power]
@@ -348,6 +347,25 @@ class EighthView:
                 line += f", test {state.total}"
             lines.append(line)
         return "\n".join(lines)
+
+    def _still_to_attempt(self, state: State, unit: int) -> str:
+        """The powers ``unit`` may still attempt in this Psychic phase, or ``""``.
+
+        Only a PSYKER of the side whose phase it is that may still act: not yet selected, or
+        selected and casting with attempts left (8E-2.3, 8E-3.1). Powers already attempted this
+        phase are left out (8E-3.2, 8E-3.3), so the board says which powers are still to come,
+        as an answer of ``psygym advise`` assumed them.
+        """
+        rules = self.rules
+        if state.stage == Stage.OVER or rules.side_of[unit] != state.active:
+            return ""
+        if not rules.units[unit].psyker or not state.wounds[unit]:
+            return ""
+        if (state.selected >> unit) & 1 and (state.caster != unit or not state.manifests_left):
+            return ""
+        decode = rules.actions.decode_cast
+        powers = sorted({decode(a).power for a in rules.cast_options(state, unit)})
+        return ", ".join(rules.powers[p].name for p in powers)
 
     def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
         """One line of rules text per power a living PSYKER knows, by name (8E-1.2, 8E-3.1).
@@ -380,7 +398,7 @@ class EighthView:
         if shipped is not None and shipped.description:
             text = shipped.description
             if power.value is not None and power.value != shipped.effect.value:
-                scored = f"(scored as {plural_value(power.value)})"
+                scored = f"(scored as {plural(float(power.value), 'wound')})"
                 text, n = _SCORED.subn(scored, text)
                 if not n:
                     text = f"{text.rstrip('.')} {scored}."
@@ -391,11 +409,6 @@ class EighthView:
 
 _SCORED = re.compile(r"\(scored as [0-9.]+ wounds?\)")
 """The scored value in a shipped description (8E-7.3)."""
-
-
-def plural_value(v: float) -> str:
-    """``"1 wound"``, ``"2.5 wounds"``."""
-    return f"{v:g} wound" if v == 1 else f"{v:g} wounds"
 
 
 def _effect_line(power: Any) -> str:
@@ -421,7 +434,7 @@ def _effect_line(power: Any) -> str:
         win = "the difference" if e.rolloff.win == "difference" else e.rolloff.win
         what = f"roll-off {e.rolloff.dice}+Ld; if higher, {win} mortal wounds"
     else:
-        what = f"scored as {plural_value(power.value)}"
+        what = f"scored as {plural(float(power.value), 'wound')}"
     return f"{where}: {what}"
 
 
@@ -434,5 +447,4 @@ __all__ = [
     "SelectUnit",
     "StopUnit",
     "observation_size",
-    "plural",
 ]

@@ -15,7 +15,19 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.scenario import ScenarioError, Spec, dice_field, field_problem, read_toml, validate
+from psygym.scenario import (
+    MAX_POWERS,
+    Inches,
+    Name,
+    Names,
+    ScenarioError,
+    Spec,
+    Value,
+    dice_field,
+    field_problem,
+    read_toml,
+    validate,
+)
 
 DATA_DIR = Path(__file__).parent / "data"
 """Folder of the edition's data files."""
@@ -33,18 +45,18 @@ SAVED_EFFECTS = frozenset({"mental", "steal_mind", "remove", "confuse", "fear"})
 class AbilitySpec(Spec):
     """One ability of ``abilities.toml``."""
 
-    name: str = Field(min_length=1)
+    name: Name
     level: int = Field(ge=1, le=4, description="ability level 1-4 (RT-1.2)")
     cost: int = Field(ge=0, le=100, description="psi-points (per wound for cure_wounds)")
     effect: Effect
     target: Literal["enemy", "friend", "self"] = "self"
-    range: float = Field(0.0, ge=0, description="inches (0 for self)")
+    range: Inches = Field(0.0, description="inches (0 for self)")
     strength: int = Field(0, ge=0, le=10)
     damage: str = "1"
     aura: int = Field(0, ge=0, le=4, description="aura level given or dispelled")
     duration: str = "D6"
     psychic_save: bool = False
-    value: float = Field(0.0, ge=0, description="score of the effect when it works")
+    value: Value = Field(0.0, description="score of the effect when it works")
     summary: str = ""
 
     @field_validator("damage", "duration")
@@ -80,7 +92,7 @@ class AbilitySpec(Spec):
 class AbilityFile(Spec):
     """``abilities.toml``: the list of abilities, names unique."""
 
-    abilities: list[AbilitySpec] = Field(min_length=1)
+    abilities: list[AbilitySpec] = Field(min_length=1, max_length=MAX_POWERS)
 
     @model_validator(mode="after")
     def _unique(self) -> AbilityFile:
@@ -114,7 +126,7 @@ class ChartFile(Spec):
 
     max_abilities: int = Field(10, ge=1, le=40)
     mastery: list[MasteryRow] = Field(min_length=4, max_length=4)
-    charts: dict[Literal["1", "2", "3", "4"], list[str]]
+    charts: dict[Literal["1", "2", "3", "4"], Names]
 
     @model_validator(mode="after")
     def _complete(self) -> ChartFile:

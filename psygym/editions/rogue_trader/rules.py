@@ -131,6 +131,7 @@ from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitStat
 from psygym.editions.rogue_trader.views import RTViews
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
+from psygym.text import plural
 
 # Attribute access on an Enum class is slow; the hot paths compare against these aliases.
 (
@@ -602,6 +603,19 @@ class RogueTraderRules(RulesBase):
             return self.apply(self.apply(state, row), col)
 
         return SimultaneousMove(state.active, rows, self.owner[state.target], cols, fn)
+
+    def private_to(self, state: State) -> int | None:
+        """The attacker at a secret enhanced-attack bid, else ``None`` (RT-3.4).
+
+        The bid stays secret until the target has made its own bid; the bids are then revealed
+        together. Where the target has no choice (no point to bid) its bid is made at once and
+        both are revealed in the same step, so the attacker's bid is secret exactly where
+        :meth:`simultaneous_info` announces a pair. Psi-points are public, so the answer is too;
+        everything else in Rogue Trader is public (abilities, rolls).
+        """
+        if state.phase == _ATTACK_BID and self.simultaneous_info(state) is not None:
+            return state.active
+        return None
 
     def simultaneous_parent(self, state: State) -> State | None:
         """RT-3.4: at the target's secret bid, the attacker's bid node the pair began at.
@@ -1092,7 +1106,7 @@ class RogueTraderRules(RulesBase):
             ev,
             lambda: Event(
                 EventKind.ATTEMPT,
-                f"{self.names[u]} uses {ab.name}{on} ({cost} of {points} points).",
+                f"{self.names[u]} uses {ab.name}{on} ({cost} of {plural(points, 'point')}).",
                 s.active,
                 (("power", ab.name), ("unit", self.names[u]), ("points", points)),
             ),
@@ -1114,7 +1128,7 @@ class RogueTraderRules(RulesBase):
                 ev,
                 lambda: Event(
                     EventKind.FAILED,
-                    f"{ab.name} fails ({points} points left).",
+                    f"{ab.name} fails ({plural(points, 'point')} left).",
                     s.active,
                     (("power", ab.name),),
                 ),
@@ -1128,7 +1142,7 @@ class RogueTraderRules(RulesBase):
             ev,
             lambda: Event(
                 EventKind.PASSED,
-                f"{ab.name} works ({points} points left).",
+                f"{ab.name} works ({plural(points, 'point')} left).",
                 s.active,
                 (("power", ab.name),),
             ),
@@ -1228,7 +1242,7 @@ class RogueTraderRules(RulesBase):
                 )
                 return s
             s = self._wound(s, t, wounds, ev)
-            text = f"{name} hits {tname} for {wounds} wound{'s' if wounds > 1 else ''}."
+            text = f"{name} hits {tname} for {plural(wounds, 'wound')}."
         elif effect == "steal_mind":
             s = evolve(s, units=_put(s.units, t, stolen=outcome))
             text = f"{name}: {tname} does nothing for its next {outcome} turn(s)."
@@ -1269,7 +1283,7 @@ class RogueTraderRules(RulesBase):
             heal = min(heal, self.max_hp[t] - s.units[t].hp)
             s = evolve(s, units=_put(s.units, t, hp=s.units[t].hp + heal))
             s = self._credit(s, self.owner[t], heal * self.vpw[t])
-            text = f"{name} heals {heal} wound{'s' if heal > 1 else ''} of {tname}."
+            text = f"{name} heals {plural(heal, 'wound')} of {tname}."
         elif effect == "strength_of_mind":
             s = evolve(s, units=_put(s.units, t, wp_bonus=1))
             text = f"{tname}'s will power rises to {self.will_power(s, t)}."

@@ -15,7 +15,18 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from psygym.editions.rogue_trader.abilities import AbilityData, load_data
-from psygym.scenario import ScenarioSpec, SideSpec, Spec, UnitSpec, field_problem
+from psygym.scenario import (
+    MAX_POWERS,
+    MAX_UNITS,
+    Name,
+    Names,
+    ScenarioSpec,
+    SideSpec,
+    SignedValue,
+    Spec,
+    UnitSpec,
+    field_problem,
+)
 
 
 class RTGame(Spec):
@@ -47,9 +58,10 @@ class RTGame(Spec):
     augment_breaks_rest: bool = Field(
         True, description="spending points on an augmented save cancels a rest (RT-5)"
     )
-    ability_values: dict[str, float] = Field(
-        default_factory=dict, description="ability name -> value, overriding abilities.toml"
-    )
+    ability_values: dict[Name, SignedValue] = Field(
+        default_factory=dict, max_length=MAX_POWERS,
+        description="ability name -> value, overriding abilities.toml",
+    )  # fmt: skip
 
 
 class RTUnit(UnitSpec):
@@ -58,7 +70,7 @@ class RTUnit(UnitSpec):
     will_power: int = Field(7, ge=0, le=20, description="WP for psychic saves (RT-3.1)")
     intelligence: int = Field(7, ge=0, le=20, description="caps the number of abilities")
     mastery: int = Field(0, ge=0, le=4, description="psychic mastery 1-4, 0 for non-psykers")
-    abilities: list[str] | Literal["random"] | None = Field(
+    abilities: Names | Literal["random"] | None = Field(
         None, description="ability names, or 'random' to roll them on the charts (RT-1.3)"
     )
     psi_level: int | None = Field(None, ge=0, le=500, description="explicit psi-level")
@@ -68,7 +80,7 @@ class RTUnit(UnitSpec):
 class RTSide(SideSpec):
     """One player's units."""
 
-    units: list[RTUnit] = Field(min_length=1)
+    units: list[RTUnit] = Field(min_length=1, max_length=MAX_UNITS)
 
 
 class RTScenario(ScenarioSpec):

@@ -23,6 +23,7 @@ from psygym.core import ActionView
 from psygym.editions.rogue_trader.actions import END, REST
 from psygym.editions.rogue_trader.chances import works_chance
 from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState
+from psygym.text import plural
 
 if TYPE_CHECKING:
     from psygym.editions.rogue_trader.rules import RogueTraderRules
@@ -361,9 +362,11 @@ class RTViews:
                 return EndTurn(label=f"{name} ends its turn", psyker=name)
             ab = rules.abilities[layout.ability_of(action)]
             w = float(works_chance(state.units[u].points, rules.game.no_test_at))
-            cost = f"{ab.cost}/wound" if ab.effect == "cure_wounds" else str(ab.cost)
+            cost = f"{ab.cost} points/wound"
+            if ab.effect != "cure_wounds":
+                cost = plural(ab.cost, "point")
             return UseAbility(
-                label=f"{name} uses {ab.name} ({cost} points, works {w:.0%})",
+                label=f"{name} uses {ab.name} ({cost}, works {w:.0%})",
                 psyker=name,
                 ability=ab.name,
                 cost=ab.cost,
@@ -379,7 +382,7 @@ class RTViews:
             ab = rules.abilities[state.ability]
             k = layout.number_of(action)
             return ChooseAmount(
-                label=f"{name} heals {k} wound(s) for {k * ab.cost} points",
+                label=f"{name} heals {plural(k, 'wound')} for {plural(k * ab.cost, 'point')}",
                 psyker=name,
                 ability=ab.name,
                 wounds=k,
@@ -413,7 +416,7 @@ class RTViews:
         if phase == Phase.SETUP_LEVEL:
             return Roll(label=f"psi-level {o}", kind="psi-level", outcome=o)
         if phase == Phase.SETUP_COUNT:
-            return Roll(label=f"{o} abilities", kind="count", outcome=o)
+            return Roll(label=plural(o, "ability", "abilities"), kind="count", outcome=o)
         if phase == Phase.SETUP_DRAW:
             return Roll(label=f"draws {rules.abilities[o].name}", kind="draw", outcome=o)
         if phase == Phase.RESOLVE:
@@ -421,9 +424,9 @@ class RTViews:
             if o == 0:
                 text = "psychic save made"
             elif effect in ("mental", "missile"):
-                text = "no wound" if o == 1 else f"{o - 1} wound(s)"
+                text = "no wound" if o == 1 else plural(o - 1, "wound")
             elif effect == "steal_mind":
-                text = f"mind stolen for {o} turn(s)"
+                text = f"mind stolen for {plural(o, 'turn')}"
             else:
                 text = "takes hold"
             return Roll(label=text, kind="resolve", outcome=o)

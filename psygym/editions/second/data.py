@@ -15,7 +15,20 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from psygym.scenario import RulesText, Spec, dice_field, field_problem, read_toml, validate
+from psygym.scenario import (
+    MAX_POWERS,
+    Inches,
+    Name,
+    Names,
+    RulesText,
+    Spec,
+    Text,
+    Value,
+    dice_field,
+    field_problem,
+    read_toml,
+    validate,
+)
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 """Folder of the shipped data files."""
@@ -71,7 +84,7 @@ class ValueEffect(_EffectBase):
     """``value(v)``: ``v`` wound-equivalents scored for the caster's side."""
 
     type: Literal["value"]
-    value: float = Field(ge=0)
+    value: Value
 
 
 class DuelEffect(_EffectBase):
@@ -92,16 +105,18 @@ TargetKind = Literal["self", "friendly", "enemy", "enemies", "enemy-psyker"]
 class PowerSpec(Spec):
     """One power card (2E-1.1): Force cost, target and one effect per payable Force amount."""
 
-    name: str = Field(min_length=1)
+    name: Name
     kind: str = ""
-    cost: int | str = Field(description="1, 2, 3, or a variable range such as '0-3' or '1-3'")
+    cost: Annotated[int, Field(ge=0, le=3)] | str = Field(
+        description="1, 2, 3, or a variable range such as '0-3' or '1-3'"
+    )
     level: int = Field(1, ge=1, le=4, description="used only with rules.ml_limits_power_level")
-    disciplines: list[str] = Field(min_length=1)
+    disciplines: Names = Field(min_length=1)
     remain_in_play: bool = False
     target: TargetKind
-    range: float = Field(0.0, ge=0, description="inches from the psyker (ignored for 'self')")
-    effects: list[Effect] = Field(min_length=1)
-    description: str = ""
+    range: Inches = Field(0.0, description="inches from the psyker (ignored for 'self')")
+    effects: list[Effect] = Field(min_length=1, max_length=4)
+    description: Text = ""
     text: RulesText = None
 
     @field_validator("cost")
@@ -169,7 +184,7 @@ def cost_range(cost: int | str) -> tuple[int, int]:
 class PowersFile(Spec):
     """``powers.toml``: a list of power cards with unique names."""
 
-    powers: list[PowerSpec] = Field(min_length=1)
+    powers: list[PowerSpec] = Field(min_length=1, max_length=MAX_POWERS)
 
     @model_validator(mode="after")
     def _unique(self) -> PowersFile:

@@ -188,6 +188,7 @@ from psygym.editions.second.views import (
 )
 from psygym.kernel import ChanceCache, ChanceTable, Memo, evolve
 from psygym.scenario import distance
+from psygym.text import plural
 
 EDITION = "2nd"
 
@@ -1214,7 +1215,8 @@ class SecondRules(RulesBase):
             ("flux", dice, outcome, active),
             lambda: Event(
                 EventKind.FLUX,
-                f"Warp flux {dice}D6 = {outcome}: {outcome} cards are dealt.",
+                f"Warp flux {dice}D6 = {outcome}: {plural(outcome, 'card')} "
+                f"{'is' if outcome == 1 else 'are'} dealt.",
                 active,
                 (("dice", dice), ("cards", outcome)),
             ),
@@ -1690,7 +1692,7 @@ class SecondRules(RulesBase):
             ("wounds", unit, amount, source),
             lambda: Event(
                 EventKind.WOUNDS,
-                f"{spec.name} loses {amount} wound{'s' if amount > 1 else ''} to {source}.",
+                f"{spec.name} loses {plural(amount, 'wound')} to {source}.",
                 self.owner[unit],
                 (("unit", spec.name), ("amount", amount), ("source", source)),
             ),
@@ -1972,6 +1974,18 @@ class SecondRules(RulesBase):
         face_down = (new_down, state.face_down[1]) if other == 0 else (state.face_down[0], new_down)
         discard = tuple(d - a + b for d, a, b in zip(state.discard, down, new_down))
         return evolve(state, hands=hands, deck=left, face_down=face_down, discard=discard)
+
+    def private_to(self, state: Hashable) -> int | None:
+        """The player a warp card is dealt to at a deal, else ``None`` (2E-2, 2E-3.3).
+
+        Which card it is stays in that player's secret hand; the other player sees only that a
+        card was dealt. Stage and receiver are public, so the answer tells nothing. Every other
+        step is public: cards played lie face up, flux, rolls and set-up draws are seen by both.
+        """
+        assert isinstance(state, SecondState)
+        if state.stage == DEAL and not state.effects:
+            return state.deal_to
+        return None
 
     def view(self, state: SecondState, player: int) -> SecondView:
         """The part of ``state`` that ``player`` may see: own hand, public table, card counts."""

@@ -16,7 +16,20 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from psygym.editions.second.data import CARD_KEYS, DeckCounts, PowerSpec, load_powers
-from psygym.scenario import ScenarioSpec, SideSpec, Spec, UnitSpec, dice_field, field_problem
+from psygym.scenario import (
+    MAX_BATTLE_ROUNDS,
+    MAX_POWERS,
+    MAX_UNITS,
+    Name,
+    Names,
+    ScenarioSpec,
+    SideSpec,
+    Spec,
+    UnitSpec,
+    Value,
+    dice_field,
+    field_problem,
+)
 
 MAX_POWER_CARDS = 4
 """Most power cards a psyker may hold (ML 4)."""
@@ -26,8 +39,8 @@ class Psyker(Spec):
     """Psyker profile of a unit (2E-1.1): mastery level and power cards."""
 
     mastery: int = Field(ge=1, le=4, description="mastery level (ML 1-4)")
-    powers: list[str] | None = Field(None, description="fixed power cards (names)")
-    disciplines: list[str] | None = Field(None, description="draw ML power cards from these")
+    powers: Names | None = Field(None, description="fixed power cards (names)")
+    disciplines: Names | None = Field(None, description="draw ML power cards from these")
     psychic_hood: bool = Field(False, description="lets its side re-roll a Nullify (2E-5.2)")
 
 
@@ -41,13 +54,15 @@ class SecondUnit(UnitSpec):
 class SecondSide(SideSpec):
     """One player's army."""
 
-    units: list[SecondUnit] = Field(min_length=1)
+    units: list[SecondUnit] = Field(min_length=1, max_length=MAX_UNITS)
 
 
 class GameSettings(Spec):
     """The ``[game]`` table: length of the game and who goes first (2E-8)."""
 
-    battle_rounds: int = Field(5, ge=1, le=20, description="2E-8: battle rounds (default 5)")
+    battle_rounds: int = Field(
+        5, ge=1, le=MAX_BATTLE_ROUNDS, description="2E-8: battle rounds (default 5)"
+    )
     first_player: int = Field(0, ge=0, le=1, description="the side whose phase comes first")
 
 
@@ -121,9 +136,10 @@ class SecondScenario(ScenarioSpec):
     sides: list[SecondSide] = Field(min_length=2, max_length=2)
     game: GameSettings = Field(default_factory=GameSettings)
     rules: RuleSettings = Field(default_factory=RuleSettings)
-    power_values: dict[str, float] = Field(
-        default_factory=dict, description="score of a power's value effects, by power name"
-    )
+    power_values: dict[Name, Value] = Field(
+        default_factory=dict, max_length=MAX_POWERS,
+        description="score of a power's value effects, by power name",
+    )  # fmt: skip
     deck: DeckCounts | None = Field(
         None,
         description="the warp deck's card counts, every kind listed (default: data/deck.toml, "

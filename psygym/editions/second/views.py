@@ -46,6 +46,7 @@ from psygym.editions.second.state import (
     Roll,
     SecondState,
 )
+from psygym.text import plural
 
 if TYPE_CHECKING:
     from psygym.editions.second.rules import SecondRules
@@ -563,7 +564,7 @@ class SecondViews:
         if state.effects:
             _, victim = rules.effect_units(state.effects[0])
             return OutcomeView(
-                f"{rules.units[victim].name} loses {outcome} wounds", "wounds", outcome
+                f"{rules.units[victim].name} loses {plural(outcome, 'wound')}", "wounds", outcome
             )
         stage = state.stage
         if stage == DEAL:
@@ -572,7 +573,7 @@ class SecondViews:
                 f"deal {label} to {rules.side_names[state.deal_to]}", "deal", outcome
             )
         if stage == FLUX:
-            return OutcomeView(f"warp flux {outcome}: {outcome} cards", "flux", outcome)
+            return OutcomeView(f"warp flux {outcome}: {plural(outcome, 'card')}", "flux", outcome)
         if stage == SETUP:
             i = rules.next_draw(state)
             power = rules.power_data[outcome].name if 0 <= outcome < len(rules.power_data) else "?"
@@ -586,7 +587,8 @@ class SecondViews:
             return OutcomeView(f"Daemonic Attack {text}", "daemonic", outcome)
         if roll is not None:
             who = rules.psyker_names[roll.b if outcome > 0 else roll.a]
-            return OutcomeView(f"Psychic Duel: {who} loses {abs(outcome)} wounds", "duel", outcome)
+            lost = plural(abs(outcome), "wound")
+            return OutcomeView(f"Psychic Duel: {who} loses {lost}", "duel", outcome)
         return OutcomeView(f"outcome {outcome}", "", outcome)
 
     # -----------------------------------------------------------------------------------------
@@ -631,16 +633,18 @@ class SecondViews:
             if player is None or player == side:
                 lines.append(f"Hand of {names[side]}: {cards_text(state.hands[side])}")
             else:
-                lines.append(f"Hand of {names[side]}: {sum(state.hands[side])} cards")
+                lines.append(f"Hand of {names[side]}: {plural(sum(state.hands[side]), 'card')}")
         lines.append(
-            f"Deck: {sum(state.deck)} cards; discard pile face up: {cards_text(face_up(state))}"
+            f"Deck: {plural(sum(state.deck), 'card')}; discard pile face up: "
+            f"{cards_text(face_up(state))}"
         )
         for side in (0, 1):
             down = state.face_down[side]
             if not any(down):
                 continue
             # 2E-4.3: face-down discards are shown only to the player who discarded them.
-            shown = cards_text(down) if player is None or player == side else f"{sum(down)} cards"
+            own = player is None or player == side
+            shown = cards_text(down) if own else plural(sum(down), "card")
             lines.append(f"Discarded face down by {names[side]}: {shown}")
         if state.pending is not None:
             pend = state.pending
@@ -718,14 +722,14 @@ class SecondViews:
         if kind == "attack":
             word = "shot" if e.to_hit == "bs" else "hit"  # type: ignore[attr-defined]
             hits = str(e.hits)  # type: ignore[attr-defined]
-            text = f"{hits} {word}{'' if hits == '1' else 's'} at S{e.strength}"  # type: ignore[attr-defined]
+            text = f"{plural(hits, word)} at S{e.strength}"  # type: ignore[attr-defined]
             damage = str(e.damage)  # type: ignore[attr-defined]
-            text += f", {damage} wound{'' if damage == '1' else 's'} each"
+            text += f", {plural(damage, 'wound')} each"
             if not e.saves:  # type: ignore[attr-defined]
                 text += ", no armour save"
             return text
         if kind == "mortal":
-            return f"{e.wounds} wounds, no save"  # type: ignore[attr-defined]
+            return f"{plural(str(e.wounds), 'wound')}, no save"  # type: ignore[attr-defined]
         if kind == "duel":
             dice = e.dice  # type: ignore[attr-defined]
             return (

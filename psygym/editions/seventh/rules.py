@@ -109,11 +109,12 @@ from psygym.core import (
 from psygym.dice import Dist, at_least, binomial, distribution, parse, pool, pool_any_double
 from psygym.editions.seventh import views
 from psygym.editions.seventh.actions import ActionLayout
+from psygym.editions.seventh.bounds import utility_bounds
 from psygym.editions.seventh.spec import AREA_HITS, PerilsFile, Power, PowerFile, Scenario
 from psygym.editions.seventh.state import Cast, Draft, Stage, State, UnitState
-from psygym.editions.seventh.views import dice_text
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 from psygym.scenario import distance
+from psygym.text import plural
 
 # Stage members as module constants (the same objects): in Python 3.11 ``Stage.SELECT`` is a
 # class-attribute lookup through the enum metaclass, about 0.14 us, and transitions make dozens.
@@ -633,13 +634,15 @@ class SeventhRules(RulesBase):
         return s.stage == _DENY
 
     def game_info(self) -> GameInfo:
-        """Static facts, with the most outcomes any chance node can list.
+        """Static facts, with the most outcomes any chance node can list and the score bounds.
 
         Casting n dice lists at most ``2n + 2`` outcomes (successes 0..n, with or without
         Perils); wounds rolls list at most a unit's wounds + 1; a power generation roll at most
         a discipline's numbered powers; Mental Purge at most the powers known; the D6 rolls 6.
-        Utility bounds are left undeclared: heals and repeated blessings make a tight bound
-        depend on the whole game.
+        Utilities (7E-8.2): loose but sound bounds from the scenario alone, every enemy wound's
+        value plus each possible cast attempt's best ``value`` and Warp Surge
+        (:func:`.bounds.utility_bounds`, which argues why heals and blessings cast again in
+        later phases stay within them).
         """
         most = max(
             6,
@@ -648,9 +651,12 @@ class SeventhRules(RulesBase):
             len(self.powers),
             max((len(n) for n in self.numbered.values()), default=0),
         )
+        lo, hi = utility_bounds(self)
         return evolve(
             super().game_info(),
             max_chance_outcomes=most,
+            min_utility=lo,
+            max_utility=hi,
         )
 
     def legal_actions(self, s: State) -> list[int]:
@@ -1119,7 +1125,7 @@ class SeventhRules(RulesBase):
                 event = _event(
                     _EV_POOLS,
                     f"Warp charge roll {a}: {self._side(active)} has "
-                    f"{pools[active]} dice, {self._side(1 - active)} "
+                    f"{plural(pools[active], 'die')}, {self._side(1 - active)} "
                     f"{pools[1 - active]} to deny",
                     active,
                     (("roll", a),),
@@ -1190,7 +1196,7 @@ class SeventhRules(RulesBase):
 
     def _on_drain(self, d: Draft, a: int, ev: list[Event] | None) -> None:
         if ev is not None:
-            ev.append(_event(_EV_DRAIN, f"Power Drain: both pools lose {a} dice", None))
+            ev.append(_event(_EV_DRAIN, f"Power Drain: both pools lose {plural(a, 'die')}", None))
         d.pools = tuple(max(0, x - a) for x in d.pools)  # 7E-6.3
         self._after_perils(d, ev)
 
@@ -1230,23 +1236,23 @@ class SeventhRules(RulesBase):
         raise ValueError("the game is over: no action or chance outcome applies")
 
     # ------------------------------------------------------------------ generation (7E-2)
-    def _next_generation(self, d: Draft, after: int) -> None:
+    def _next_generation(self, d: Draft, after: int, ev: list[Event] | None = None) -> None:
         for u in range(after + 1, len(self.specs)):
             psy = self.specs[u].psyker
             if psy is not None and psy.disciplines:
                 d.gen_unit, d.gen_pick = u, 0
-                return self._begin_pick(d)
+                return self._begin_pick(d, ev)
         d.gen_unit, d.gen_pick, d.gen_disc, d.gen_power = -1, 0, -1, -1
         return self._start_phase(d, 0)
 
-    def _begin_pick(self, d: Draft) -> None:
+    def _begin_pick(self, d: Draft, ev: list[Event] | None = None) -> None:
         psy = self.specs[d.gen_unit].psyker
         assert psy is not None
         if d.gen_pick >= psy.mastery:
-            return self._focus(d)
+            return self._focus(d, ev)
         options = self._open_disciplines(d, d.gen_unit)
         if not options:
-            return self._focus(d)
+            return self._focus(d, ev)
         if len(options) == 1:
             d.stage, d.gen_disc = _GEN_ROLL, options[0]
         else:
@@ -1272,15 +1278,26 @@ class SeventhRules(RulesBase):
             generated=(*unit.generated, d.gen_disc),
         )
         d.gen_pick, d.gen_disc, d.gen_power = d.gen_pick + 1, -1, -1
-        return self._begin_pick(d)
+        return self._begin_pick(d, ev)
 
-    def _focus(self, d: Draft) -> None:
+    def _focus(self, d: Draft, ev: list[Event] | None = None) -> None:
         unit = d.units[d.gen_unit]
         if unit.generated and len(set(unit.generated)) == 1:  # 7E-2.3 Psychic Focus
-            prim = self.primaris[self.disciplines[unit.generated[0]]]
-            if prim >= 0:
+            disc = self.disciplines[unit.generated[0]]
+            prim = self.primaris[disc]
+            if prim >= 0 and prim not in unit.powers:
                 d.set_unit(d.gen_unit, powers=tuple(sorted({*unit.powers, prim})))
-        return self._next_generation(d, d.gen_unit)
+                if ev is not None:
+                    ev.append(
+                        _event(
+                            _EV_GENERATE,
+                            f"Psychic Focus: {self.names[d.gen_unit]} generated all its powers "
+                            f"from {disc}, so it also knows its Primaris power "
+                            f"{self.powers[prim].name} (7E-2.3)",
+                            self.owner[d.gen_unit],
+                        )
+                    )
+        return self._next_generation(d, d.gen_unit, ev)
 
     # ------------------------------------------------------------------ phases (7E-3, 7E-8)
     def _start_phase(self, d: Draft, phase: int, ev: list[Event] | None = None) -> None:
@@ -1366,7 +1383,7 @@ class SeventhRules(RulesBase):
             _event(
                 _EV_ATTEMPT,
                 f"{self.names[cast.caster]} casts {power.name} with "
-                f"{dice_text(cast.dice)}: {successes} success{'es' if successes != 1 else ''}"
+                f"{plural(cast.dice, 'die')}: {plural(successes, 'success')}"
                 f"{' and Perils of the Warp' if perils else ''}",
                 active,
                 (("power", power.name), ("dice", cast.dice), ("successes", successes)),
@@ -1476,7 +1493,7 @@ class SeventhRules(RulesBase):
                 who = self.names[unit] if unit is not None else self._side(1 - d.active)
                 event = _event(
                     _EV_DENY_ATTEMPT,
-                    f"{who} tries to deny with {dice_text(dice)} ({threshold}+)",
+                    f"{who} tries to deny with {plural(dice, 'die')} ({threshold}+)",
                     1 - d.active,
                     (("dice", dice),),
                 )
@@ -1569,7 +1586,7 @@ class SeventhRules(RulesBase):
         if amount <= 0:
             text = f"{cause}: {name} takes no wounds"
         else:
-            text = f"{cause}: {name} loses {amount} wound{'s' if amount != 1 else ''}"
+            text = f"{cause}: {name} loses {plural(amount, 'wound')}"
         out = [_event(_EV_WOUNDS, text, owner, (("unit", name), ("amount", amount)))]
         if slain:
             out.append(_event(_EV_SLAIN, f"{name} is destroyed", owner, (("unit", name),)))

@@ -9,11 +9,20 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from psygym.scenario import (
+    MAX_BATTLE_ROUNDS,
+    MAX_POWERS,
+    MAX_UNITS,
+    Inches,
+    Name,
+    Names,
+    Player,
     RulesText,
     ScenarioSpec,
     SideSpec,
+    SignedValue,
     Spec,
     UnitSpec,
+    Value,
     dice_field,
     field_problem,
     read_toml,
@@ -60,7 +69,7 @@ class Effect(Spec):
     mortal: str | None = None
     minus_target_ld: bool = False
     rolloff_mortal: str | None = None
-    value: float | None = None
+    value: SignedValue | None = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Effect:
@@ -82,7 +91,7 @@ class Effect(Spec):
 class Power(Spec):
     """One psychic power (7E-9)."""
 
-    name: str = Field(min_length=1)
+    name: Name
     discipline: str = ""
     number: int = Field(ge=-1, le=6, description="0 Primaris, 1-6 numbered, -1 none")
     warp_charge: int = Field(ge=1, le=3)
@@ -90,7 +99,7 @@ class Power(Spec):
         "witchfire", "focused witchfire", "beam", "nova", "blessing", "malediction", "conjuration"
     ]
     target: Literal["self", "friendly", "enemy", "enemies", "none"]
-    range: float = Field(0, ge=0)
+    range: Inches = 0
     effect: Effect
     doubles_perils_unless: Literal["grey_knight", "daemon"] | None = None
     perils_on_fail: bool = False
@@ -104,7 +113,7 @@ class Power(Spec):
 class PowerFile(Spec):
     """A disciplines data file: a list of ``[[power]]`` tables."""
 
-    power: list[Power] = Field(min_length=1)
+    power: list[Power] = Field(min_length=1, max_length=MAX_POWERS)
 
     @model_validator(mode="after")
     def _unique(self) -> PowerFile:
@@ -131,8 +140,10 @@ class RemovedHits(Spec):
     """Hits a unit takes when its psyker is Dragged into the Warp (7E-6.1)."""
 
     hits: str = "D6"
-    strength: int = 6
-    ap: int = 1
+    strength: int = Field(6, ge=1, le=10)
+    ap: int = Field(1, ge=1, le=6)
+
+    _dice = field_validator("hits")(dice_field)
 
 
 class PerilsFile(Spec):
@@ -164,8 +175,8 @@ class Psyker(Spec):
     """Psyker profile of a unit (7E-1.2, 7E-2)."""
 
     mastery: int = Field(ge=1, le=4, description="mastery level")
-    disciplines: list[str] = Field(default_factory=list, description="to generate powers from")
-    powers: list[str] = Field(default_factory=list, description="fixed powers")
+    disciplines: Names = Field(default_factory=list, description="to generate powers from")
+    powers: Names = Field(default_factory=list, description="fixed powers")
     adamantium_will: bool = False
     force_weapon: bool = False
     daemon: bool = False
@@ -177,25 +188,27 @@ class Unit(UnitSpec):
 
     ballistic_skill: int = Field(4, ge=1, le=10)
     psyker: Psyker | None = None
-    advance: float = Field(
-        0, ge=0, description="inches toward the nearest enemy before each later battle round"
+    advance: Inches = Field(
+        0, description="inches toward the nearest enemy before each later battle round"
     )
 
 
 class Side(SideSpec):
     """A 7th-edition army."""
 
-    units: list[Unit] = Field(min_length=1)
+    units: list[Unit] = Field(min_length=1, max_length=MAX_UNITS)
     pool_bonus: int = Field(0, ge=0, le=10, description="extra warp charge dice (7E-3.1)")
 
 
 class Game(Spec):
     """Game settings (7E-8)."""
 
-    battle_rounds: int = Field(5, ge=1, le=20)
-    first_player: Literal[0, 1] = 0
-    phase_limit: int | None = Field(None, ge=1, description="stop after this many Psychic phases")
-    warp_surge_value: float = Field(1.0, ge=0)
+    battle_rounds: int = Field(5, ge=1, le=MAX_BATTLE_ROUNDS)
+    first_player: Player = 0
+    phase_limit: int | None = Field(
+        None, ge=1, le=2 * MAX_BATTLE_ROUNDS, description="stop after this many Psychic phases"
+    )
+    warp_surge_value: Value = 1.0
     generate_powers: bool = True
     instant_death: bool = Field(
         True,

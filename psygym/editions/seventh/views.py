@@ -17,14 +17,10 @@ import numpy as np
 from psygym.core import ActionView
 from psygym.editions.seventh.spec import AREA_HITS, Power
 from psygym.editions.seventh.state import Stage, State
+from psygym.text import plural
 
 if TYPE_CHECKING:
     from psygym.editions.seventh.rules import SeventhRules
-
-
-def dice_text(n: int) -> str:
-    """``"1 die"``, ``"3 dice"``."""
-    return f"{n} {'die' if n == 1 else 'dice'}"
 
 
 def _side(rules: SeventhRules, side: int) -> str:
@@ -112,7 +108,7 @@ def describe(rules: SeventhRules, s: State, a: int) -> ActionView:
         n = rules.actions.dice_of(a)
         power = rules.powers[cast.power]
         return CastDice(
-            label=f"Cast {power.name} with {dice_text(n)}",
+            label=f"Cast {power.name} with {plural(n, 'die')}",
             psyker=rules.names[cast.caster],
             power=power.name,
             target=rules.names[cast.target],
@@ -121,7 +117,7 @@ def describe(rules: SeventhRules, s: State, a: int) -> ActionView:
     if st == Stage.DENY:
         m = rules.actions.deny_dice_of(a)
         unit, _ = rules.deny_unit_and_threshold(s, s.cast)
-        label = "Do not deny" if m == 0 else f"Deny with {dice_text(m)}"
+        label = "Do not deny" if m == 0 else f"Deny with {plural(m, 'die')}"
         return Deny(label=label, unit=rules.names[unit] if unit is not None else "", dice=m)
     if st == Stage.DISCIPLINE:
         d = rules.disciplines[a - rules.actions.DISC]
@@ -149,14 +145,14 @@ def outcome_label(rules: SeventhRules, s: State, a: int) -> str:
     if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
         return f"roll {a}"
     if st == Stage.CAST_ROLL:
-        return f"{a // 2} successes{' with Perils' if a % 2 else ''}"
+        return f"{plural(a // 2, 'success')}{' with Perils' if a % 2 else ''}"
     if st == Stage.LD_TEST:
         return "Leadership test passed" if a else "Leadership test failed"
     if st == Stage.DENY_ROLL:
         return "denied" if a else "not denied"
     if st in (Stage.GEN_ROLL, Stage.PURGE):
         return rules.powers[a].name
-    return f"{a} wounds"
+    return plural(a, "wound")
 
 
 def render(rules: SeventhRules, s: State, player: int | None = None) -> str:
@@ -190,22 +186,38 @@ def render(rules: SeventhRules, s: State, player: int | None = None) -> str:
                     extra += " (Warp Surge)"
             lines.append(f"  {spec.name:<16} {status}{extra}")
     if s.cast is not None:
-        c = s.cast
-        lines.append(
-            f"Casting: {rules.names[c.caster]} -> {rules.powers[c.power].name}"
-            f" at {rules.names[c.target]}, {c.dice} dice, {c.successes} successes"
-        )
+        lines.append(_cast_line(rules, s))
+    if s.attempted and s.stage != Stage.OVER:
+        lines.append("* attempted this phase: not again until the next (7E-4.2)")
     return "\n".join(lines)
+
+
+def _cast_line(rules: SeventhRules, s: State) -> str:
+    """The pending cast: the dice before the roll, the successes after it.
+
+    A rolled cast keeps its successes but not its dice (the state forgets them once the roll is
+    made, so that casts with the same result merge), so after the roll only the successes are
+    shown; the events of the roll say how many dice were rolled.
+    """
+    c = s.cast
+    assert c is not None
+    line = (
+        f"Casting: {rules.names[c.caster]} -> {rules.powers[c.power].name}"
+        f" at {rules.names[c.target]}"
+    )
+    if s.stage == Stage.DICE:
+        return f"{line}, dice not yet chosen"
+    if s.stage == Stage.CAST_ROLL:
+        return f"{line}, rolling {plural(c.dice, 'die')}"
+    line += f", {plural(c.successes, 'success')}"
+    if s.stage == Stage.DENY_ROLL and c.deny_dice:
+        line += f", deny attempt with {plural(c.deny_dice, 'die')}"
+    return line
 
 
 # ----------------------------------------------------------------------------- power texts
 _AREA_WORDS = {"template": "a template", "blast": "a blast", "large_blast": "a large blast"}
 _UNLESS = {"grey_knight": "a Grey Knight", "daemon": "a daemon"}
-
-
-def _plural(n: str, word: str) -> str:
-    """``"1 hit"``, ``"2D6 hits"`` (a dice expression counts as several)."""
-    return f"{n} {word}" if n == "1" else f"{n} {word}s"
 
 
 def _stat(name: str, value: str) -> str:
@@ -224,7 +236,7 @@ def _effect_text(power: Power) -> str:
             # Blasts and templates: min(target models, n) hits (disciplines.md).
             shots = f"{_AREA_WORDS[a.hits]} (up to {AREA_HITS[a.hits]} hits)"
         else:
-            shots = _plural(a.hits, "shot" if a.to_hit == "bs" else "hit")
+            shots = plural(a.hits, "shot" if a.to_hit == "bs" else "hit")
         ap = "-" if a.ap == "none" else a.ap
         text = f"{shots} at {_stat('S', a.strength)} {_stat('AP', ap)}"
         if a.damage != "1":
@@ -237,11 +249,11 @@ def _effect_text(power: Power) -> str:
     if e.mortal is not None:
         if e.minus_target_ld:
             return f"{e.mortal} minus the target's Ld wounds, no saves"
-        return f"{_plural(e.mortal, 'wound')}, no saves"
+        return f"{plural(e.mortal, 'wound')}, no saves"
     if e.rolloff_mortal is not None:
-        return f"Ld roll-off won: {_plural(e.rolloff_mortal, 'wound')}, no saves"
+        return f"Ld roll-off won: {plural(e.rolloff_mortal, 'wound')}, no saves"
     # value(v): scored as v wound-equivalents when it takes effect (7E-7.1, 7E-8.2).
-    return f"scored as {_plural(f'{e.value:g}', 'wound')}"
+    return f"scored as {plural(f'{e.value:g}', 'wound')}"
 
 
 def power_line(power: Power) -> str:
@@ -449,7 +461,6 @@ __all__ = [
     "Observer",
     "Outcome",
     "describe",
-    "dice_text",
     "outcome_label",
     "power_line",
     "power_texts",
