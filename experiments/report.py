@@ -325,8 +325,9 @@ def optimum_shortfall(
     """How far ``label`` falls short of the optimum in seat 0, and that as a share, in words.
 
     The shortfall is ``game_value`` minus the exact score of ``label`` in seat 0 against the
-    ``optimal`` agent. Its share is taken of the worst agent's shortfall (the largest of the
-    field's), not of the optimum: the optimum is a score, which may be near 0 or below it (a
+    ``optimal`` agent. Its share is taken of the worst agent's shortfall (the largest among the
+    agents with an exact score there: a pairing with an agent that chooses at random may have
+    none), not of the optimum: the optimum is a score, which may be near 0 or below it (a
     shortfall of 0.445 from an optimum of +0.107 read "414.1%"), while the worst shortfall is
     the field's own measure of how much seat 0 can lose against optimal play, so the share says
     where between optimal and the worst agent ``label`` plays. There is no share where every

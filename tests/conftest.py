@@ -1,8 +1,9 @@
-"""Shared fixtures: the toy plug-in edition (``tests/toy_edition``), registered for one test."""
+"""Shared fixtures: the toy plug-in edition (``tests/toy_edition``), a small Rogue Trader duel."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,3 +30,14 @@ def toy_edition() -> Iterator[object]:
         unregister_bots(BOTS.edition)
         unregister(EDITION.id)
         gym.registry.pop(EDITION.env_id, None)
+
+
+@pytest.fixture
+def small_rt(tmp_path: Path) -> Path:
+    """Rogue Trader's duel cut to 2 player turns: 11,769 states solved whole, with secret bids."""
+    from psygym.edition import get
+
+    text = (Path(get("rt").scenario_dir) / "duel.toml").read_text()
+    path = tmp_path / "small-duel.toml"
+    path.write_text(text.replace("turns = 6", "turns = 2"))
+    return path

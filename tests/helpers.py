@@ -14,12 +14,15 @@ Typical use::
 
 from __future__ import annotations
 
+import io
 import re
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
+
+from rich.console import Console
 
 from psygym.core import CHANCE, TERMINAL, Event
 
@@ -371,3 +374,27 @@ leadership = 7
 position = [0, 10]
 """
 """A tiny solvable 7th scenario (one Librarian with Smite against Boyz) for evaluation tests."""
+
+
+class ScriptedConsole(Console):
+    """A console fed as by piped input: prints each prompt, answers from a list, records all.
+
+    An empty list of answers ends the input, as a closed pipe does (``EOFError``).
+    """
+
+    def __init__(self, width: int = 200) -> None:
+        super().__init__(file=io.StringIO(), width=width)
+        self.answers: list[str] = []
+
+    def input(self, prompt: str = "", **_: object) -> str:  # noqa: D102
+        self.print(prompt, end="")
+        if not self.answers:
+            raise EOFError
+        return self.answers.pop(0)
+
+    def take(self) -> str:
+        """Everything printed since the last call."""
+        text = self.file.getvalue()
+        self.file.seek(0)
+        self.file.truncate()
+        return text

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import difflib
-import io
 import json
 import threading
 from collections.abc import Callable, Hashable
@@ -24,11 +23,11 @@ from typing import Any
 import numpy as np
 from fastapi.responses import JSONResponse
 from fastapi.testclient import TestClient
+from helpers import ScriptedConsole
 from psygym_experiments import play_session
 from psygym_experiments.harness.player_view import PlayerView
 from psygym_experiments.play_session import Advisor, PlaySession
 from psygym_experiments.serve.games import GameStore
-from rich.console import Console
 
 from psygym.core import CHANCE, TERMINAL
 
@@ -319,27 +318,6 @@ def chooser(game_index: int) -> Callable[[dict], int]:
 
 
 # ----------------------------------------------------------------------------- the terminal
-class Piped(Console):
-    """A console fed by piped input: prints the prompt, reads the next answer, records all."""
-
-    def __init__(self) -> None:
-        super().__init__(file=io.StringIO(), width=160)
-        self.answers: list[str] = []
-
-    def input(self, prompt: str = "", **_: object) -> str:  # noqa: D102
-        self.print(prompt, end="")
-        if not self.answers:
-            raise EOFError
-        return self.answers.pop(0)
-
-    def take(self) -> str:
-        """Everything printed since the last call."""
-        text = self.file.getvalue()
-        self.file.seek(0)
-        self.file.truncate()
-        return text
-
-
 class Recorder:
     """A game log that keeps ``(player, action)`` of every step."""
 
@@ -367,7 +345,7 @@ class PlayChecker:
             opponent,
             seat=seat,
             seed=seed,
-            console=Piped(),
+            console=ScriptedConsole(width=160),
             log=Recorder(),
             opponent_name=f"AI: {name}",
             advisor=Advisor(rules, search_iterations=12),
@@ -379,7 +357,7 @@ class PlayChecker:
         """A copy of ``real`` with its own console, view, dice and AI (a fresh advisor)."""
         twin = copy.copy(real)
         twin.rules, twin.opponent, twin.log, twin.player_view = rules, opponent, None, view.fork()
-        twin.console = Piped()
+        twin.console = ScriptedConsole(width=160)
         name = real.narrator.opponent_name
         twin.narrator = play_session.Narrator(rules, twin.console, real.seat, name)
         twin._advisor = Advisor(real.rules, search_iterations=12)

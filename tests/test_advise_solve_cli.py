@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from psygym_experiments.cli import app
 from typer.testing import CliRunner
-
-from psygym.edition import get
 
 runner = CliRunner()
 
@@ -32,15 +29,6 @@ def clean_error(result, *words: str) -> str:
     for w in words:
         assert w in lines[0], (w, lines[0])
     return lines[0]
-
-
-@pytest.fixture()
-def small_rt(tmp_path: Path) -> Path:
-    """Rogue Trader's duel cut to 2 player turns (a few thousand states, with secret bids)."""
-    text = (Path(get("rt").scenario_dir) / "duel.toml").read_text()
-    path = tmp_path / "small-duel.toml"
-    path.write_text(text.replace("turns = 6", "turns = 2"))
-    return path
 
 
 def test_solve_prints_value_states_exact_and_time(small_rt):

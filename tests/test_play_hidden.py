@@ -18,40 +18,20 @@ that can take effect) and the estimated hints.
 
 from __future__ import annotations
 
-import io
 import re
 from fractions import Fraction
 
 import numpy as np
 import pytest
+from helpers import ScriptedConsole
 from psygym_experiments.harness.odds_view import DEPENDS_ON_RESPONSE, odds_text, percent
 from psygym_experiments.play_session import Advisor, PlaySession
-from rich.console import Console
 
 from psygym import CHANCE, TERMINAL, load
 from psygym.editions.second.actions import NULLIFY, PASS, RESPONSE_CARDS
 from psygym.editions.second.data import Card
 from psygym.editions.second.rules import SecondRules, nullify_chance
 from psygym.editions.second.state import DEAL, RESPONSE, ROLL, ROLL_NULLIFY_IN_PLAY
-
-
-class ScriptedConsole(Console):
-    """A console that records what is printed and answers prompts from a list."""
-
-    def __init__(self) -> None:
-        super().__init__(file=io.StringIO(), width=200)
-        self.answers: list[str] = []
-
-    def input(self, prompt: str = "", **_: object) -> str:  # noqa: D102
-        self.print(prompt, end="")
-        return self.answers.pop(0)
-
-    def take(self) -> str:
-        """Everything printed since the last call."""
-        text = self.file.getvalue()
-        self.file.seek(0)
-        self.file.truncate()
-        return text
 
 
 class Fixed:
