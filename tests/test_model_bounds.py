@@ -77,14 +77,20 @@ def test_both_is_a_seat_and_the_metadata_reader_checks_it_too(tmp_path, rules):
         read_metadata(tmp_path / "model.safetensors")
 
 
-def _retensor(weights: Path, change) -> None:
-    """Rewrite a model's weights with ``change(tensors)`` applied, its JSON's SHA-256 updated."""
-    from psygym_agents.safe_model import file_sha256
-    from safetensors.torch import load_file, save_file
+def _retensor(weights: Path, change, tensors_as: str = "torch") -> None:
+    """Rewrite a model's weights with ``change(tensors)`` applied, its JSON's SHA-256 updated.
 
-    tensors = load_file(str(weights))
+    ``tensors_as`` is the safetensors flavour the model's tensors are read as: ``"torch"`` for
+    a policy, ``"numpy"`` for a board value.
+    """
+    import importlib
+
+    from psygym_agents.safe_model import file_sha256
+
+    flavour = importlib.import_module(f"safetensors.{tensors_as}")
+    tensors = flavour.load_file(str(weights))
     change(tensors)
-    save_file(tensors, str(weights))
+    flavour.save_file(tensors, str(weights))
     meta = weights.with_suffix(".json")
     doc = json.loads(meta.read_text())
     doc["weights_sha256"] = file_sha256(weights)
@@ -153,19 +159,6 @@ def _value_files(tmp_path) -> Path:
     return tmp_path / "v.safetensors"
 
 
-def _value_retensor(weights: Path, change) -> None:
-    from psygym_agents.safe_model import file_sha256
-    from safetensors.numpy import load_file, save_file
-
-    tensors = load_file(str(weights))
-    change(tensors)
-    save_file(tensors, str(weights))
-    meta = weights.with_suffix(".json")
-    doc = json.loads(meta.read_text())
-    doc["weights_sha256"] = file_sha256(weights)
-    meta.write_text(json.dumps(doc))
-
-
 def _value_meta(weights: Path, change) -> None:
     meta = weights.with_suffix(".json")
     doc = json.loads(meta.read_text())
@@ -192,7 +185,7 @@ def test_board_value_sizes_and_weights_are_checked(tmp_path, name):
     weights = _value_files(tmp_path)
     tensors, meta, words = VALUE_TAMPERING[name]
     if tensors is not None:
-        _value_retensor(weights, tensors)
+        _retensor(weights, tensors, tensors_as="numpy")
     if meta is not None:
         _value_meta(weights, meta)
     with pytest.raises(ValueModelError) as info:
