@@ -48,6 +48,7 @@ _RL_ONLY = {
 
 
 def train(
+    ctx: typer.Context,
     edition: str = edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     algo: str = typer.Option(
@@ -126,7 +127,7 @@ def train(
     data/, labels/, checkpoints/, fits.csv, learning_curve.png, metrics.csv + metrics.json,
     value.safetensors + value.json; see psygym_experiments.harness.value_training).
     """
-    options = dict(locals())
+    options = {k: v for k, v in locals().items() if k != "ctx"}
     with user_errors():
         if steps is not None and steps < 1:
             raise ValueError(f"--steps must be at least 1, not {steps}")
@@ -134,6 +135,7 @@ def train(
         try:
             if resume:
                 run_dir = Path(resume)
+                _check_resumed_options(ctx, run_dir, options, value_run)
                 cmd = command_text() if invoked_as_cli() else None
                 again = resume_value_run if value_run else resume_run
                 again(run_dir, steps, show_progress=show_progress, command=cmd)
@@ -152,6 +154,48 @@ def train(
         _print_value_summary(run_dir, exported)
     else:
         _print_summary(run_dir, exported)
+
+
+RESUME_OPTIONS = ("steps", "show_progress", "export", "resume", "runs_dir")
+"""Options that apply to a resumed run; every other setting is the run's own."""
+
+
+def _check_resumed_options(
+    ctx: typer.Context, run_dir: Path, options: dict[str, Any], value_run: bool
+) -> None:  # fmt: skip
+    """Refuse settings given with ``--resume`` that differ from the run's, naming them.
+
+    A resumed run keeps the settings in its folder: a given setting equal to the run's is
+    accepted, one with another value (or one that cannot be compared, ``--config``, and any
+    setting of a board-value run) is refused in one line before anything is loaded.
+    """
+    from psygym_experiments.harness.runs import given_options
+    from psygym_experiments.harness.training import config_from_file
+
+    from psygym.edition import get
+
+    named = sorted(given_options(ctx, [k for k in options if k not in RESUME_OPTIONS]))
+    if not named:
+        return
+    saved = None if value_run else config_from_file(run_dir)
+    differ = []
+    for key in named:
+        if saved is None or key == "config":
+            differ.append(key)
+            continue
+        mine = options[key]
+        if key == "edition":
+            mine = get(mine).id
+        theirs = saved.hyperparams.get("n_envs") if key == "n_envs" else getattr(saved, key)
+        if key == "scenario" and mine == "default":
+            mine = get(saved.edition).default_scenario
+        if str(mine) != str(theirs):
+            differ.append(key)
+    if differ:
+        flags = ", ".join("--" + k.replace("_", "-") for k in differ)
+        raise ValueError(f"{run_dir} holds a run with other settings ({flags}): --resume keeps "
+                         "the run's own; leave them out (only --steps, --export and --progress "
+                         "apply to a resumed run)")  # fmt: skip
 
 
 def _start_value(o: dict[str, Any]) -> Path:

@@ -381,9 +381,18 @@ def test_sigterm_saves_a_checkpoint_and_resume_continues_from_its_step_count(tmp
     assert stopped >= 256
     assert not (run / "model.safetensors").exists()
     target = stopped + 512
+    # A setting given with another value is refused, naming it, before anything is written.
+    refused = subprocess.run(
+        [sys.executable, "-m", "psygym_experiments.cli", "train", "--resume", str(run), "--seed",
+         "5", "--opponent", "double-wc"], capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "other settings (--seed)" in refused.stderr and "Traceback" not in refused.stderr
+    # Settings equal to the run's are accepted.
     result = subprocess.run(
         [sys.executable, "-m", "psygym_experiments.cli", "train", "--resume", str(run), "--steps",
-         str(target), "--no-progress"], capture_output=True, text=True, env=env, timeout=300,
+         str(target), "--no-progress", "--opponent", "double-wc", "--scenario", "single-phase",
+         "--n-envs", "2"], capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
     assert result.returncode == 0, result.stdout + result.stderr
     steps = [int(r["step"]) for r in read_metrics(run)]
