@@ -13,7 +13,9 @@ Solver mode (``--solver``): states per CPU-second of the exact expectiminimax so
 default edition's first solvable scenario, against a fixed pure-Python reference measured in the
 same run: a dict-memoised expectimax over a small synthetic dice game (:func:`reference_solve`),
 which does comparable work per state (list the children, look each up in the memo, recurse,
-combine). No edition is named here: the scenario comes from the edition declarations.
+combine). No edition is named here: the scenario comes from the edition declarations. The
+solver is timed on the Python reference engine and, where the edition has a compiled twin, on
+the compiled engine (:mod:`psygym.engine`), each over the same states.
 
 Agents mode (``--agents``): CPU seconds per decision of the ``search`` agent on the default
 scenario (the duel) of every edition whose players see the whole board, and of ``optimal`` on
@@ -194,8 +196,8 @@ def _solver_subjects(
     scenario = edition.solvable_scenarios[0]
     rules = load(edition.id, scenario)
 
-    def solve() -> tuple[int, float]:
-        solver = Solver(rules, max_states=max_states)
+    def solve(engine: str | None) -> tuple[int, float]:
+        solver = Solver(rules, max_states=max_states, engine=engine)
         start = time.process_time()
         try:
             solver.value()
@@ -203,11 +205,8 @@ def _solver_subjects(
             pass
         return solver.states, max(time.process_time() - start, 1e-9)
 
-    states, _ = solve()  # also warms up the rules' caches, as the reference's first run is
+    states, _ = solve("python")  # also warms up the rules' caches, as the reference's first is
     reference_solve(states)
-
-    def run_solver() -> float:
-        return solve()[1]
 
     def run_reference() -> float:
         start = time.process_time()
@@ -215,7 +214,15 @@ def _solver_subjects(
         return max(time.process_time() - start, 1e-9)
 
     name = f"expectiminimax ({edition.title}, {scenario})"
-    return name, [("reference expectimax", run_reference), (name, run_solver)], states
+    subjects = [
+        ("reference expectimax", run_reference),
+        (f"{name}, python", lambda: solve("python")[1]),
+    ]
+    if Solver(rules, max_states=max_states).engine == "core":
+        if solve(None)[0] != states:
+            raise RuntimeError("the compiled solver searched another number of states")
+        subjects.append((f"{name}, core", lambda: solve(None)[1]))
+    return name, subjects, states
 
 
 # ----------------------------------------------------------------------------- agents

@@ -49,12 +49,28 @@ app = typer.Typer(
 )
 
 
+def _engine_line() -> str:
+    """Which engine runs the editions (``psygym.engine``), for ``--version``."""
+    from psygym.engine import ENGINE_VARIABLE, core_module, requested_engine
+
+    try:
+        wanted = requested_engine()
+    except ValueError as exc:
+        return str(exc)
+    if core_module() is not None:
+        games = ", ".join(core_module().registered_games()) or "no edition"
+        return f"engine: compiled core ({games}; {ENGINE_VARIABLE}=python for the reference)"
+    if wanted == "python":
+        return f"engine: Python reference ({ENGINE_VARIABLE}=python)"
+    return "engine: Python reference (the compiled core is not built: install with a C++17 compiler)"
+
+
 def _show_version(value: bool) -> None:
     if value:
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            typer.echo(f"psygym {version('psygym')}")
+            typer.echo(f"psygym {version('psygym')} ({_engine_line()})")
         except PackageNotFoundError:
             typer.echo("psygym (version unknown: the package is not installed)")
         raise typer.Exit()

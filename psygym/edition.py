@@ -55,6 +55,8 @@ class Edition:
         summary: one line on what its psychic phase is, for listings.
         solvable_scenarios: shipped scenarios small enough to solve exactly in seconds.
         default: whether commands use this edition when none is named (one edition says so).
+        engine: ``"module:attribute"`` of the codec of its compiled twin
+            (:class:`psygym.engine.Codec`), or ``None``: the edition runs on its Python rules.
     """
 
     id: str
@@ -69,6 +71,7 @@ class Edition:
     summary: str = ""
     solvable_scenarios: tuple[str, ...] = ()
     default: bool = False
+    engine: str | None = None
 
     @property
     def env_version(self) -> int:

@@ -1,0 +1,51 @@
+"""A rules object's compiled twin: the core game of its scenario and the edition's codec."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+
+class CompiledGame:
+    """The compiled rules of one scenario, speaking reference states.
+
+    Args:
+        game: the core's ``Game`` for the scenario.
+        codec: the edition's :class:`~psygym.engine.Codec`.
+        core: the compiled module (for its ``Solver`` and errors).
+    """
+
+    def __init__(self, game: Any, codec: Any, core: Any):
+        self.game = game
+        self.codec = codec
+        self.core = core
+
+    def encode(self, state: Hashable) -> bytes:
+        """The state as the core's bytes."""
+        return self.codec.encode(state)
+
+    def decode(self, data: bytes) -> Hashable:
+        """The core's bytes as a reference state."""
+        return self.codec.decode(data)
+
+    def solver(self, max_states: int | None = None) -> Any:
+        """A fresh memoised exact solver over this game (``None``: no state limit)."""
+        return self.core.Solver(self.game, -1 if max_states is None else int(max_states))
+
+
+def build_compiled(rules: Any, core: Any) -> CompiledGame | None:
+    """The compiled twin of ``rules``, or ``None`` where its edition has none.
+
+    Only the edition's own rules class is compiled: a subclass may change what the reference
+    does, so it keeps running on the reference.
+    """
+    from psygym.edition import editions, resolve
+
+    edition = next((e for e in editions() if e.id == rules.edition), None)
+    if edition is None or edition.engine is None:
+        return None
+    codec = resolve(edition.engine)
+    if type(rules) is not codec.rules_class() or codec.game_id not in core.registered_games():
+        return None
+    ints, reals = codec.encode_scenario(rules)
+    return CompiledGame(core.Game(codec.game_id, ints, reals), codec, core)

@@ -1,0 +1,90 @@
+// The game interface every edition's compiled twin implements, and the registry that finds them.
+//
+// A state is a fixed number of bytes: each edition keeps one trivially copyable struct of
+// fixed-width integers (zero-initialised, so equal states are equal bytes) and casts the bytes
+// to it. The shared code (solver, bindings) never looks inside a state: it copies, hashes and
+// compares the bytes. An edition registers itself with a static GameRegistrar, so nothing here
+// names an edition (STYLE.md section 7).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace psygym {
+
+// current_player() values, as in psygym/core.py.
+constexpr int kChance = -1;
+constexpr int kTerminal = -2;
+
+// What went wrong, mapped to one Python exception each by the bindings.
+enum class ErrorCode : int {
+  kValue = 1,        // ValueError: a malformed state, an action that is not legal here
+  kScenario = 2,     // psygym.scenario.ScenarioError: scenario data the game cannot take
+  kStateLimit = 3,   // the solver's state limit (NotSolvable in Python)
+};
+
+// The one error type that crosses the boundary. Nothing on a path Python can reach aborts.
+class EngineError : public std::exception {
+ public:
+  EngineError(ErrorCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  const char* what() const noexcept override { return message_.c_str(); }
+  ErrorCode code() const noexcept { return code_; }
+
+ private:
+  ErrorCode code_;
+  std::string message_;
+};
+
+// One outcome of a chance node: the action that picks it and its exact probability (the
+// correctly rounded quotient of exact integers, bit-identical to Python's float(Fraction)).
+struct Outcome {
+  int32_t action;
+  double probability;
+};
+
+// A scenario as flat numbers, encoded and validated by the edition's Python codec.
+struct ScenarioData {
+  std::vector<int64_t> ints;
+  std::vector<double> reals;
+};
+
+// The rules of one scenario of one edition. All methods are const and thread-compatible.
+// `s` always points at state_size() bytes that check_state() accepted; `action` is legal
+// (a legal action at a decision node, one of chance_outcomes() at a chance node).
+class Game {
+ public:
+  virtual ~Game() = default;
+
+  virtual std::size_t state_size() const = 0;
+  // Empty if the bytes are a state this game can hold, else what is wrong (in one line).
+  // Everything else may assume a checked state: the bindings call this on every state they
+  // are handed, so no bytes from Python reach the rules unchecked.
+  virtual std::string check_state(const uint8_t* s) const = 0;
+  virtual void initial_state(uint8_t* out) const = 0;
+  virtual int current_player(const uint8_t* s) const = 0;
+  // Sorted legal actions of the player to move (empty at chance and terminal nodes).
+  virtual void legal_actions(const uint8_t* s, std::vector<int32_t>* out) const = 0;
+  // Exact outcomes in the reference's order (empty at decision and terminal nodes).
+  virtual void chance_outcomes(const uint8_t* s, std::vector<Outcome>* out) const = 0;
+  // The next state after a decision or a chance outcome (`out` may not alias `s`).
+  virtual void apply(const uint8_t* s, int32_t action, uint8_t* out) const = 0;
+  // Scores of players 0 and 1 so far.
+  virtual void returns(const uint8_t* s, double out[2]) const = 0;
+};
+
+using GameFactory = std::unique_ptr<Game> (*)(const ScenarioData& data);
+
+// Registers an edition's factory under its id (one static GameRegistrar per edition).
+struct GameRegistrar {
+  GameRegistrar(const char* id, GameFactory factory);
+};
+
+// The game of edition `id` for `data`; EngineError(kValue) for an unknown id.
+std::unique_ptr<Game> make_game(const std::string& id, const ScenarioData& data);
+// The ids registered, sorted.
+std::vector<std::string> registered_games();
+
+}  // namespace psygym
