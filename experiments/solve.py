@@ -82,7 +82,10 @@ def solve(
     with user_errors():
         rules = load(edition, scenario)
         (err_console if as_json else console).print(
-            f"{budget.describe()} (--max-states, --max-memory)", highlight=False, soft_wrap=True
+            f"{budget.describe(_bytes_per_state(rules, max_depth, max_plies))} (--max-states, "
+            "--max-memory)",
+            highlight=False,
+            soft_wrap=True,
         )
         result = solve_scenario(
             rules,
@@ -144,3 +147,16 @@ def register(app: typer.Typer) -> None:
 
 
 __all__ = ["DEFAULT_MAX_MEMORY_GB", "DEFAULT_MAX_STATES", "register", "solve", "solve_scenario"]
+
+
+def _bytes_per_state(rules: Any, max_depth: int | None, max_plies: int | None) -> int:
+    """Bytes a memoised state takes in the search that solve runs first.
+
+    The compiled solver's where the exact search of this scenario runs in the core.
+    """
+    from psygym_experiments.harness.solving import BYTES_PER_STATE, CORE_BYTES_PER_STATE
+
+    from psygym.engine import compiled_game
+
+    exact = max_depth is None and max_plies is None
+    return CORE_BYTES_PER_STATE if exact and compiled_game(rules) is not None else BYTES_PER_STATE

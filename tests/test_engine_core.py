@@ -115,3 +115,17 @@ def test_compiled_state_limit_is_not_solvable(edition, scenario):
     assert solver.engine == "core"
     with pytest.raises(NotSolvable, match="more than 50 states: the game is too large"):
         solver.value()
+
+
+@needs_core
+@pytest.mark.parametrize("seed", [0, 1, 12345, [3, 7], 2**63])
+def test_core_draws_are_numpys(seed):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for _ in range(3):  # also from a generator that has drawn already
+        rng.random(int(rng.integers(1, 50)))
+        bits = rng.bit_generator.state["state"]
+        state, inc, low = bits["state"], bits["inc"], (1 << 64) - 1
+        drawn = core_module().pcg64_doubles(state >> 64, state & low, inc >> 64, inc & low, 2000)
+        assert drawn == [rng.random() for _ in range(2000)]

@@ -167,6 +167,7 @@ class Solver(SimultaneousSearch):
         self.fixed = dict(fixed or {})
         if len(self.fixed) < rules.num_players:
             require_perfect_information(rules)
+        own = cache is None and engine != "python"  # the core keeps its own memo
         if cache is None:
             cache = Cache()
         elif isinstance(cache, dict):
@@ -177,7 +178,6 @@ class Solver(SimultaneousSearch):
         self._parent_of = _parent_hook(rules) if self._sim_info is not None else None
         self.on_progress = on_progress
         self._stack: list[Any] = []  # the open nodes of the running search (searched_share)
-        own = cache is None and engine != "python"
         self._compiled, self._core = _compiled_search(self, rules, own)
 
     # ------------------------------------------------------------------ public API

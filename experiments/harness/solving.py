@@ -42,6 +42,9 @@ PILOT_STATES = MAX_STATES // 6
 too big to solve is usually too big for any pair of policies, and a sixth finds out fast)."""
 SOLVE_SECONDS = 30.0
 """CPU seconds allowed to solve a game before it counts as unsolvable."""
+CORE_BYTES_PER_STATE = 150
+"""The same in the compiled solver (:mod:`psygym.engine`): the state's bytes (24 to about 100),
+its value and the table's slots, with the arena's spare capacity."""
 BYTES_PER_STATE = 800
 """Memory one memoised state takes, about: 400 to 750 bytes measured on the shipped scenarios of
 every perfect-information edition (a state object and its value in the memo), up to 1,100 at
@@ -228,13 +231,11 @@ class SolveBudget:
     states: int | None = MAX_STATES
     memory: float | None = None
 
-    def describe(self) -> str:
-        """The budget line printed before a solve starts."""
+    def describe(self, per_state: int = BYTES_PER_STATE) -> str:
+        """The budget line printed before a solve starts (``per_state``: bytes a state takes)."""
         parts = []
         if self.states is not None:
-            parts.append(
-                f"{self.states:,} states, about {memory_text(self.states * BYTES_PER_STATE)}"
-            )
+            parts.append(f"{self.states:,} states, about {memory_text(self.states * per_state)}")
         if self.memory is not None:
             parts.append(f"at most {memory_text(self.memory)} of memory for each search")
         return "budget: " + ("; ".join(parts) or "none (no state or memory limit)")

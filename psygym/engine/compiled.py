@@ -37,7 +37,8 @@ def build_compiled(rules: Any, core: Any) -> CompiledGame | None:
     """The compiled twin of ``rules``, or ``None`` where its edition has none.
 
     Only the edition's own rules class is compiled: a subclass may change what the reference
-    does, so it keeps running on the reference.
+    does, so it keeps running on the reference; so does a scenario past one of the twin's
+    compiled capacities (the codec's ``ScenarioError`` names it).
     """
     from psygym.edition import editions, resolve
 
@@ -47,5 +48,10 @@ def build_compiled(rules: Any, core: Any) -> CompiledGame | None:
     codec = resolve(edition.engine)
     if type(rules) is not codec.rules_class() or codec.game_id not in core.registered_games():
         return None
-    ints, reals = codec.encode_scenario(rules)
+    from psygym.scenario import ScenarioError
+
+    try:
+        ints, reals = codec.encode_scenario(rules)
+    except ScenarioError:
+        return None  # past a compiled capacity: the reference plays it, with the same results
     return CompiledGame(core.Game(codec.game_id, ints, reals), codec, core)

@@ -51,6 +51,7 @@ EDITION = Edition(
         'within 24"'
     ),
     solvable_scenarios=("single-phase",),
+    engine="psygym.editions.eighth.engine:CODEC",
 )
 """This edition's declaration (found through the ``psygym.editions`` entry point)."""
 

@@ -15,6 +15,7 @@
 
 #include "exact.h"
 #include "game.h"
+#include "random.h"
 #include "solver.h"
 
 namespace py = pybind11;
@@ -107,6 +108,18 @@ PYBIND11_MODULE(_core, m) {
   });
 
   m.def("registered_games", &registered_games, "Ids of the compiled games, sorted.");
+  m.def(
+      "pcg64_doubles",
+      [](uint64_t state_hi, uint64_t state_lo, uint64_t inc_hi, uint64_t inc_lo, int n) {
+        if (n < 0 || n > 1000000) throw EngineError(ErrorCode::kValue, "n must be 0 to 1,000,000");
+        Pcg64 rng((static_cast<Pcg64::u128>(state_hi) << 64) | state_lo,
+                  (static_cast<Pcg64::u128>(inc_hi) << 64) | inc_lo);
+        std::vector<double> out(static_cast<std::size_t>(n));
+        for (double& x : out) x = rng.next_double();
+        return out;
+      },
+      py::arg("state_hi"), py::arg("state_lo"), py::arg("inc_hi"), py::arg("inc_lo"), py::arg("n"),
+      "n draws of numpy's Generator.random() from a PCG64 state (a check of the core's draws).");
   m.def(
       "exact_ratio",
       [](uint64_t num, uint64_t den) {
