@@ -90,6 +90,21 @@ def check_workers_option(value: int | None) -> int | None:
         raise typer.BadParameter(str(exc).removeprefix("--workers ")) from None
 
 
+def ray_option() -> Any:
+    """The ``--ray`` option of the jobs that play many games (:mod:`.harness.pools`).
+
+    Its value is ``auto`` or a Ray cluster's address (``host:port``); not given, the environment
+    variable ``PSYGYM_RAY_ADDRESS`` is read, and without either the games stay on this machine.
+    """
+    from psygym_experiments.harness.pools import RAY_ENV
+
+    return typer.Option(
+        "", "--ray", envvar=RAY_ENV, show_default=False, metavar="auto|ADDRESS",
+        help=f"Play on a Ray cluster: 'auto' (the one this machine joined) or the head's "
+        f"host:port (or {RAY_ENV}); the results do not change.",
+    )  # fmt: skip
+
+
 def split_names(text: str) -> list[str]:
     """Split a comma-separated option (``"a,b,c"``) into names, dropping blanks."""
     return [t.strip() for t in text.split(",") if t.strip()]
@@ -140,5 +155,5 @@ def editions_with_tool(name: str) -> list[str]:
 __all__ = [
     "check_choice", "check_workers_option", "console", "default_edition", "edition_help",
     "edition_option", "edition_tool", "editions_with_tool", "err_console", "error_line",
-    "printable", "split_names", "user_errors",
+    "printable", "ray_option", "split_names", "user_errors",
 ]  # fmt: skip

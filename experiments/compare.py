@@ -68,12 +68,14 @@ from psygym_experiments.common import (
     check_workers_option,
     console,
     err_console,
+    ray_option,
     split_names,
     user_errors,
 )
 from psygym_experiments.harness.compare_exact import ExactSide
 from psygym_experiments.harness.lifecycle import pool_initializer
 from psygym_experiments.harness.output import write_bytes, write_json
+from psygym_experiments.harness.pools import check_ray_workers, ray_pool
 from psygym_experiments.harness.runs import inside, run_folder, write_command
 from psygym_experiments.harness.solving import (
     MAX_STATES,
@@ -1117,6 +1119,7 @@ def run_compare(
     show_progress: bool = True,
     search: bool = False,
     search_games: int | None = None,
+    ray: str = "",
 ) -> Path:
     """Run the comparison and write its folder; returns ``<runs_dir>/compare-<time>/``.
 
@@ -1138,15 +1141,18 @@ def run_compare(
         search: include the ``search`` agent on every duel (slow: seconds a game).
         search_games: games per seat of ``search``'s match against each duel's leader (default
             :data:`SEARCH_GAMES`; ``0``: none).
+        ray: play on this Ray cluster (``auto`` or its address, :mod:`.harness.pools`; its CPUs
+            are the workers) instead of local processes; the report's plots are drawn here.
     """
     start = time.perf_counter()
     pairs, plan_notes = plan(editions, scenario)
+    cluster = ray_pool(ray)
     settings = CompareSettings(
         editions=list(dict.fromkeys(e for e, _ in pairs)),
         scenarios=pairs,
         episodes=episodes or (QUICK_EPISODES if quick else DEFAULT_EPISODES),
         seed=seed,
-        workers=workers or max(1, os.cpu_count() or 1),
+        workers=cluster.workers if cluster else workers or max(1, os.cpu_count() or 1),
         quick=quick,
         tune_trials=tune_trials or (QUICK_TUNE_TRIALS if quick else DEFAULT_TUNE_TRIALS),
         train_steps=(0 if quick else DEFAULT_TRAIN_STEPS) if train_steps is None else train_steps,
@@ -1168,7 +1174,7 @@ def run_compare(
     cap = max(settings.solve_seconds, SOLVE_SECONDS / 2)
     exact_side = ExactSide(builds, settings.max_states, cap) if builds else None
     prober = Prober(others, settings)
-    pool = worker_pool(settings.workers) if settings.workers > 1 else None
+    pool = cluster or (worker_pool(settings.workers) if settings.workers > 1 else None)
     matches = ThreadPoolExecutor(max_workers=len(pairs)) if pool is not None else None
     done: dict[tuple[str, str], ScenarioResult] = {}
     try:
@@ -1185,7 +1191,7 @@ def run_compare(
         seconds = time.perf_counter() - start
         # The workers draw the plots while this process writes the rest.
         write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds,
-                     tables=tables, pool=pool)  # fmt: skip
+                     tables=tables, pool=None if cluster else pool)  # fmt: skip
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
@@ -1288,16 +1294,18 @@ def compare(
             "round-robin (0: none; not with --quick or --search).",
         ),
     ] = SEARCH_GAMES,
+    ray: str = ray_option(),
 ) -> None:
     """The main job: every agent of every edition, search against each duel's leader; a report."""
     with user_errors():
+        check_ray_workers(ray, workers)
         names = [n for e in edition or [] for n in split_names(e)] or None
         run_dir = run_compare(
             names, scenario=scenario, quick=quick, episodes=episodes, seed=seed,
             runs_dir=runs_dir, workers=workers, tune_trials=tune_trials, train_steps=train_steps,
             max_states=max_states, solve_seconds=solve_seconds,
             agents=split_names(agents) if agents else None, search=search,
-            search_games=search_games,
+            search_games=search_games, ray=ray,
         )  # fmt: skip
     write_command(run_dir)
     _print_leaderboards(run_dir)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,6 +27,7 @@ from psygym_experiments.common import (
     console,
     edition_option,
     err_console,
+    ray_option,
     split_names,
     user_errors,
 )
@@ -37,6 +39,7 @@ from psygym_experiments.harness.output import (
     signed,
     write_json,
 )
+from psygym_experiments.harness.pools import check_ray_workers, ray_pool
 from psygym_experiments.harness.runs import (
     ResumeRecord,
     check_run_folder,
@@ -161,12 +164,14 @@ def evaluate_command(
         help="Go on with the run in this folder: settings not given are the folder's, one given "
         "must equal it (the games and exact values it recorded are not played or solved again).",
     ),
+    ray: str = ray_option(),
 ) -> None:
     """Round-robin between agents in both seats (common random numbers), with exact values."""
     from psygym.editions import load
 
     with user_errors():
         check_choice(fmt, ("table", "csv", "json"), "--format")
+        check_ray_workers(ray, workers)
         if resume:  # the settings not given are the run's own
             saved = _saved_options(ctx, resume, {
                 "edition": edition, "episodes": episodes, "seed": seed, "exact": exact,
@@ -184,13 +189,15 @@ def evaluate_command(
         if not names:
             raise ValueError("--agents needs at least one agent name")
         if until_clear:
-            return _until_clear(
-                rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume,
-                scenario,
-            )  # fmt: skip
+            with ray_pool(ray) or nullcontext() as pool:
+                return _until_clear(
+                    rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume,
+                    scenario, pool,
+                )  # fmt: skip
         from psygym.policies import resolve_policy
 
         policies = [resolve_policy(name, rules) for name in names]  # bad names fail here
+        pool = ray_pool(ray)  # before the run folder: a cluster that is not there leaves none
         config = {
             "edition": rules.edition,
             "scenario": getattr(rules.scenario, "name", ""),
@@ -205,6 +212,8 @@ def evaluate_command(
             "game_seeds": f"{seed}..{seed + episodes - 1}",
         }
         run_dir = _run_dir(runs_dir, resume, config, ROUND_ROBIN_SETTINGS, until_clear=False)
+        if pool is not None:
+            config.update(workers=pool.workers, ray=pool.address)
         # Read (and checked) before anything is written: a refused record changes no file.
         record = TaskRecord(run_dir / TASKS_FILE, score_bounds(rules))
         write_json(run_dir / "config.json", config)
@@ -213,10 +222,11 @@ def evaluate_command(
                           highlight=False, soft_wrap=True)  # fmt: skip
         start = time.perf_counter()
         settings = EvalSettings(
-            episodes, seed, workers, exact=exact, exploit=exact, max_states=max_states,
+            episodes, seed, config["workers"], exact=exact, exploit=exact, max_states=max_states,
             self_play=self_play,
         )  # fmt: skip
-        ev = evaluate(rules, names, settings, policies=policies, record=record)
+        with pool or nullcontext():
+            ev = evaluate(rules, names, settings, policies=policies, record=record, pool=pool)
     config["seconds"] = round(time.perf_counter() - start, 2)
     write_evaluation(ev, run_dir, config)
     if fmt == "csv":
@@ -393,12 +403,13 @@ def _played(record: ResumeRecord, opponents: list[str]) -> dict[str, list[tuple[
 
 def _until_clear(
     rules: Any, names: list[str], episodes: int, min_episodes: int, seed: int, workers: int,
-    runs_dir: str, fmt: str, resume: str = "", scenario: str = "",
+    runs_dir: str, fmt: str, resume: str = "", scenario: str = "", pool: Any = None,
 ) -> None:  # fmt: skip
     """``evaluate --until-clear``: adaptive matches of ``names[0]`` against each other agent.
 
     The run folder is made first and keeps every finished batch in :data:`GAMES_FILE`, so a
-    killed run goes on with ``--resume <folder>`` and the same settings.
+    killed run goes on with ``--resume <folder>`` and the same settings. ``pool``: a Ray pool
+    (:mod:`.harness.pools`) to play in, with as many batches at a time as it has workers.
     """
     from psygym_experiments.harness.head_to_head import BATCH, head_to_head, seat_spec
     from psygym_experiments.harness.progress import ProgressBar
@@ -414,7 +425,8 @@ def _until_clear(
         "edition": rules.edition, "scenario": getattr(rules.scenario, "name", ""),
         "scenario_arg": _scenario_arg(rules, scenario), "agents": names,
         "max_episodes": episodes, "min_episodes": min_episodes, "seed": seed,
-        "workers": workers, "until_clear": True,
+        "workers": workers if pool is None else pool.workers, "until_clear": True,
+        **({} if pool is None else {"ray": pool.address}),
     }  # fmt: skip
     run_dir = _run_dir(runs_dir, resume, config, UNTIL_CLEAR_SETTINGS, until_clear=True)
     games = _games_record(run_dir, rules)
@@ -442,7 +454,7 @@ def _until_clear(
         with ProgressBar(f"{names[0]} vs {opponent}", episodes) as bar:
             match = head_to_head(
                 rules, names[0], opponent, seed=seed, max_games=episodes,
-                min_games=min(min_episodes, episodes), workers=workers,
+                min_games=min(min_episodes, episodes), workers=config["workers"], pool=pool,
                 on_batch=lambda r: bar.update(
                     completed=r.games_per_seat, note=f"{r.margin:+.2f} ± {r.ci95:.2f}"
                 ),

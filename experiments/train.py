@@ -10,7 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from psygym_experiments.common import console, edition_option, err_console, user_errors
+from psygym_experiments.common import (
+    console,
+    edition_option,
+    err_console,
+    ray_option,
+    user_errors,
+)
+from psygym_experiments.harness.pools import ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.training import (
     TRUSTED_NOTE,
@@ -111,6 +118,7 @@ def train(
         help="Also write the final model (safe format) to this stem: <stem>.safetensors + "
         "<stem>.json, e.g. agents/pretrained/7th-duel-seat0.",
     ),
+    ray: str = ray_option(),
 ) -> None:
     """Train an RL agent (MaskablePPO by default) with periodic evaluation and checkpoints.
 
@@ -132,20 +140,34 @@ def train(
         if steps is not None and steps < 1:
             raise ValueError(f"--steps must be at least 1, not {steps}")
         value_run = algo == VALUE_ALGO or (bool(resume) and is_value_run(resume))
+        if ray and not value_run:  # PSYGYM_RAY_ADDRESS alone does not stop an RL run
+            if getattr(ctx.get_parameter_source("ray"), "name", "") == "COMMANDLINE":
+                raise ValueError("--ray plays the games of --algo value; the RL algorithms step "
+                                 "their own envs (--n-envs, --subproc)")  # fmt: skip
+            ray = ""
+        pool = None
         try:
             if resume:
                 run_dir = Path(resume)
                 _check_resumed_options(ctx, run_dir, options, value_run)
                 cmd = command_text() if invoked_as_cli() else None
-                again = resume_value_run if value_run else resume_run
-                again(run_dir, steps, show_progress=show_progress, command=cmd)
+                if value_run:
+                    pool = ray_pool(ray)
+                    resume_value_run(run_dir, steps, show_progress=show_progress, command=cmd,
+                                     pool=pool)  # fmt: skip
+                else:
+                    resume_run(run_dir, steps, show_progress=show_progress, command=cmd)
             elif value_run:
-                run_dir = _start_value(options)
+                pool = ray_pool(ray)
+                run_dir = _start_value(options, pool)
             else:
                 run_dir = _start(_config(options), runs_dir, show_progress)
         except TrainingInterrupted as exc:
             err_console.print(f"[yellow]{exc}[/yellow]", highlight=False)
             raise typer.Exit(128 + exc.signum) from None
+        finally:
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
         if value_run:
             exported = export_value(run_dir, export) if export else None
         else:
@@ -156,7 +178,7 @@ def train(
         _print_summary(run_dir, exported)
 
 
-RESUME_OPTIONS = ("steps", "show_progress", "export", "resume", "runs_dir")
+RESUME_OPTIONS = ("steps", "show_progress", "export", "resume", "runs_dir", "ray")
 """Options that apply to a resumed run; every other setting is the run's own."""
 
 
@@ -198,8 +220,11 @@ def _check_resumed_options(
                          "apply to a resumed run)")  # fmt: skip
 
 
-def _start_value(o: dict[str, Any]) -> Path:
-    """Create a board-value run folder, record the command and train; returns the folder."""
+def _start_value(o: dict[str, Any], pool: Any = None) -> Path:
+    """Create a board-value run folder, record the command and train; returns the folder.
+
+    ``pool``: a Ray pool (``--ray``) that plays the stages' games.
+    """
     changed = [k for k, default in _RL_ONLY.items() if o[k] != default]
     if changed:
         names = ", ".join("--" + k.replace("_", "-") for k in changed)
@@ -213,7 +238,7 @@ def _start_value(o: dict[str, Any]) -> Path:
     else:  # called in-process (tests, notebooks): record the equivalent command
         write_command(run_dir, value_command_line(cfg, o["runs_dir"], o["config"] or None))
     console.print(f"run folder: {run_dir}", highlight=False)
-    run_value_training(cfg, run_dir, show_progress=o["show_progress"])
+    run_value_training(cfg, run_dir, show_progress=o["show_progress"], pool=pool)
     return run_dir
 
 

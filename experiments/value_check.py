@@ -19,6 +19,7 @@ from psygym_experiments.common import (
     console,
     default_edition,
     err_console,
+    ray_option,
     user_errors,
 )
 
@@ -54,8 +55,12 @@ def value_check_command(
         str | None,
         typer.Option(help="Run folder (default runs/value-check/<edition>-<scenario>); resumed."),
     ] = None,
+    ray: str = ray_option(),
 ) -> None:
     """Check a board value against the mean gain of games played on from sampled boards."""
+    from contextlib import nullcontext
+
+    from psygym_experiments.harness.pools import check_ray_workers, ray_pool
     from psygym_experiments.harness.progress import ProgressBar
     from psygym_experiments.harness.runs import safe_component, write_command
     from psygym_experiments.harness.value_check import run_value_check, summarize
@@ -63,6 +68,7 @@ def value_check_command(
     from psygym.editions import load
 
     with user_errors():
+        check_ray_workers(ray, workers)
         given = {
             "edition": edition,
             "scenario": scenario,
@@ -81,7 +87,10 @@ def value_check_command(
         if not out:
             given.update(_saved(ctx, folder))
         cfg = {**given, "edition": rules.edition}
-        with ProgressBar(f"{rules.edition} {name}: continuations", None) as bar:
+        with (
+            ray_pool(ray) or nullcontext() as pool,
+            ProgressBar(f"{rules.edition} {name}: continuations", None) as bar,
+        ):
 
             def played(done: int, total: int) -> None:
                 bar.update(completed=done, total=total)
@@ -95,7 +104,8 @@ def value_check_command(
                     highlight=False,
                 )
 
-            rows = run_value_check(cfg, folder, workers=workers, on_board=shown, on_chunk=played)
+            rows = run_value_check(cfg, folder, workers=workers, on_board=shown, on_chunk=played,
+                                   pool=pool)  # fmt: skip
     write_command(folder)
     for r in summarize(rows):
         plural = "" if r["boards"] == 1 else "s"

@@ -304,9 +304,11 @@ def worker_pool(workers: int, tasks: int | None = None) -> Any:
     if tasks is not None:
         workers = max(1, min(workers, tasks))
     # Workers die with this process (SIGTERM, SIGKILL, crash): no orphan blocked on a pipe.
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=workers, initializer=pool_initializer, initargs=(os.getpid(), _init_worker)
     )
+    pool.workers = workers  # the interface of .pools.Pool
+    return pool
 
 
 def _run_remote(token: str, rules: Any, specs: Sequence[str], task: tuple) -> tuple[tuple, Any]:
@@ -637,8 +639,9 @@ def evaluate(
         agent_names: agent specs (names, ``tuned:...json``, ``...zip``, ``caster+denier``).
         settings: games, seeds and exact values to compute (see :class:`EvalSettings`).
         labels: names to show instead of the specs (repeats get ``#2``...).
-        pool: a process pool from :func:`worker_pool` to run in (then ``settings.workers`` only
-            sizes the work chunks); ``None``: a pool of ``workers`` processes made for this call.
+        pool: a pool to run in, from :func:`worker_pool` or :func:`.pools.ray_pool` (a Ray
+            cluster's; then ``settings.workers`` only sizes the work chunks); ``None``: a pool of
+            ``workers`` processes made for this call.
         policies: policies already built from ``agent_names`` for ``rules`` (``None`` entries
             are built here), so that a model is loaded once in this process; workers build
             their own.

@@ -260,7 +260,7 @@ def read_rows(out_dir: Path) -> list[dict[str, Any]]:
 def run_value_check(
     cfg: dict[str, Any], out_dir: str | Path, *, workers: int = 1,
     on_board: Callable[[int, int, dict[str, Any]], None] | None = None,
-    on_chunk: Callable[[int, int], None] | None = None,
+    on_chunk: Callable[[int, int], None] | None = None, pool: Any = None,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """Check every board of ``cfg`` not yet in ``out_dir``; returns all rows, board order.
 
@@ -269,6 +269,8 @@ def run_value_check(
             one; ``agent``: the spec played in both seats).
         out_dir: the output folder (created; resumed when it holds the same settings).
         workers: processes (the figures do not depend on it).
+        pool: a running pool to play the chunks in (:mod:`.pools`, a Ray one say), left open;
+            ``None``: ``workers`` local processes.
         on_board: called with ``(done, total, row)`` after each board (progress).
         on_chunk: called with ``(continuations done, all continuations)`` after each chunk.
     """
@@ -323,7 +325,10 @@ def run_value_check(
             finish(k)
     todo = [(k, j, min(j + CHUNK, n)) for k in order if k not in done for j in starts
             if (k, j) not in chunks]  # fmt: skip
-    if workers <= 1 or len(todo) <= 1:
+    if pool is not None and todo:
+        for chunk in pool.map(play_chunk, *zip(*[(cfg, *t) for t in todo], strict=True)):
+            add_chunk(chunk)
+    elif workers <= 1 or len(todo) <= 1:
         for k, j, stop in todo:
             add_chunk(play_chunk(cfg, k, j, stop))
     else:

@@ -468,6 +468,7 @@ def play_boards(
     rules: Any, n_games: int, *, seed: int, stage: int, value: Any = None,
     search_share: float = 0.0, random_move: float = 0.1, split: np.ndarray | None = None,
     on_game: Callable[[], bool] | None = None, agents: Sequence[str] | None = None,
+    first: int = 0,
 ) -> tuple[Boards, list[Hashable]]:  # fmt: skip
     """Play ``n_games`` games among the edition's heuristics (and ``search``), keep the boards.
 
@@ -487,6 +488,8 @@ def play_boards(
         on_game: called after each game; a true return value stops early (the games played
             so far are returned).
         agents: agent specs the seats draw from instead of the edition's heuristics.
+        first: the stage's number of the first game (games ``first..first + n_games - 1`` are
+            played, numbered from 0 in the result: a part of a stage, see :func:`join_boards`).
 
     Returns:
         The boards, and the board states in the same order.
@@ -512,7 +515,7 @@ def play_boards(
     offsets = [0]
     agents: list[str] = []
     for g in range(n_games):
-        pick = np.random.default_rng((seed, stage, g, 1))
+        pick = np.random.default_rng((seed, stage, first + g, 1))
         seats, labels = [], []
         for _ in range(rules.num_players):
             if search is not None and pick.random() < search_share:
@@ -522,7 +525,7 @@ def play_boards(
                 name = names[int(pick.integers(len(names)))]
                 seats.append(made[name])
                 labels.append(name)
-        rng = np.random.default_rng((seed, stage, g, 2))
+        rng = np.random.default_rng((seed, stage, first + g, 2))
         s = rules.initial_state()
         game_states, game_plies, ply = [], [], 0
         while (p := rules.current_player(s)) != TERMINAL:
@@ -568,6 +571,29 @@ def play_boards(
         agents=np.asarray(agents, dtype=str),
     )
     return boards, states
+
+
+def join_boards(parts: Sequence[Boards]) -> Boards:
+    """The boards of consecutive parts of a stage as one shard (games renumbered in order)."""
+    games = np.cumsum([0] + [len(p.offsets) - 1 for p in parts])
+    moves = np.cumsum([0] + [len(p.actions) for p in parts])
+    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts])
+              for f in fields(Boards) if f.name not in ("game", "offsets")}  # fmt: skip
+    return Boards(
+        **joined,
+        game=np.concatenate([p.game + games[k] for k, p in enumerate(parts)]).astype(np.int32),
+        offsets=np.concatenate([[0]] + [p.offsets[1:] + moves[k] for k, p in enumerate(parts)])
+        .astype(np.int64),
+    )  # fmt: skip
+
+
+def _play_part(edition: str, scenario: str, first: int, stop: int, kw: dict[str, Any]) -> Boards:
+    """Games ``first..stop - 1`` of a stage in a pool worker (:func:`play_boards`'s ``kw``)."""
+    return play_boards(_load_rules(edition, scenario), stop - first, first=first, **kw)[0]
+
+
+PART = 50
+"""Games of one pool task of a stage's play (:meth:`_Run.play` with a pool)."""
 
 
 def replay_states(rules: Any, boards: Boards) -> list[Hashable]:
@@ -674,7 +700,8 @@ class _Stop:
 class _Run:
     """One board-value run: its stages, their checkpoints, and the data they share."""
 
-    def __init__(self, cfg: ValueConfig, run_dir: Path, show_progress: bool, stop: _Stop):
+    def __init__(self, cfg: ValueConfig, run_dir: Path, show_progress: bool, stop: _Stop,
+                 pool: Any = None):  # fmt: skip
         self.cfg, self.dir, self.show, self.stop = cfg, run_dir, show_progress, stop
         self.rules = _load_rules(cfg.edition, cfg.scenario)
         self.progress_path = run_dir / "progress.json"
@@ -685,6 +712,7 @@ class _Run:
         self.td_target: np.ndarray | None = None  # phase-TD labels of the first boards
         self.value: Any = None
         self.stage = ""
+        self.pool = pool
         for d in ("data", "labels", "checkpoints"):
             output_folder(run_dir / d, run_dir)
 
@@ -755,11 +783,12 @@ class _Run:
                 bar.advance()
                 return self.check_stop()
 
-            boards, states = play_boards(
-                self.rules, n_games, seed=cfg.seed, stage=index, value=self.value,
-                search_share=share, random_move=cfg.random_move, split=split, on_game=tick,
-                agents=cfg.agents,
-            )  # fmt: skip
+            kw = {"seed": cfg.seed, "stage": index, "value": self.value, "search_share": share,
+                  "random_move": cfg.random_move, "agents": cfg.agents}  # fmt: skip
+            if self.pool is not None:
+                boards, states = self._play_in_pool(n_games, split, kw, bar), None
+            else:
+                boards, states = play_boards(self.rules, n_games, split=split, on_game=tick, **kw)
         if self.check_stop():
             raise self.interrupted()
         self.timing("game_with_search" if share else "game_heuristic",
@@ -768,6 +797,26 @@ class _Run:
         self.shards.append(boards)
         self._states.append(states)
         self.finish(stage)
+
+    def _play_in_pool(self, n_games: int, split: np.ndarray, kw: dict[str, Any],
+                      bar: ProgressBar) -> Boards:  # fmt: skip
+        """A stage's games played in :attr:`pool`, :data:`PART` a task; the same boards."""
+        cfg, futures = self.cfg, []
+        for a in range(0, n_games, PART):
+            b = min(n_games, a + PART)
+            futures.append(self.pool.submit(_play_part, cfg.edition, cfg.scenario, a, b,
+                                            {**kw, "split": split[a:b]}))  # fmt: skip
+        parts = []
+        try:
+            for f in futures:  # in order; a signal stops between parts
+                parts.append(f.result())
+                bar.advance(len(parts[-1].offsets) - 1)
+                if self.check_stop():
+                    break
+        finally:
+            for f in futures:
+                f.cancel()
+        return join_boards(parts)
 
     def fit(self, stage: str, initial: bool) -> None:
         """Fit (or reload) the model of ``stage`` on the boards and backups so far."""
@@ -1071,8 +1120,11 @@ def plot_value_curves(run_dir: Path, title: str = "") -> Path | None:
 
 
 def run_value_training(cfg: ValueConfig, run_dir: str | Path, *, show_progress: bool = False,
-                       handle_signals: bool = True) -> Path:  # fmt: skip
+                       handle_signals: bool = True, pool: Any = None) -> Path:  # fmt: skip
     """Run (or continue) every stage of a value run; returns the final model's path.
+
+    ``pool``: a running pool (:mod:`.pools`, a Ray one say) that plays the stages' games,
+    :data:`PART` games a task; the data are the same as when they are played here.
 
     Raises:
         ValueTrainingInterrupted: SIGINT/SIGTERM arrived; the finished stages are saved.
@@ -1082,14 +1134,14 @@ def run_value_training(cfg: ValueConfig, run_dir: str | Path, *, show_progress: 
     if handle_signals:
         stop.install()
     try:
-        _Run(cfg, run, show_progress, stop).run()
+        _Run(cfg, run, show_progress, stop, pool).run()
     finally:
         stop.restore()
     return (run / FINAL).with_suffix(".safetensors")
 
 
-def resume_value_run(run_dir: str | Path, steps: int | None = None, *,
-                     show_progress: bool = False, command: str | None = None) -> Path:  # fmt: skip
+def resume_value_run(run_dir: str | Path, steps: int | None = None, *, show_progress: bool = False,
+                     command: str | None = None, pool: Any = None) -> Path:  # fmt: skip
     """Continue a value run from its last finished stage.
 
     Raises:
@@ -1102,7 +1154,7 @@ def resume_value_run(run_dir: str | Path, steps: int | None = None, *,
     if steps is not None and steps != cfg.steps:
         raise ValueError(f"--steps {steps}: a value run keeps its {cfg.steps} games on resume")
     append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
-    run_value_training(cfg, run, show_progress=show_progress)
+    run_value_training(cfg, run, show_progress=show_progress, pool=pool)
     return run
 
 
@@ -1137,7 +1189,8 @@ def read_value_metrics(run_dir: str | Path) -> list[dict[str, str]]:
 __all__ = [
     "ALGO", "Boards", "TUNABLE", "ValueConfig", "ValueTrainingInterrupted", "backup",
     "check_value_config", "config_from_run", "export_value", "final_value", "game_split",
-    "is_board", "is_value_run", "make_value_config", "play_boards", "plot_value_curves",
-    "read_value_metrics", "replay_states", "resume_value_run", "run_value_training",
-    "start_value_run", "value_command_line", "write_value_config", "zero_value",
+    "is_board", "is_value_run", "join_boards", "make_value_config", "play_boards",
+    "plot_value_curves", "read_value_metrics", "replay_states", "resume_value_run",
+    "run_value_training", "start_value_run", "value_command_line", "write_value_config",
+    "zero_value",
 ]  # fmt: skip
