@@ -62,7 +62,7 @@ def _engine_line() -> str:
         return f"engine: compiled core ({games}; {ENGINE_VARIABLE}=python for the reference)"
     if wanted == "python":
         return f"engine: Python reference ({ENGINE_VARIABLE}=python)"
-    return "engine: Python reference (the compiled core is not built: install with a C++17 compiler)"
+    return "engine: Python reference (the compiled core is not built: needs a C++17 compiler)"
 
 
 def _show_version(value: bool) -> None:
