@@ -14,15 +14,17 @@ from psygym_experiments.common import (
     console,
     edition_option,
     err_console,
+    error_line,
     ray_option,
     user_errors,
 )
-from psygym_experiments.harness.pools import ray_pool
+from psygym_experiments.harness.pools import RAY_ENV, ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.training import (
     TRUSTED_NOTE,
     TrainConfig,
     TrainingInterrupted,
+    checkpoint_record,
     command_line,
     export_model,
     first_evaluation,
@@ -44,6 +46,7 @@ from psygym_experiments.harness.value_training import (
     start_value_run,
     value_command_line,
 )
+from rich.markup import escape
 
 VALUE_GAMES = 2000
 """Default ``--steps`` (games of the Monte-Carlo stage) of ``--algo value``."""
@@ -130,6 +133,8 @@ def train(
     --opponent self: the opponent is a frozen copy of the learner (sampling its policy),
     refreshed every self_play_refresh steps (config); the learner alternates seats.
     Models and checkpoints are written in the safe format (safetensors + JSON, no pickles).
+    --ray runs each training env in a Ray actor of one CPU on a cluster (the same model as
+    locally); a node lost mid-run stops the run, and --resume continues it from its checkpoint.
     --algo value trains the search agent's board value instead (--steps: games of its
     Monte-Carlo stage; --config: a YAML of its settings; runs/<edition>/<scenario>/value_<n>/:
     data/, labels/, checkpoints/, fits.csv, learning_curve.png, metrics.csv + metrics.json,
@@ -140,31 +145,41 @@ def train(
         if steps is not None and steps < 1:
             raise ValueError(f"--steps must be at least 1, not {steps}")
         value_run = algo == VALUE_ALGO or (bool(resume) and is_value_run(resume))
-        if ray and not value_run:  # PSYGYM_RAY_ADDRESS alone does not stop an RL run
-            if getattr(ctx.get_parameter_source("ray"), "name", "") == "COMMANDLINE":
-                raise ValueError("--ray plays the games of --algo value; the RL algorithms step "
-                                 "their own envs (--n-envs, --subproc)")  # fmt: skip
-            ray = ""
-        pool = None
+        if ray and subproc:
+            raise ValueError(f"--subproc starts local processes; with --ray (or {RAY_ENV}) the "
+                             "envs run on the cluster's CPUs: leave out one of them")  # fmt: skip
+        lost = _lost_errors(ray, value_run)
+        pool = run_dir = None
         try:
             if resume:
                 run_dir = Path(resume)
                 _check_resumed_options(ctx, run_dir, options, value_run)
                 cmd = command_text() if invoked_as_cli() else None
+                pool = ray_pool(ray)
                 if value_run:
-                    pool = ray_pool(ray)
                     resume_value_run(run_dir, steps, show_progress=show_progress, command=cmd,
                                      pool=pool)  # fmt: skip
                 else:
-                    resume_run(run_dir, steps, show_progress=show_progress, command=cmd)
+                    resume_run(run_dir, steps, show_progress=show_progress, command=cmd,
+                               ray=ray)  # fmt: skip
             elif value_run:
                 pool = ray_pool(ray)
                 run_dir = _start_value(options, pool)
             else:
-                run_dir = _start(_config(options), runs_dir, show_progress)
+                cfg = _config(options)
+                pool = ray_pool(ray)  # joined before the run folder is made: errors come first
+                if pool is not None:
+                    from psygym_experiments.harness.ray_vec_env import check_cluster_fits
+
+                    check_cluster_fits(int(cfg.hyperparams.get("n_envs", 1)), pool)
+                run_dir = _start(cfg, runs_dir)
+                run_training(cfg, run_dir, show_progress=show_progress, ray=ray)
         except TrainingInterrupted as exc:
             err_console.print(f"[yellow]{exc}[/yellow]", highlight=False)
             raise typer.Exit(128 + exc.signum) from None
+        except lost as exc:  # an env's node died: an episode cannot move to another node
+            _print_stopped(exc, run_dir)
+            raise typer.Exit(1) from None
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
@@ -254,16 +269,38 @@ def _config(o: dict[str, Any]) -> TrainConfig:
     )  # fmt: skip
 
 
-def _start(cfg: TrainConfig, runs_dir: str, show_progress: bool) -> Path:
-    """Create the run folder, record the command and train; returns the run folder."""
+def _start(cfg: TrainConfig, runs_dir: str) -> Path:
+    """Create the run folder and record the command; returns the run folder."""
     run_dir = start_run(cfg, runs_dir)
     if invoked_as_cli():
         write_command(run_dir)
     else:  # called in-process (tests, notebooks): record the equivalent command
         write_command(run_dir, command_line(cfg, runs_dir))
     console.print(f"run folder: {run_dir}", highlight=False)
-    run_training(cfg, run_dir, show_progress=show_progress)
     return run_dir
+
+
+def _lost_errors(ray: str, value_run: bool) -> tuple[type[BaseException], ...]:
+    """The error of an env lost on the cluster, when the envs run there (else nothing to catch).
+
+    Imported only then: the module loads stable-baselines3, which the command's start need not.
+    """
+    if not ray or value_run:
+        return ()
+    from psygym_experiments.harness.ray_vec_env import EnvWorkerLost
+
+    return (EnvWorkerLost,)
+
+
+def _print_stopped(exc: BaseException, run_dir: Path | None) -> None:
+    """One line: the run stopped when an env was lost, and how ``--resume`` continues it."""
+    record = checkpoint_record(run_dir) if run_dir is not None else None
+    since = f"step {record['steps']}" if record else "none yet: step 0"
+    err_console.print(
+        f"[red]error:[/red] {escape(error_line(exc))}; the run stopped. Continue it from its last "
+        f"checkpoint ({since}) with: psygym train --resume {escape(str(run_dir))}",
+        highlight=False, soft_wrap=True,
+    )  # fmt: skip
 
 
 def _print_summary(run_dir: Path, exported: Path | None) -> None:

@@ -253,6 +253,61 @@ def test_value_training_on_ray_has_the_local_data_and_model(cluster, tmp_path):
     assert (ray / "value.safetensors").read_bytes() == (local / "value.safetensors").read_bytes()
 
 
+TRAIN = ["train", "--edition", "7th", "--scenario", "single-phase", "--opponent", "double-wc",
+         "--eval-every", "256", "--eval-episodes", "10", "--seed", "5",
+         "--no-progress"]  # fmt: skip
+"""A MaskablePPO run of a few seconds (512 steps: two rollouts, two updates, episodes reset)."""
+
+
+def _run_dir(runs: Path) -> Path:
+    (run,) = (runs / "7th" / "single-phase").glob("maskable-ppo_*")
+    return run
+
+
+def test_training_envs_on_ray_train_the_local_model(cluster, tmp_path):
+    args = [*TRAIN, "--steps", "512", "--n-envs", "2"]
+    _run([*args, "--runs-dir", str(tmp_path / "local")])
+    _run([*args, "--runs-dir", str(tmp_path / "ray"), "--ray", cluster.address])
+    local, ray = _run_dir(tmp_path / "local"), _run_dir(tmp_path / "ray")
+    assert (ray / "model.safetensors").read_bytes() == (local / "model.safetensors").read_bytes()
+    scores = [[row.split(",")[:4] for row in (run / "metrics.csv").read_text().splitlines()]
+              for run in (local, ray)]  # fmt: skip
+    assert scores[0] == scores[1] and len(scores[0]) == 4  # a header, steps 0, 256 and 512
+
+
+def test_a_node_lost_mid_training_stops_the_run_in_one_line_and_resume_continues(
+    cluster, tmp_path
+):  # fmt: skip
+    doomed = cluster.add_node()  # three nodes of one CPU: one env's actor is on each
+    runs = tmp_path / "ray"
+    proc = subprocess.Popen([*CLI, *TRAIN, "--steps", "100000", "--n-envs", "3", "--runs-dir",
+                             str(runs), "--ray", cluster.address], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + RUN_SECONDS
+        while not list(runs.glob("7th/single-phase/*/checkpoints/last.json")):
+            assert proc.poll() is None and time.monotonic() < deadline, "no checkpoint came"
+            time.sleep(0.1)
+        actors = [c for c in _descendants(doomed.pid).values() if c.startswith("ray::_EnvHost")]
+        assert actors, "no env ran on that node"
+        cluster.kill(doomed)
+        _, err = proc.communicate(timeout=RUN_SECONDS)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=30)
+    run = _run_dir(runs)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 1 and "Traceback" not in err and len(lines) == 1, err[-3000:]
+    step = json.loads((run / "checkpoints" / "last.json").read_text())["steps"]
+    assert lines[0].startswith("error: env ") and "was lost with its worker or node" in lines[0]
+    assert lines[0].endswith(f"the run stopped. Continue it from its last checkpoint (step {step}) "
+                             f"with: psygym train --resume {run}")  # fmt: skip
+    _run(["train", "--resume", str(run), "--steps", str(step + 256), "--no-progress"])
+    meta = json.loads((run / "model.json").read_text())
+    assert meta["steps"] >= step + 256
+
+
 def test_a_stage_played_in_parts_is_the_stage_played_whole():
     from dataclasses import fields
 
@@ -335,8 +390,9 @@ def test_ray_errors_are_one_line(tmp_path):
     missing = _fail(["evaluate", "--episodes", "2", "--ray", "auto"],
                     env={**os.environ, "PYTHONPATH": str(fake.parent)})  # fmt: skip
     assert missing == 'error: --ray needs Ray, which is not installed: pip install -e ".[ray]"'
-    rl = _fail(["train", "--edition", "7th", "--ray", "auto", "--runs-dir", str(tmp_path)])
-    assert "--ray plays the games of --algo value" in rl
+    rl = _fail(["train", "--edition", "7th", "--ray", "auto", "--subproc", "--runs-dir",
+                str(tmp_path)])  # fmt: skip
+    assert rl.startswith("error: --subproc starts local processes; with --ray")
     both = _fail(["evaluate", "--episodes", "2", "--ray", "auto", "--workers", "2"])
     assert "with --ray (or PSYGYM_RAY_ADDRESS) the cluster's CPUs play the games" in both
 

@@ -498,11 +498,19 @@ def _env_factory(cfg: TrainConfig, index: int, in_subprocess: bool) -> Any:
     return make
 
 
-def make_vec_env(cfg: TrainConfig) -> Any:
-    """The vectorised training envs (DummyVecEnv, or SubprocVecEnv with ``subproc``)."""
+def make_vec_env(cfg: TrainConfig, ray: str = "") -> Any:
+    """The vectorised training envs (DummyVecEnv, or SubprocVecEnv with ``subproc``).
+
+    ``ray``: a Ray cluster's address (``--ray``): each env in an actor there instead
+    (:class:`.ray_vec_env.RayVecEnv`; the same envs, so a seed trains the same model).
+    """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     n = int(cfg.hyperparams.get("n_envs", 1))
+    if ray:
+        from psygym_experiments.harness.ray_vec_env import RayVecEnv
+
+        return RayVecEnv([_env_factory(cfg, i, False) for i in range(n)], ray)
     if cfg.subproc and n > 1:
         return SubprocVecEnv([_env_factory(cfg, i, True) for i in range(n)])
     return DummyVecEnv([_env_factory(cfg, i, False) for i in range(n)])
@@ -1118,14 +1126,17 @@ def run_training(
     trial: Any = None,
     handle_signals: bool = True,
     quiet: bool = False,
+    ray: str = "",
 ) -> dict[str, Any]:
     """Train (or continue training) the run in ``run_dir``; return a summary.
 
     The summary has ``steps``, ``final_score`` (the last evaluation), ``best_score`` and
-    ``pruned`` (an Optuna trial asked to stop).
+    ``pruned`` (an Optuna trial asked to stop). ``ray``: run the envs on that Ray cluster
+    (:func:`make_vec_env`).
 
     Raises:
         TrainingInterrupted: SIGINT/SIGTERM arrived; a checkpoint was saved first.
+        psygym_experiments.harness.ray_vec_env.EnvWorkerLost: ``ray`` lost an env's node.
     """
     import torch
     from psygym_agents.sb3 import algo_class
@@ -1138,7 +1149,7 @@ def run_training(
     cls = algo_class(cfg.algo)
     trainer = _Trainer(cfg, run_dir, show_progress=show_progress, trial=trial, stop=stop,
                        quiet=quiet)  # fmt: skip
-    vec_env = make_vec_env(cfg)
+    vec_env = make_vec_env(cfg, ray)
     trainer.vec_env = vec_env
     try:
         kw = algo_kwargs(cfg.hyperparams)
@@ -1289,8 +1300,10 @@ def train_agent(
 
 
 def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: bool = False,
-               command: str | None = None) -> Path:  # fmt: skip
+               command: str | None = None, ray: str = "") -> Path:  # fmt: skip
     """Continue an interrupted (or extend a finished) run from its last checkpoint.
+
+    ``ray``: run the envs on that Ray cluster (:func:`make_vec_env`).
 
     Raises:
         FileNotFoundError: not a run folder, or no checkpoint.
@@ -1310,7 +1323,7 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
         cfg.steps = steps
         write_config(run, cfg)
     append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
-    run_training(cfg, run, resume=True, show_progress=show_progress)
+    run_training(cfg, run, resume=True, show_progress=show_progress, ray=ray)
     return run
 
 
