@@ -136,14 +136,18 @@ def test_a_one_option_menu_does_not_ask_choose_1_to_1(tmp_path):
 
 
 # ----------------------------------------------------------------------------- the CLI
-def test_version():
-    expected = f"psygym {importlib.metadata.version('psygym')}"
-    assert ok("--version").strip() == expected
+def test_version(monkeypatch):
+    expected = f"psygym {importlib.metadata.version('psygym')} (engine: "
+    assert ok("--version").strip().startswith(expected)
     done = subprocess.run(
         [sys.executable, "-m", "psygym_experiments.cli", "--version"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
-    assert done.returncode == 0 and done.stdout.strip() == expected, done.stderr
+    assert done.returncode == 0 and done.stdout.strip().startswith(expected), done.stderr
+    monkeypatch.setenv("PSYGYM_ENGINE", "python")
+    assert ok("--version").strip() == expected + "Python reference (PSYGYM_ENGINE=python))"
+    monkeypatch.setenv("PSYGYM_ENGINE", "fast")
+    assert "PSYGYM_ENGINE='fast' is not an engine (allowed: core, python)" in ok("--version")
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,8 @@ import pytest
 import psygym  # noqa: F401  (registers the env ids)
 from psygym.editions import load
 from psygym.editions.rogue_trader.graph import MoveGraph
-from psygym.editions.rogue_trader.rules import RogueTraderRules, _unit
+from psygym.editions.rogue_trader.rules import RogueTraderRules
+from psygym.editions.rogue_trader.units import evolve_unit as _unit
 from psygym.kernel import evolve
 
 
@@ -76,7 +77,7 @@ def test_observations_and_masks_are_fresh_copies():
     assert again is not obs and again.flags.writeable
     obs[:] = -1.0  # a caller's change reaches neither the node nor the next observation
     np.testing.assert_array_equal(rules.observe(state, 0), again)
-    np.testing.assert_array_equal(again, rules.views._observe(state, 0))
+    np.testing.assert_array_equal(again, rules.views.observe(state, 0))
     mask = rules.legal_mask(state)
     mask[:] = False
     assert rules.legal_mask(state).any()

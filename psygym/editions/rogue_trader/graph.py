@@ -26,16 +26,13 @@ on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from psygym.core import Event
-from psygym.editions.rogue_trader.state import DECISIONS, Phase, State
+from psygym.editions.rogue_trader.state import DECISIONS, Events, Phase, State
 from psygym.kernel import ChanceTable
-
-if TYPE_CHECKING:
-    from psygym.editions.rogue_trader.rules import RogueTraderRules
 
 _OVER = Phase.OVER
 _ONE_WAY = frozenset({Phase.TEST, Phase.ATTACK_BID, Phase.SAVE_BID, Phase.RESOLVE})
@@ -48,11 +45,43 @@ MAX_NODES = 40_000
 """Nodes kept before the graph is dropped (a kB or two each with their observations)."""
 
 
+class Transitions(Protocol):
+    """What the graph runs of the rules (:class:`~.rules.RogueTraderRules` has all of it).
+
+    Attributes:
+        _legal_state, _legal_last: the decision ``_settle`` last stopped at and its legal
+            actions.
+        _table_state, _table_last: the chance node ``_settle`` last stopped at and its table.
+    """
+
+    _legal_state: State | None
+    _legal_last: tuple[int, ...]
+    _table_state: State | None
+    _table_last: ChanceTable | None
+
+    def _step(self, s: State, a: int, ev: Events) -> State:
+        """One transition from ``s`` (no settling)."""
+        ...
+
+    def _settle(self, s: State, ev: Events) -> State:
+        """Advance through nodes that offer a single action or outcome."""
+        ...
+
+    def _legal(self, state: State) -> tuple[int, ...]:
+        """The legal actions of ``state`` (empty at chance and terminal nodes)."""
+        ...
+
+    def chance_table(self, s: State) -> ChanceTable | None:
+        """The chance table of ``s`` (``None`` at decisions and the end)."""
+        ...
+
+
 class MoveGraph:
     """The memoised transitions of one rules object (see the module docstring).
 
     Args:
-        rules: the rules whose ``_step``, ``_settle``, ``chance_table`` and ``_legal`` it runs.
+        rules: the rules whose ``_step``, ``_settle``, ``chance_table`` and ``_legal`` it runs
+            (:class:`Transitions`).
         max_nodes: nodes kept before the graph is dropped.
 
     Attributes:
@@ -82,7 +111,7 @@ class MoveGraph:
         "tables",
     )
 
-    def __init__(self, rules: RogueTraderRules, max_nodes: int = MAX_NODES):
+    def __init__(self, rules: Transitions, max_nodes: int = MAX_NODES):
         self.rules = rules
         self.max_nodes = max_nodes
         self._clear()
@@ -215,4 +244,4 @@ class MoveGraph:
         return state
 
 
-__all__ = ["MAX_NODES", "MoveGraph"]
+__all__ = ["MAX_NODES", "MoveGraph", "Transitions"]

@@ -17,6 +17,8 @@ from dataclasses import dataclass, fields
 from enum import IntEnum
 from operator import attrgetter
 
+from psygym.core import Event
+
 _set = object.__setattr__
 
 
@@ -51,6 +53,9 @@ class Phase(IntEnum):
 
 DECISIONS = frozenset({Phase.CHOOSE, Phase.TARGET, Phase.AMOUNT, Phase.ATTACK_BID, Phase.SAVE_BID})
 """Phases where a player decides."""
+
+Events = list[Event] | None
+"""Where a transition records its events; ``None`` in event-free search (``rules.apply``)."""
 
 
 @dataclass(frozen=True, slots=True)

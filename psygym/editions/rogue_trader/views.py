@@ -1,6 +1,6 @@
 """What players see of a Rogue Trader game: observations, action views and text (RT-3.4).
 
-:class:`RTViews` turns states of one scenario's :class:`~.rules.RogueTraderRules` into
+:class:`RTViews` turns states of one scenario into
 
 * the flat float32 observation of :meth:`RTViews.observe` (layout in its docstring), which never
   reveals the attacker's pending enhanced-attack bid to the defender (RT-3.4);
@@ -8,25 +8,23 @@
   (:meth:`RTViews.describe`);
 * a text picture (:meth:`RTViews.render`) that hides the pending bid from anyone but the attacker.
 
-The rules class delegates its ``observe``, ``describe`` and ``render`` here.
+It reads a state and the scenario's read-only :class:`~.facts.RTFacts` only, never the rules
+class, which delegates its ``observe``, ``describe``, ``render`` and ``power_texts`` here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from psygym.core import ActionView
 from psygym.editions.rogue_trader.actions import END, REST
 from psygym.editions.rogue_trader.chances import works_chance
+from psygym.editions.rogue_trader.facts import RTFacts
 from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState
 from psygym.text import plural
-
-if TYPE_CHECKING:
-    from psygym.editions.rogue_trader.rules import RogueTraderRules
 
 KINDS = ("choose", "target", "amount", "attack_bid", "save_bid", "none")
 """Kinds of decision, in the order of the observation's one-hot."""
@@ -111,10 +109,10 @@ def _ability_flags(abilities: tuple[int, ...], n: int) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- views
 class RTViews:
-    """Observations, action views and text of one scenario's rules.
+    """Observations, action views and text of one scenario's states.
 
     Args:
-        rules: the rules whose states are shown.
+        facts: the scenario's facts (names, sizes, tables).
 
     Attributes:
         size: length of the observation vector.
@@ -122,9 +120,9 @@ class RTViews:
         unit_size: features per unit.
     """
 
-    def __init__(self, rules: RogueTraderRules):
-        self.rules = rules
-        n, na = rules.n_units, rules.n_abilities
+    def __init__(self, facts: RTFacts):
+        self.facts = facts
+        n, na = facts.n_units, facts.n_abilities
         self.unit_size = _UNIT_FEATURES + na
         self.units_offset = _GLOBAL + na + 2 * n + 2
         self.size = self.units_offset + n * self.unit_size
@@ -155,22 +153,9 @@ class RTViews:
           power / 12, psi-points / 20, psi-level / 20, points >= 12 (no test), resting,
           Strength of Mind used, acting now; then A flags of the abilities it knows.
 
-        The state the fast walk last returned (:mod:`.graph`) keeps its observations, so the
-        env's question about it is a copy.
+        A new array each time (the rules keep the fast walk's last ones, :mod:`.graph`).
         """
-        graph = self.rules._graph
-        if state is not graph.last_state or player not in (0, 1):
-            return self._observe(state, player)
-        cache = graph.obs1 if player else graph.obs0
-        obs = cache[graph.last]
-        if obs is None:
-            obs = cache[graph.last] = self._observe(state, player)
-            obs.flags.writeable = False
-        return obs.copy()
-
-    def _observe(self, state: State, player: int) -> np.ndarray:
-        """A new observation array (see :meth:`observe`)."""
-        rules = self.rules
+        facts = self.facts
         key = (player, state.units)
         base = self._blocks.get(key)
         if base is None:
@@ -184,15 +169,15 @@ class RTViews:
         obs = base.copy()
         phase = state.phase
         obs[_KIND_OF.get(phase, 5)] = 1.0
-        obs[6] = float(rules.current_player(state) == player)
+        obs[6] = float(facts.current_player(state) == player)
         obs[7] = float(state.active == player)
-        turns = rules.game.turns
+        turns = facts.game.turns
         obs[8] = state.turn / turns
         obs[9] = (turns - state.turn) / turns
-        n = rules.n_units
+        n = facts.n_units
         if state.ability >= 0:
             obs[_GLOBAL + state.ability] = 1.0
-        base = _GLOBAL + rules.n_abilities
+        base = _GLOBAL + facts.n_abilities
         actor = state.actor
         if actor >= 0 and phase in _SHOWN_ACTOR:
             obs[base + actor] = 1.0
@@ -201,8 +186,8 @@ class RTViews:
         if state.target >= 0:
             obs[base + n + state.target] = 1.0
         if phase == Phase.SAVE_BID and player == state.active:
-            obs[base + 2 * n] = state.attack_bid / max(1, rules.bid_limit)
-        obs[base + 2 * n + 1] = state.amount / max(1, rules.max_number)
+            obs[base + 2 * n] = state.attack_bid / max(1, facts.bid_limit)
+        obs[base + 2 * n + 1] = state.amount / max(1, facts.max_number)
         return obs
 
     def _unit_row(self, i: int, us: UnitState, player: int) -> np.ndarray:
@@ -214,28 +199,28 @@ class RTViews:
         row = self._rows.get(key)
         if row is not None:
             return row
-        rules = self.rules
+        facts = self.facts
         row = np.zeros(self.unit_size, dtype=np.float32)
         row[:_UNIT_FEATURES] = (
-            rules.owner[i] == player,
-            rules.psyker[i],
-            us.hp / rules.max_hp[i],
+            facts.owner[i] == player,
+            facts.psyker[i],
+            us.hp / facts.max_hp[i],
             us.fighting,
             us.out,
             us.aura / 4,
             us.stolen / 6,
             us.confused,
             us.afraid,
-            (rules.specs[i].will_power + us.wp_bonus) / 12,
+            (facts.specs[i].will_power + us.wp_bonus) / 12,
             us.points / _NORM,
             us.level / _NORM,
-            us.points >= rules.game.no_test_at,
+            us.points >= facts.game.no_test_at,
             us.resting,
             us.wp_bonus,
             False,
         )
         if us.abilities:
-            row[_UNIT_FEATURES:] = _ability_flags(us.abilities, rules.n_abilities)
+            row[_UNIT_FEATURES:] = _ability_flags(us.abilities, facts.n_abilities)
         row.flags.writeable = False
         self._rows[key] = row
         return row
@@ -243,49 +228,49 @@ class RTViews:
     # ------------------------------------------------------------------ text
     def render(self, state: State, player: int | None = None) -> str:
         """Text picture of the state; the attacker's pending bid is hidden from anyone else."""
-        rules = self.rules
-        game = rules.game
+        facts = self.facts
+        game = facts.game
         lines = []
         if state.phase == Phase.OVER:
             lines.append(f"Game over after {state.turn} turn(s). Score {state.score:+g}.")
         else:
             lines.append(
                 f"Turn {min(state.turn + 1, game.turns)}/{game.turns}: "
-                f"{rules.side_names[state.active]}'s turn. Score {state.score:+g}."
+                f"{facts.side_names[state.active]}'s turn. Score {state.score:+g}."
             )
         for p in (0, 1):
-            lines.append(f"{rules.side_names[p]} (player {p}):")
-            for i in rules.side_units[p]:
+            lines.append(f"{facts.side_names[p]} (player {p}):")
+            for i in facts.side_units[p]:
                 lines.append("  " + self._unit_line(state, i))
         if state.ability >= 0:
-            ab = rules.abilities[state.ability]
+            ab = facts.abilities[state.ability]
             lines.append(
-                f"Using: {rules.names[state.actor]} - {ab.name}"
-                + (f" on {rules.names[state.target]}" if state.target >= 0 else "")
+                f"Using: {facts.names[state.actor]} - {ab.name}"
+                + (f" on {facts.names[state.target]}" if state.target >= 0 else "")
             )
         if state.phase == Phase.SAVE_BID:
             seen = player is None or player == state.active
             bid = str(state.attack_bid) if seen else "secret"
             lines.append(
-                f"Enhanced attack bid: {bid}. {rules.names[state.target]} bids to augment."
+                f"Enhanced attack bid: {bid}. {facts.names[state.target]} bids to augment."
             )
         elif state.phase in DECISIONS:
-            who = rules.current_player(state)
+            who = facts.current_player(state)
             lines.append(f"Player {who} decides: {KINDS[_KIND_OF[state.phase]]}.")
         return "\n".join(lines)
 
     def _unit_line(self, s: State, i: int) -> str:
-        rules = self.rules
+        facts = self.facts
         us = s.units[i]
-        spec = rules.specs[i]
-        parts = [f"{rules.names[i]}: {us.hp}/{rules.max_hp[i]} W"]
+        spec = facts.specs[i]
+        parts = [f"{facts.names[i]}: {us.hp}/{facts.max_hp[i]} W"]
         if spec.models > 1:
-            models = -(-us.hp // rules.per_model[i])
+            models = -(-us.hp // facts.per_model[i])
             parts.append(f"{models}/{spec.models} models")
         parts.append(
-            f"T{spec.toughness} Sv{spec.save if spec.save <= 6 else '-'} WP{rules.will_power(s, i)}"
+            f"T{spec.toughness} Sv{spec.save if spec.save <= 6 else '-'} WP{facts.will_power(s, i)}"
         )
-        if rules.psyker[i]:
+        if facts.psyker[i]:
             parts.append(f"mastery {spec.mastery}, psi {us.points}/{us.level}")
         if us.aura:
             parts.append(f"aura +{us.aura}")
@@ -305,8 +290,8 @@ class RTViews:
         if flags:
             parts.append(", ".join(flags))
         line = "; ".join(parts)
-        if rules.psyker[i] and us.abilities:
-            line += " | " + ", ".join(rules.abilities[a].name for a in us.abilities)
+        if facts.psyker[i] and us.abilities:
+            line += " | " + ", ".join(facts.abilities[a].name for a in us.abilities)
         return line
 
     # ------------------------------------------------------------------ power texts
@@ -317,13 +302,13 @@ class RTViews:
         the result. Listed in unit order, then ability order; an ability several psykers hold
         appears once.
         """
-        rules = self.rules
+        facts = self.facts
         texts: dict[str, str] = {}
         for i, us in enumerate(state.units):
-            if not rules.psyker[i] or us.hp <= 0:
+            if not facts.psyker[i] or us.hp <= 0:
                 continue
             for a in us.abilities:
-                name = rules.abilities[a].name
+                name = facts.abilities[a].name
                 if name not in texts:
                     texts[name] = self.power_line(a)
         return texts
@@ -335,12 +320,12 @@ class RTViews:
         target and range, then the data's ``summary``; an ability with no fighting effect
         (RT-4.8) says what it is scored as (its ``value``, after the scenario's overrides).
         """
-        rules = self.rules
-        ab = rules.abilities[a]
+        facts = self.facts
+        ab = facts.abilities[a]
         cost = f"{ab.cost} psi" + (" per wound" if ab.effect == "cure_wounds" else "")
         where = "self" if ab.target == "self" else f'{ab.target} {ab.range:g}"'
         text = ab.summary or ab.effect.replace("_", " ")
-        value = rules.value[a]
+        value = facts.value[a]
         if ab.effect == "value":
             text += f" (scored as {value:g})" if value else " (no effect in this game)"
         elif value:
@@ -350,18 +335,18 @@ class RTViews:
     # ------------------------------------------------------------------ action views
     def describe(self, state: State, action: int) -> ActionView:
         """Typed view of a decision or chance outcome in ``state``."""
-        rules = self.rules
-        layout = rules.actions
+        facts = self.facts
+        layout = facts.actions
         phase = state.phase
         u = state.actor
-        name = rules.names[u] if u >= 0 else ""
+        name = facts.names[u] if u >= 0 else ""
         if phase == Phase.CHOOSE:
             if action == REST:
                 return Rest(label=f"{name} rests", psyker=name)
             if action == END:
                 return EndTurn(label=f"{name} ends its turn", psyker=name)
-            ab = rules.abilities[layout.ability_of(action)]
-            w = float(works_chance(state.units[u].points, rules.game.no_test_at))
+            ab = facts.abilities[layout.ability_of(action)]
+            w = float(works_chance(state.units[u].points, facts.game.no_test_at))
             cost = f"{ab.cost} points/wound"
             if ab.effect != "cure_wounds":
                 cost = plural(ab.cost, "point")
@@ -373,13 +358,13 @@ class RTViews:
                 works=w,
             )
         if phase == Phase.TARGET:
-            ab = rules.abilities[state.ability]
-            t = rules.names[layout.target_of(action)]
+            ab = facts.abilities[state.ability]
+            t = facts.names[layout.target_of(action)]
             return ChooseTarget(
                 label=f"{name} aims {ab.name} at {t}", psyker=name, ability=ab.name, target=t
             )
         if phase == Phase.AMOUNT:
-            ab = rules.abilities[state.ability]
+            ab = facts.abilities[state.ability]
             k = layout.number_of(action)
             return ChooseAmount(
                 label=f"{name} heals {plural(k, 'wound')} for {plural(k * ab.cost, 'point')}",
@@ -398,14 +383,14 @@ class RTViews:
             )
         if phase == Phase.SAVE_BID:
             j = layout.number_of(action)
-            t = rules.names[state.target]
+            t = facts.names[state.target]
             return Bid(
                 label=f"{t} secretly augments its save by {j}", psyker=t, role="augment", points=j
             )
         return self._describe_chance(state, action)
 
     def _describe_chance(self, state: State, o: int) -> Roll:
-        rules = self.rules
+        facts = self.facts
         phase = state.phase
         if phase == Phase.TEST:
             pts = state.units[state.actor].points
@@ -418,9 +403,9 @@ class RTViews:
         if phase == Phase.SETUP_COUNT:
             return Roll(label=plural(o, "ability", "abilities"), kind="count", outcome=o)
         if phase == Phase.SETUP_DRAW:
-            return Roll(label=f"draws {rules.abilities[o].name}", kind="draw", outcome=o)
+            return Roll(label=f"draws {facts.abilities[o].name}", kind="draw", outcome=o)
         if phase == Phase.RESOLVE:
-            effect = rules.abilities[state.ability].effect
+            effect = facts.abilities[state.ability].effect
             if o == 0:
                 text = "psychic save made"
             elif effect in ("mental", "missile"):

@@ -17,7 +17,7 @@ from math import comb
 
 from psygym.dice import distribution, mean
 from psygym.editions.second.data import Card, load_deck
-from psygym.editions.second.rules import nullify_chance, nullify_roll_needed
+from psygym.editions.second.responses import nullify_chance, nullify_roll_needed
 from psygym.editions.second.spec import RuleSettings
 from psygym.odds import Table
 

@@ -10,6 +10,7 @@ is determined and nothing hidden is ever fixed in advance. States are copied wit
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import sub
 
 from psygym.editions.second.data import NUM_CARDS
 
@@ -143,3 +144,11 @@ class SecondState:
     """Per player: the cards of ``discard`` it discarded face down at the end of a phase (2E-4.3,
     ``public_discards`` false), which only that player has seen. The rest of the discard pile lies
     face up. Emptied when the discard pile is shuffled into a new deck (2E-2)."""
+
+
+def face_up(state: SecondState) -> tuple[int, ...]:
+    """The face-up part of the discard pile: all of it but the face-down discards (2E-4.3)."""
+    down0, down1 = state.face_down
+    if not (any(down0) or any(down1)):
+        return state.discard
+    return tuple(map(sub, map(sub, state.discard, down0), down1))
