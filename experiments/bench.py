@@ -5,9 +5,11 @@ same process as Gymnasium's ``Blackjack-v1``, which takes uniformly random actio
 times the reference and then every env for the same number of steps, in CPU time
 (``time.process_time``), so a burst of load from other processes hits all of them alike; the
 ratio reported is the median over rounds of ``env steps/s / Blackjack steps/s`` in that round,
-with the lowest and highest round. One untimed warm-up round of every subject comes first (the
-steady state a long run sees, as benchmark tools do), and each timing starts after a garbage
-collection that is not timed.
+with the lowest and highest round. Every edition with a compiled twin also gets a line for its
+batched env (:mod:`psygym.engine.vector`, ``BATCH`` games stepped per call into the core, each
+call counted as ``BATCH`` steps) on its default scenario. One untimed warm-up round of every
+subject comes first (the steady state a long run sees, as benchmark tools do), and each timing
+starts after a garbage collection that is not timed.
 
 Solver mode (``--solver``): states per CPU-second of the exact expectiminimax solver on the
 default edition's first solvable scenario, against a fixed pure-Python reference measured in the
@@ -493,7 +495,69 @@ def _env_subjects(steps: int, rounds: int, seed: int) -> list[tuple[str, Callabl
         if env_id in gym.registry:
             stepper = _Stepper(gym.make(env_id, opponent="random"), seed, masked=True)
             subjects.append((env_id, lambda s=stepper: s.run(per_round)))
+    for name, batch in _batched_envs(seed):
+        subjects.append((name, lambda b=batch: b.run(per_round)))
     return subjects
+
+
+BATCH = 256
+"""Games of the batched env's bench line (one call into the core steps them all)."""
+
+
+class _BatchStepper:
+    """Random legal steps of a batched env, ``BATCH`` steps per call.
+
+    The actions are drawn uniformly from the legal ones of every game at once, from the mask
+    array (the batch's counterpart of :class:`_Stepper`'s draw).
+
+    Args:
+        env: a :class:`~psygym.engine.vector.CompiledVectorEnv`.
+        seed: seeds the env and the draw of the actions.
+    """
+
+    def __init__(self, env, seed: int):
+        self.env = env
+        self.rng = np.random.default_rng(seed)
+        _, info = env.reset(seed=seed)
+        self.mask = info["action_mask"]
+
+    def run(self, steps: int) -> float:
+        """CPU seconds of ``steps`` steps (whole calls, the time scaled to ``steps``)."""
+        env, rng, mask = self.env, self.rng, self.mask
+        n, width = mask.shape
+        rows = np.arange(n) * width
+        calls = -(-steps // n)
+        start = time.process_time()
+        for _ in range(calls):
+            # The k-th legal action of each game, k uniform: positions in the flat mask.
+            counts = mask.sum(axis=1)
+            first = np.cumsum(counts) - counts
+            picks = first + (rng.random(n) * counts).astype(np.int64)
+            _, _, _, _, info = env.step(np.flatnonzero(mask)[picks] - rows)
+            mask = info["action_mask"]
+        self.mask = mask
+        elapsed = max(time.process_time() - start, 1e-9)
+        return elapsed * steps / (calls * env.num_envs)
+
+
+def _batched_envs(seed: int) -> list[tuple[str, _BatchStepper]]:
+    """The batched env of every edition with a compiled twin, on its default scenario."""
+    from psygym.edition import editions
+    from psygym.editions import load
+    from psygym.engine import compiled_game
+    from psygym.engine.vector import CompiledVectorEnv
+
+    out = []
+    for edition in editions():
+        if edition.engine is None:
+            continue
+        rules = load(edition.id, "default")
+        compiled = compiled_game(rules)
+        if compiled is None or not compiled.game.observation_size:
+            continue  # no twin here (PSYGYM_ENGINE=python, no core) or no observation yet
+        env = CompiledVectorEnv(BATCH, rules=rules)
+        out.append((f"{edition.env_id} batched N={BATCH}", _BatchStepper(env, seed)))
+    return out
 
 
 def register(app: typer.Typer) -> None:

@@ -33,6 +33,31 @@ class CompiledGame:
         return self.core.Solver(self.game, -1 if max_states is None else int(max_states))
 
 
+_WORD = (1 << 64) - 1
+
+
+def generator_words(rng: Any) -> tuple[int, int, int, int]:
+    """A numpy PCG64 generator's state as the core's four 64-bit words.
+
+    ``(state_hi, state_lo, inc_hi, inc_lo)``, what the core's ``Pcg64`` is made from and
+    reports as ``words``: a core generator made from them draws what ``rng`` would draw next.
+
+    Raises:
+        ValueError: ``rng`` is not driven by numpy's PCG64.
+    """
+    state = rng.bit_generator.state
+    if state.get("bit_generator") != "PCG64":
+        raise ValueError(f"the compiled engine draws with numpy's PCG64, "
+                         f"not {state.get('bit_generator')}")  # fmt: skip
+    s, inc = state["state"]["state"], state["state"]["inc"]
+    return (s >> 64, s & _WORD, inc >> 64, inc & _WORD)
+
+
+def core_generator(core: Any, rng: Any) -> Any:
+    """The core's ``Pcg64`` at ``rng``'s state (the two then draw the same numbers)."""
+    return core.Pcg64(*generator_words(rng))
+
+
 def build_compiled(rules: Any, core: Any) -> CompiledGame | None:
     """The compiled twin of ``rules``, or ``None`` where its edition has none.
 

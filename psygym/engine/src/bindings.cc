@@ -4,6 +4,7 @@
 // chance outcomes before the rules see it, so no input from Python can crash the process.
 // EngineError becomes one Python exception per code (ValueError, ScenarioError, StateLimit).
 #include <pybind11/functional.h>
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -13,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "batch.h"
 #include "exact.h"
 #include "game.h"
 #include "random.h"
@@ -76,6 +78,56 @@ py::bytes apply_checked(const PyGame& g, const py::bytes& state, int64_t action)
   std::vector<uint8_t> out(game.state_size());
   game.apply(bytes_of(s), static_cast<int32_t>(action), out.data());
   return as_bytes(out);
+}
+
+void check_player(int player) {
+  if (player != 0 && player != 1)
+    throw EngineError(ErrorCode::kValue,
+                      "player must be 0 or 1, not " + std::to_string(player));
+}
+
+Pcg64::u128 join(uint64_t hi, uint64_t lo) { return (static_cast<Pcg64::u128>(hi) << 64) | lo; }
+
+// A generator's state as four 64-bit words: state high, state low, increment high, low.
+py::tuple words_of(const Pcg64& rng) {
+  return py::make_tuple(static_cast<uint64_t>(rng.state() >> 64),
+                        static_cast<uint64_t>(rng.state()), static_cast<uint64_t>(rng.inc() >> 64),
+                        static_cast<uint64_t>(rng.inc()));
+}
+
+// A batch and the game it steps (kept alive by the binding).
+struct PyBatch {
+  const PyGame* game;
+  std::unique_ptr<BatchEnv> env;
+};
+
+template <typename T>
+py::array_t<T> rows(std::size_t n, std::size_t width) {
+  if (width == 0) return py::array_t<T>(static_cast<py::ssize_t>(n));
+  return py::array_t<T>({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(width)});
+}
+
+// The actions handed to BatchEnv.step as int64, or ValueError: a numpy integer array of shape
+// (N,) whose every entry is a legal action of its game.
+py::array_t<int64_t> checked_actions(const BatchEnv& env, const py::object& actions) {
+  const std::size_t n = env.size();
+  const std::string want = "actions must be a numpy integer array of shape (" +
+                           std::to_string(n) + ",)";
+  if (!py::isinstance<py::array>(actions)) throw EngineError(ErrorCode::kValue, want);
+  py::array arr = py::reinterpret_borrow<py::array>(actions);
+  const char kind = arr.dtype().kind();
+  if (kind != 'i' && kind != 'u')
+    throw EngineError(ErrorCode::kValue,
+                      want + ", not of dtype " + py::str(arr.dtype()).cast<std::string>());
+  if (arr.ndim() != 1 || static_cast<std::size_t>(arr.shape(0)) != n)
+    throw EngineError(ErrorCode::kValue,
+                      want + ", not of shape " +
+                          py::str(actions.attr("shape")).cast<std::string>());
+  auto out = py::array_t<int64_t, py::array::c_style | py::array::forcecast>::ensure(arr);
+  if (!out) throw EngineError(ErrorCode::kValue, want);
+  const std::string problem = env.check_actions(out.data());
+  if (!problem.empty()) throw EngineError(ErrorCode::kValue, problem);
+  return out;
 }
 
 }  // namespace
@@ -173,11 +225,123 @@ PYBIND11_MODULE(_core, m) {
            })
       .def("apply", &apply_checked, py::arg("state"), py::arg("action"),
            "The next state; ValueError unless the action is legal (or a chance outcome).")
-      .def("returns", [](const PyGame& g, const py::bytes& state) {
-        double r[2];
-        g.game->returns(bytes_of(checked(*g.game, state)), r);
-        return std::make_pair(r[0], r[1]);
-      });
+      .def("returns",
+           [](const PyGame& g, const py::bytes& state) {
+             double r[2];
+             g.game->returns(bytes_of(checked(*g.game, state)), r);
+             return std::make_pair(r[0], r[1]);
+           })
+      .def_property_readonly("observation_size",
+                             [](const PyGame& g) { return g.game->observation_size(); },
+                             "Length of observe()'s vector (0: no compiled observation).")
+      .def("observe",
+           [](const PyGame& g, const py::bytes& state, int player) {
+             std::string s = checked(*g.game, state);
+             check_player(player);
+             const std::size_t size = g.game->observation_size();
+             if (size == 0) g.game->observe(bytes_of(s), player, nullptr);  // throws
+             py::array_t<float> out(static_cast<py::ssize_t>(size));
+             g.game->observe(bytes_of(s), player, out.mutable_data());
+             return out;
+           },
+           py::arg("state"), py::arg("player"),
+           "What player (0 or 1) sees, float32, bit-identical to the reference's observe.")
+      .def("sample_chance",
+           [](const PyGame& g, const py::bytes& state, Pcg64& rng) {
+             std::string s = checked(*g.game, state);
+             if (g.game->current_player(bytes_of(s)) != kChance)
+               throw EngineError(ErrorCode::kValue, "sample_chance needs a chance node");
+             return g.game->sample_chance(bytes_of(s), rng);
+           },
+           py::arg("state"), py::arg("rng"),
+           "One chance outcome drawn with rng (advanced) as the reference env draws it.");
+
+  py::class_<Pcg64>(m, "Pcg64",
+                    "numpy's PCG64 in the core, from a state's four 64-bit words (see words).")
+      .def(py::init([](uint64_t state_hi, uint64_t state_lo, uint64_t inc_hi, uint64_t inc_lo) {
+             return Pcg64(join(state_hi, state_lo), join(inc_hi, inc_lo));
+           }),
+           py::arg("state_hi"), py::arg("state_lo"), py::arg("inc_hi"), py::arg("inc_lo"))
+      .def_property_readonly("words", &words_of,
+                             "(state_hi, state_lo, inc_hi, inc_lo) of the state now.")
+      .def("random", &Pcg64::next_double, "One draw of numpy's Generator.random().");
+
+  py::class_<PyBatch>(m, "BatchEnv",
+                      "N games against a uniformly random opponent, stepped in one call.")
+      .def(py::init([](const PyGame& g, int num_actions, std::vector<int> seats,
+                       std::vector<Pcg64> generators) {
+             return PyBatch{&g, std::make_unique<BatchEnv>(*g.game, num_actions,
+                                                           std::move(seats),
+                                                           std::move(generators))};
+           }),
+           py::arg("game"), py::arg("num_actions"), py::arg("seats"), py::arg("generators"),
+           py::keep_alive<1, 2>())
+      .def_property_readonly("size", [](const PyBatch& b) { return b.env->size(); })
+      .def_property_readonly("observation_size",
+                             [](const PyBatch& b) { return b.env->observation_size(); })
+      .def_property_readonly("num_actions", [](const PyBatch& b) { return b.env->num_actions(); })
+      .def_property_readonly("seats",
+                             [](const PyBatch& b) {
+                               std::vector<int> out;
+                               for (std::size_t i = 0; i < b.env->size(); ++i)
+                                 out.push_back(b.env->seat(i));
+                               return out;
+                             })
+      .def("generator",
+           [](const PyBatch& b, std::size_t i) {
+             if (i >= b.env->size()) throw EngineError(ErrorCode::kValue, "no such game");
+             return b.env->rng(i);
+           },
+           py::arg("index"), "A copy of game index's generator now.")
+      .def("set_generators",
+           [](PyBatch& b, const std::vector<Pcg64>& generators) {
+             if (generators.size() != b.env->size())
+               throw EngineError(ErrorCode::kValue,
+                                 "one generator per game: " + std::to_string(b.env->size()));
+             for (std::size_t i = 0; i < generators.size(); ++i)
+               b.env->set_rng(i, generators[i]);
+           },
+           py::arg("generators"), "Give each game its generator (reset() then starts over).")
+      .def("reset",
+           [](PyBatch& b) {
+             BatchEnv& env = *b.env;
+             auto obs = rows<float>(env.size(), env.observation_size());
+             auto masks = rows<bool>(env.size(), static_cast<std::size_t>(env.num_actions()));
+             BatchOutput out;
+             out.obs = obs.mutable_data();
+             out.masks = masks.mutable_data();
+             {
+               py::gil_scoped_release release;
+               env.reset(out);
+             }
+             return py::make_tuple(obs, masks);
+           },
+           "Every game to its learner's first decision: (obs [N, obs], masks [N, actions]).")
+      .def("step",
+           [](PyBatch& b, const py::object& actions) {
+             BatchEnv& env = *b.env;
+             if (!env.started()) throw EngineError(ErrorCode::kValue, "call reset() before step()");
+             py::array_t<int64_t> checked = checked_actions(env, actions);
+             const std::size_t n = env.size(), size = env.observation_size();
+             auto obs = rows<float>(n, size);
+             auto final_obs = rows<float>(n, size);
+             auto masks = rows<bool>(n, static_cast<std::size_t>(env.num_actions()));
+             auto rewards = rows<double>(n, 0);
+             auto terminated = rows<bool>(n, 0);
+             auto truncated = rows<bool>(n, 0);
+             BatchOutput out{obs.mutable_data(),        rewards.mutable_data(),
+                             terminated.mutable_data(), truncated.mutable_data(),
+                             masks.mutable_data(),      final_obs.mutable_data()};
+             {
+               py::gil_scoped_release release;
+               env.step(checked.data(), out);
+             }
+             return py::make_tuple(obs, rewards, terminated, truncated, masks, final_obs);
+           },
+           py::arg("actions"),
+           "Step every game (actions: int array [N], each legal for its game, else ValueError "
+           "naming the game): (obs, rewards, terminated, truncated, masks, final_obs); a game "
+           "that ends is reset in the same step (final_obs: its last observation).");
 
   py::class_<PySolver>(m, "Solver", "Exact expectiminimax over a compiled game, memoised.")
       .def(py::init([](const PyGame& g, int64_t max_states) {

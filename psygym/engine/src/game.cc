@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "random.h"
+
 namespace psygym {
 namespace {
 
@@ -12,6 +14,17 @@ std::map<std::string, GameFactory>& registry() {
 }
 
 }  // namespace
+
+void Game::observe(const uint8_t*, int, float*) const {
+  throw EngineError(ErrorCode::kValue, "this game has no compiled observation");
+}
+
+int32_t Game::sample_chance(const uint8_t* s, Pcg64& rng) const {
+  thread_local std::vector<Outcome> outcomes;  // no allocation per chance node
+  chance_outcomes(s, &outcomes);
+  if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
+  return outcomes[weighted_index(outcomes, rng)].action;
+}
 
 GameRegistrar::GameRegistrar(const char* id, GameFactory factory) { registry()[id] = factory; }
 

@@ -15,6 +15,8 @@
 
 namespace psygym {
 
+class Pcg64;  // random.h
+
 // current_player() values, as in psygym/core.py.
 constexpr int kChance = -1;
 constexpr int kTerminal = -2;
@@ -73,6 +75,16 @@ class Game {
   virtual void apply(const uint8_t* s, int32_t action, uint8_t* out) const = 0;
   // Scores of players 0 and 1 so far.
   virtual void returns(const uint8_t* s, double out[2]) const = 0;
+
+  // Length of observe()'s vector; 0 where the game has no compiled observation.
+  virtual std::size_t observation_size() const { return 0; }
+  // What `player` (0 or 1) may see, bit-identical to the reference's float32 `observe`.
+  virtual void observe(const uint8_t* s, int player, float* out) const;
+  // One chance outcome drawn with `rng` as the reference env draws it at a chance node. The
+  // default is psygym.core.RulesBase.sample_chance (kernel.weighted_choice over
+  // chance_outcomes(): no draw for a single outcome); an edition whose env walks chance with
+  // other draws (its fast walk) overrides it. `s` is a chance node.
+  virtual int32_t sample_chance(const uint8_t* s, Pcg64& rng) const;
 };
 
 using GameFactory = std::unique_ptr<Game> (*)(const ScenarioData& data);

@@ -55,4 +55,35 @@ inline std::size_t weighted_index(const std::vector<Outcome>& outcomes, Pcg64& r
   return n - 1;
 }
 
+// psygym.kernel.ChanceTable.sample: one uniform number against the running sums even for a
+// single outcome (where weighted_index draws none), the last index if it runs off.
+inline std::size_t table_index(const std::vector<Outcome>& outcomes, Pcg64& rng) {
+  const std::size_t n = outcomes.size();
+  double total = 0.0;
+  for (const Outcome& o : outcomes) total += o.probability;
+  const double x = rng.next_double() * total;
+  double running = 0.0;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    running += outcomes[i].probability;
+    if (running > x) return i;
+  }
+  return n ? n - 1 : 0;
+}
+
+// psygym.kernel.uniform_choice over n items (n >= 1): weighted_index with n weights 1.0 / n,
+// the same running sums, and no draw for n == 1.
+inline std::size_t uniform_index(std::size_t n, Pcg64& rng) {
+  if (n <= 1) return 0;
+  const double w = 1.0 / static_cast<double>(n);
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) total += w;
+  const double x = rng.next_double() * total;
+  double running = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    running += w;
+    if (running > x) return i;
+  }
+  return n - 1;
+}
+
 }  // namespace psygym

@@ -36,7 +36,7 @@ void Solver::child_values(const uint8_t* s, std::vector<int32_t>* actions,
   for (int32_t a : *actions) values->push_back(child_value(s, a));
 }
 
-void Solver::expand(const uint8_t* s, Frame* f) const {
+void Solver::expand(const uint8_t* s, Frame* f) {
   f->actions.clear();
   f->weights.clear();
   f->next = 0;
@@ -45,7 +45,8 @@ void Solver::expand(const uint8_t* s, Frame* f) const {
   const int player = game_.current_player(s);
   if (player == kChance) {
     f->kind = 0;
-    std::vector<Outcome> outcomes;
+    std::vector<Outcome>& outcomes = outcomes_;
+    outcomes.clear();
     game_.chance_outcomes(s, &outcomes);
     for (const Outcome& o : outcomes) {
       f->actions.push_back(o.action);
@@ -67,6 +68,7 @@ void Solver::solve(const uint8_t* root) {
   grow(0);
   std::memcpy(&states_[0], root, size);
   expand(&states_[0], &frames_[0]);
+  frames_[0].hash = memo_.hash(root);
   while (true) {
     Frame* f = &frames_[depth];
     double v = 0.0;
@@ -85,16 +87,20 @@ void Solver::solve(const uint8_t* root) {
         double r[2];
         game_.returns(child, r);
         v = r[0];
-      } else if (const double* hit = memo_.find(child)) {
-        v = *hit;
       } else {
-        ++depth;
-        expand(child, &frames_[depth]);
-        continue;
+        const uint64_t hash = memo_.hash(child);
+        if (const double* hit = memo_.find(child, hash)) {
+          v = *hit;
+        } else {
+          ++depth;
+          expand(child, &frames_[depth]);
+          frames_[depth].hash = hash;
+          continue;
+        }
       }
     } else {
       v = f->has_acc ? f->acc : 0.0;
-      memo_.insert(&states_[depth * size], v);
+      memo_.insert(&states_[depth * size], v, f->hash);
       const std::size_t n = memo_.size();
       if (progress_ && n % 10000 == 0) progress_(n);
       if (max_states_ >= 0 && n > static_cast<std::size_t>(max_states_))

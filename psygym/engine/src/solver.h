@@ -38,11 +38,12 @@ class Solver {
     std::size_t next = 0;
     bool has_acc = false;
     double acc = 0.0;
+    uint64_t hash = 0;  // of the frame's state, for the memo
   };
 
   double child_value(const uint8_t* s, int32_t action);
   void solve(const uint8_t* root);
-  void expand(const uint8_t* s, Frame* f) const;
+  void expand(const uint8_t* s, Frame* f);
 
   const Game& game_;
   int64_t max_states_;
@@ -50,6 +51,7 @@ class Solver {
   std::function<void(std::size_t)> progress_;
   std::vector<Frame> frames_;      // reused across searches
   std::vector<uint8_t> states_;    // the state of frame k at [k * size, (k + 1) * size)
+  std::vector<Outcome> outcomes_;  // a chance node's outcomes while it is expanded
 };
 
 }  // namespace psygym

@@ -9,12 +9,22 @@
 
 namespace psygym {
 
-// FNV-1a over the bytes, then a final mix (states differ in few bytes).
+// A hash of the bytes, eight at a time (states are tens to hundreds of bytes that differ in a
+// few of them), with a final mix so the low bits the table uses depend on every word.
 inline uint64_t hash_bytes(const uint8_t* p, std::size_t n) {
-  uint64_t h = 1469598103934665603ULL;
-  for (std::size_t i = 0; i < n; ++i) {
-    h ^= p[i];
-    h *= 1099511628211ULL;
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ n;
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
+  }
+  if (i < n) {
+    uint64_t w = 0;
+    std::memcpy(&w, p + i, n - i);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
   }
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdULL;
@@ -34,9 +44,14 @@ class StateTable {
            slots_.capacity() * sizeof(uint32_t);
   }
 
+  uint64_t hash(const uint8_t* key) const { return hash_bytes(key, key_size_); }
+
   // The value of `key`, or nullptr.
-  const double* find(const uint8_t* key) const {
-    std::size_t i = hash_bytes(key, key_size_) & mask_;
+  const double* find(const uint8_t* key) const { return find(key, hash(key)); }
+
+  // The same with the key's hash() given (a search hashes each state once).
+  const double* find(const uint8_t* key, uint64_t hash) const {
+    std::size_t i = hash & mask_;
     while (true) {
       uint32_t slot = slots_[i];
       if (slot == kEmpty) return nullptr;
@@ -46,10 +61,10 @@ class StateTable {
     }
   }
 
-  // Stores `value` for `key` (which must not be present yet).
-  void insert(const uint8_t* key, double value) {
+  // Stores `value` for `key` (which must not be present yet), whose hash() is `hash`.
+  void insert(const uint8_t* key, double value, uint64_t hash) {
     if ((count_ + 1) * 2 > slots_.size()) rehash(slots_.size() * 2);
-    place(key, static_cast<uint32_t>(count_));
+    place(hash, static_cast<uint32_t>(count_));
     keys_.insert(keys_.end(), key, key + key_size_);
     values_.push_back(value);
     ++count_;
@@ -65,8 +80,8 @@ class StateTable {
  private:
   static constexpr uint32_t kEmpty = 0xffffffffu;
 
-  void place(const uint8_t* key, uint32_t index) {
-    std::size_t i = hash_bytes(key, key_size_) & mask_;
+  void place(uint64_t hash, uint32_t index) {
+    std::size_t i = hash & mask_;
     while (slots_[i] != kEmpty) i = (i + 1) & mask_;
     slots_[i] = index;
   }
@@ -75,7 +90,7 @@ class StateTable {
     slots_.assign(n, kEmpty);
     mask_ = n - 1;
     for (std::size_t k = 0; k < count_; ++k)
-      place(&keys_[k * key_size_], static_cast<uint32_t>(k));
+      place(hash(&keys_[k * key_size_]), static_cast<uint32_t>(k));
   }
 
   std::size_t key_size_;

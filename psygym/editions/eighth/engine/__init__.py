@@ -15,7 +15,7 @@ import struct
 from fractions import Fraction
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
 """Version of the scenario numbers (``kFormat`` in scenario.h)."""
 MAX_UNITS = 120
 """Most units of a compiled scenario (``kMaxUnits``: unit indices are int8)."""
@@ -113,8 +113,8 @@ class Codec8th:
             ints += [len(psykers), *psykers]
         reals: list[float] = []
         for i, unit in enumerate(rules.units):
-            ints += [rules.side_of[i], rules.max_wounds[i], unit.wounds, unit.manifest,
-                     full_deny[i], unit.leadership]  # fmt: skip
+            ints += [rules.side_of[i], int(unit.psyker), rules.max_wounds[i], unit.wounds,
+                     unit.manifest, full_deny[i], unit.leadership]  # fmt: skip
             reals.append(float(unit.value_per_wound))
             for seq in (rules.known[i], rules.deny_candidates[i], rules.blast_candidates[i]):
                 ints += [len(seq), *seq]

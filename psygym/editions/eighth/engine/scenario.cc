@@ -78,6 +78,7 @@ ScenarioSpec read_scenario(const ScenarioData& data) {
   sc.units.resize(static_cast<std::size_t>(n));
   for (UnitData& u : sc.units) {
     u.side = r.small("unit side", 0, 1);
+    u.psyker = r.small("unit psyker", 0, 1) != 0;
     u.max_wounds = r.small("unit wounds", 1, kMaxWounds);
     u.per_model = r.small("unit wounds per model", 1, kMaxWounds);
     u.manifest = r.small("unit manifest", 0, 255);

@@ -18,7 +18,7 @@ constexpr int kMaxPowers = 120;   // int8 power indices; psygym.scenario allows 
 constexpr int kMaxWounds = 65535; // uint16 wound pools; psygym.scenario allows 100 x 100
 constexpr int kMaxRounds = 250;   // uint8 battle rounds; psygym.scenario allows 20
 constexpr int kMaxLeadership = 30;
-constexpr int kFormat = 1;        // the codec's format version (FORMAT in engine/__init__.py)
+constexpr int kFormat = 2;        // the codec's format version (FORMAT in engine/__init__.py)
 
 // What a manifested power does (spec.Effect): exactly one kind.
 enum EffectKind : int {
@@ -30,6 +30,7 @@ enum EffectKind : int {
 
 struct UnitData {
   int side = 0;                // rules.side_of
+  bool psyker = false;         // spec.Unit.psyker (8E-1.2)
   int max_wounds = 1;          // rules.max_wounds: models x wounds (8E-1.1)
   int per_model = 1;           // spec.Unit.wounds: wounds of one model (attack damage, 8E-7.3)
   int manifest = 0;            // spec.Unit.manifest (8E-1.2)
