@@ -54,6 +54,7 @@ EDITION = Edition(
         "Witch on 6+ with modifiers; powers generated before the game"
     ),
     solvable_scenarios=("single-phase",),
+    engine="psygym.editions.seventh.engine:CODEC",
     default=True,
 )
 """This edition's declaration (found through the ``psygym.editions`` entry point)."""
