@@ -33,6 +33,7 @@ def test_python_engine_runs_the_reference(monkeypatch):
 
 
 def test_missing_core_dir_is_one_clear_line(monkeypatch, tmp_path):
+    monkeypatch.setenv("PSYGYM_ENGINE", "core")
     monkeypatch.setenv("PSYGYM_CORE_DIR", str(tmp_path))
     with pytest.raises(ValueError, match="no _core build in that folder"):
         core_module()

@@ -14,6 +14,7 @@ reference everywhere, so any result can be checked against it). Where the core i
 from __future__ import annotations
 
 import os
+import weakref
 from typing import Any, Protocol
 
 ENGINE_VARIABLE = "PSYGYM_ENGINE"
@@ -108,12 +109,18 @@ def compiled_game(rules: Any) -> Any | None:
     core = core_module()
     if core is None:
         return None
-    built = rules.__dict__.setdefault("_compiled_games", {})
+    # Kept beside the rules, not in them: a rules object still pickles (to worker processes)
+    # as before, and the core's objects do not pickle.
+    built = _BUILT.setdefault(rules, {})
     if id(core) not in built:
         from psygym.engine.compiled import build_compiled
 
         built[id(core)] = build_compiled(rules, core)
     return built[id(core)]
+
+
+_BUILT: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
+"""Rules object -> {id of the core module: its compiled twin or None}, as long as the rules live."""
 
 
 __all__ = [
