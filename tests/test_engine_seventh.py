@@ -392,3 +392,19 @@ def test_scenario_numbers_are_checked():
         core.Game("7th", ints[:-1], reals)
     with pytest.raises(ScenarioError):
         core.Game("7th", ints, [*reals[:-1], float("nan")])
+
+
+def test_a_state_the_twin_refuses_is_solved_on_the_reference():
+    """A what-if state no game reaches (a unit made a psyker, as the dice table does): the
+    solver goes on in Python with the reference's value, instead of failing."""
+    from psygym_agents.seventh.dice_table import _states, dice_table_rules
+    from psygym_agents.solvers.expectiminimax import Solver
+
+    rules = dice_table_rules()
+    # Its target made a psyker (it has no psyker profile): warp charge 1, 3 dice, 2 to deny.
+    state, _ = _states(rules, 1, 3, 2, target_psyker=True)
+    solver = Solver(rules)
+    assert solver.engine == "core"
+    value = solver.value(state)
+    assert solver.engine == "python"
+    assert value == Solver(rules, engine="python").value(state)

@@ -53,6 +53,7 @@ chance and decision nodes alike.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -218,7 +219,7 @@ class Solver(SimultaneousSearch):
     def value(self, state: Hashable | None = None) -> float:
         """Expected final score of player 0 from ``state`` (default: the initial state)."""
         s = self.rules.initial_state() if state is None else state
-        if self._core is not None:
+        if self._core is not None and self._holds(s):
             return self._core_call(self._core.value, s)
         return self._value_of(self._root_key(s))
 
@@ -240,7 +241,7 @@ class Solver(SimultaneousSearch):
                 "action values exist only at decision nodes, not at chance or terminal states"
             )
         sign = 1.0 if player == 0 else -1.0
-        if self._core is not None:
+        if self._core is not None and self._holds(state):
             return {a: sign * v for a, v in self._core_call(self._core.child_values, state)}
         key = self._root_key(state)
         sim = self._simultaneous(state, player)
@@ -294,6 +295,21 @@ class Solver(SimultaneousSearch):
             _rows, _x, cols, y = self.cache.strategies[parent]
             return {a: float(p) for a, p in zip(cols, y) if p > 0}
         return {self.best_action(state)[0]: 1.0}
+
+    def _holds(self, state: Hashable) -> bool:
+        """Whether the compiled game holds ``state``; else the search stays in Python from now.
+
+        A caller may build a state no game of the scenario reaches (a tool that makes a unit a
+        psyker to ask what if, say), which the compiled twin's checks refuse; the reference
+        solves any state, so this solver goes on in Python, with its own memo.
+        """
+        try:
+            if self._compiled.game.check_state(self._compiled.encode(state)) == "":
+                return True
+        except (ValueError, TypeError, OverflowError, struct.error):
+            pass  # past what the twin's state can encode
+        self._core = self._compiled = None
+        return False
 
     def _core_call(self, method: Callable[[bytes], Any], state: Hashable) -> Any:
         """A call into the compiled solver, its state limit raised as :class:`NotSolvable`."""
