@@ -237,7 +237,10 @@ def test_bench_csv_has_one_row_per_env():
     lines = out.splitlines()
     assert lines[0] == "env,steps_per_s,ratio_to_blackjack,ratio_min,ratio_max"
     rows = list(csv.reader(io.StringIO(out)))[1:]
-    assert [r[0] for r in rows] == ["Blackjack-v1", *ids]
+    names = [r[0] for r in rows]
+    assert names[: len(ids) + 1] == ["Blackjack-v1", *ids]
+    # Then one batched line per edition whose compiled twin observes (psygym.engine.vector).
+    assert all(n.endswith(" batched N=256") for n in names[len(ids) + 1 :])
     assert "psygym/Seventh-v0" in ids
     for _name, sps, ratio, low, high in rows:
         # The ratio is the median over interleaved rounds, inside its own min-max range.
