@@ -58,6 +58,25 @@ def core_generator(core: Any, rng: Any) -> Any:
     return core.Pcg64(*generator_words(rng))
 
 
+def check_capacities(game_id: str, limits: list[tuple[str, int, int, str]]) -> None:
+    """Refuse a scenario past a compiled capacity, naming the field and the limit.
+
+    Args:
+        game_id: the compiled game's id (named in the error).
+        limits: ``(field, value, limit, name of the limit)`` for each capacity.
+
+    Raises:
+        ScenarioError: the first value over its limit.
+    """
+    from psygym.scenario import ScenarioError
+
+    for field, value, limit, name in limits:
+        if value > limit:
+            raise ScenarioError(f"compiled engine ({game_id})", field,
+                                f"{value} is past the compiled engine's capacity",
+                                f"at most {limit} ({name})")  # fmt: skip
+
+
 def build_compiled(rules: Any, core: Any) -> CompiledGame | None:
     """The compiled twin of ``rules``, or ``None`` where its edition has none.
 

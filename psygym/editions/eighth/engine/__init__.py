@@ -15,6 +15,8 @@ import struct
 from fractions import Fraction
 from typing import Any
 
+from psygym.engine.compiled import check_capacities
+
 FORMAT = 2
 """Version of the scenario numbers (``kFormat`` in scenario.h)."""
 MAX_UNITS = 120
@@ -142,10 +144,7 @@ class Codec8th:
             ("powers.escalation", max((p.escalation for p in rules.powers), default=0),
              MAX_COUNT, "MAX_COUNT"),
         ]  # fmt: skip
-        for field, value, limit, name in limits:
-            if value > limit:
-                _refuse(field, f"{value} is past the compiled engine's capacity",
-                        f"at most {limit} ({name})")  # fmt: skip
+        check_capacities("8th", limits)
 
     def _power(self, rules: Any, k: int, power: Any) -> list[int]:
         """One power's numbers (scenario.cc's PowerData)."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+from psygym.engine.compiled import check_capacities
+
 FORMAT = 1
 """Version of the scenario numbers (``kFormat`` in scenario.h)."""
 MAX_UNITS = 60
@@ -137,10 +139,7 @@ class Codec7th:
             ("game.phase_limit", rules.total_phases, MAX_PHASES, "MAX_PHASES"),
             ("sides.pool_bonus", rules.max_dice, MAX_POOL, "MAX_POOL"),
         ]
-        for field, value, limit, name in limits:
-            if value > limit:
-                _refuse(field, f"{value} is past the compiled engine's capacity",
-                        f"at most {limit} ({name})")  # fmt: skip
+        check_capacities("7th", limits)
 
     def _unit(self, rules: Any, i: int, spec: Any) -> list[int]:
         """One unit's numbers (scenario.cc's UnitData)."""
