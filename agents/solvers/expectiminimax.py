@@ -219,8 +219,9 @@ class Solver(SimultaneousSearch):
     def value(self, state: Hashable | None = None) -> float:
         """Expected final score of player 0 from ``state`` (default: the initial state)."""
         s = self.rules.initial_state() if state is None else state
-        if self._core is not None and self._holds(s):
-            return self._core_call(self._core.value, s)
+        data = self._held(s) if self._core is not None else None
+        if data is not None:
+            return self._core_call(self._core.value, data)
         return self._value_of(self._root_key(s))
 
     def action_values(self, state: Hashable) -> dict[int, float]:
@@ -241,8 +242,9 @@ class Solver(SimultaneousSearch):
                 "action values exist only at decision nodes, not at chance or terminal states"
             )
         sign = 1.0 if player == 0 else -1.0
-        if self._core is not None and self._holds(state):
-            return {a: sign * v for a, v in self._core_call(self._core.child_values, state)}
+        data = self._held(state) if self._core is not None else None
+        if data is not None:
+            return {a: sign * v for a, v in self._core_call(self._core.child_values, data)}
         key = self._root_key(state)
         sim = self._simultaneous(state, player)
         out: dict[int, float] = {}
@@ -296,26 +298,27 @@ class Solver(SimultaneousSearch):
             return {a: float(p) for a, p in zip(cols, y) if p > 0}
         return {self.best_action(state)[0]: 1.0}
 
-    def _holds(self, state: Hashable) -> bool:
-        """Whether the compiled game holds ``state``; else the search stays in Python from now.
+    def _held(self, state: Hashable) -> bytes | None:
+        """``state`` as the compiled game's bytes; ``None`` (and Python from now) if it has none.
 
         A caller may build a state no game of the scenario reaches (a tool that makes a unit a
         psyker to ask what if, say), which the compiled twin's checks refuse; the reference
         solves any state, so this solver goes on in Python, with its own memo.
         """
         try:
-            if self._compiled.game.check_state(self._compiled.encode(state)) == "":
-                return True
+            data = self._compiled.encode(state)
+            if self._compiled.game.check_state(data) == "":
+                return data
         except (ValueError, TypeError, OverflowError, struct.error):
             pass  # past what the twin's state can encode
         self._core = self._compiled = None
-        return False
+        return None
 
-    def _core_call(self, method: Callable[[bytes], Any], state: Hashable) -> Any:
+    def _core_call(self, method: Callable[[bytes], Any], data: bytes) -> Any:
         """A call into the compiled solver, its state limit raised as :class:`NotSolvable`."""
         self._core.set_progress(self.on_progress)
         try:
-            return method(self._compiled.encode(state))
+            return method(data)
         except self._compiled.core.StateLimitError:
             raise NotSolvable(too_many_states(self.max_states)) from None
 
