@@ -39,7 +39,7 @@ CASES = _observed_cases()
 def _references(rules, seed: int) -> list[PsychicPhaseEnv]:
     envs = []
     for seat, generator in zip(SEATS, spawn_generators(seed, N), strict=True):
-        env = PsychicPhaseEnv(rules=rules, opponent="random", seat=seat)
+        env = PsychicPhaseEnv(rules=rules, opponent="random", seat=seat, engine="python")
         env.np_random = generator  # reset() without a seed keeps it
         envs.append(env)
     return envs

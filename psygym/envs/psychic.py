@@ -11,9 +11,12 @@ from gymnasium import spaces
 from psygym.core import CHANCE, TERMINAL, Event, RulesBase, Walk, sample_action
 from psygym.edition import default as default_edition
 from psygym.editions import load
+from psygym.engine.episode import compiled_episode
 from psygym.policies import resolve_policy
 
 _MAX_RESETS = 1000
+_IN_CORE = object()
+"""``PsychicPhaseEnv._state`` while the compiled episode holds the state (decoded when read)."""
 OBSERVATION_BOUND = 1000.0
 """Default bound of every observation entry (editions may set ``observation_bound``)."""
 
@@ -110,6 +113,17 @@ class PsychicPhaseEnv(gym.Env):
     * ``seat``: 0 or 1, the agent's player.
     * ``render_mode``: ``"ansi"`` or ``None``.
     * ``rules``: a ready ``Rules`` object (overrides ``edition``/``scenario``).
+    * ``engine``: ``"python"`` keeps every step on the reference (``None`` or ``"core"``: the
+      core where it can play the game, see Engine).
+
+    ## Engine
+
+    Against an opponent that draws uniformly among the legal actions (``"random"``), on a
+    scenario whose edition has a compiled twin with an observation, the game is stepped in the
+    C++ core (:mod:`psygym.engine.episode`) with the same draws from ``np_random``: the same
+    observations, rewards, masks, states and events as the reference, the events replayed on
+    the reference only when ``info["events"]`` is read. ``PSYGYM_ENGINE=python`` keeps every
+    step on the reference.
 
     ## Version History
 
@@ -126,11 +140,15 @@ class PsychicPhaseEnv(gym.Env):
         seat: int = 0,
         render_mode: str | None = None,
         rules: RulesBase | None = None,
+        engine: str | None = None,
     ):
         if seat not in (0, 1):
             raise ValueError(f"seat must be 0 or 1, not {seat!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
+        if engine not in (None, "core", "python"):
+            raise ValueError(f"engine must be 'core', 'python' or None, not {engine!r}")
+        self._core = None
         self.rules: RulesBase = (
             rules if rules is not None else load(edition or default_edition().id, scenario)
         )
@@ -145,6 +163,11 @@ class PsychicPhaseEnv(gym.Env):
         self._player = TERMINAL  # current_player(state), kept with the state
         self._mask: np.ndarray | None = None  # the agent's mask at ``state`` (None: not built)
         self._seat = seat
+        # The compiled episode (None: every step on the reference), and whether it stands at
+        # ``state`` (a state set from outside, or a step taken on the reference, moves it off).
+        if engine != "python":
+            self._core = compiled_episode(self.rules, self.opponent, seat)
+        self._in_step = False
         self.episode = 0
         self._score = 0.0  # the agent's score now
         self._paid = 0.0  # what the rewards so far add up to
@@ -156,6 +179,8 @@ class PsychicPhaseEnv(gym.Env):
     @property
     def state(self) -> Any:
         """The current game state (at the agent's decision, or terminal)."""
+        if self._state is _IN_CORE:
+            self._state = self._core.state()
         return self._state
 
     @state.setter
@@ -163,6 +188,21 @@ class PsychicPhaseEnv(gym.Env):
         self._state = value
         self._player = TERMINAL if value is None else self.rules.current_player(value)
         self._mask = None
+        self._in_step = False
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The env's generator (where the core has been drawing, its state is written back)."""
+        core = self._core
+        if core is not None and core.holds_generator:
+            core.release(self._np_random)
+        return gym.Env.np_random.fget(self)
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        if self._core is not None:
+            self._core.holds_generator = False
+        gym.Env.np_random.fset(self, value)
 
     @property
     def seat(self) -> int:
@@ -173,6 +213,8 @@ class PsychicPhaseEnv(gym.Env):
     def seat(self, value: int) -> None:
         self._seat = value
         self._mask = None
+        if self._core is not None:
+            self._core.seat = value
 
     def _advance(
         self, state: Any, rng: np.random.Generator, events: list[Event], walk: Walk
@@ -192,6 +234,7 @@ class PsychicPhaseEnv(gym.Env):
             player = current_player(state)
             if player == TERMINAL or player == seat:
                 self._state, self._player, self._mask = state, player, None
+                self._in_step = False  # the core's episode is not at this state
                 return player
             if player == CHANCE:
                 state = chance_run(state, rng, events)
@@ -213,6 +256,8 @@ class PsychicPhaseEnv(gym.Env):
         if callable(reset_opponent):
             reset_opponent()
         self.episode += 1
+        if self._core is not None and self._core.serves(self.opponent):
+            return self._core_reset(seed is not None)
         rules, rng = self.rules, self.np_random
         for _ in range(_MAX_RESETS):
             events = self._events = []
@@ -229,19 +274,28 @@ class PsychicPhaseEnv(gym.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Apply the agent's action, then resolve chance and the opponent's moves."""
-        state = self._state
-        if state is None:
+        if self._state is None:
             raise RuntimeError("call reset() before step()")
-        rules, seat, rng = self.rules, self._seat, self.np_random
-        events = self._events = []
         action = int(action)
         if self.action_space.last_sample is not None:
             action = self._stale_sample(action)
         # A legal action is known from the mask already built for this state; anything else
         # goes through the rules' own check, which raises IllegalActionError naming the legal set.
         mask = self._mask if self._mask is not None else self.action_masks()
+        rules, seat = self.rules, self._seat
+        legal = self._player == seat and 0 <= action < rules.num_actions and mask[action]
+        core = self._core
+        if (
+            legal
+            and core is not None
+            and core.serves(self.opponent)
+            and (self._in_step or core.place(self.state))
+        ):
+            return self._core_step(action)
+        state, rng = self.state, self.np_random
+        events = self._events = []
         walk = rules.decision_walk()  # one test of the rules' fast walk for the whole step
-        if self._player == seat and 0 <= action < rules.num_actions and mask[action]:
+        if legal:
             state = walk(state, action, rng, events)
         else:
             state = rules.apply_with_chance(state, action, rng, events, check=True)
@@ -254,6 +308,38 @@ class PsychicPhaseEnv(gym.Env):
         self._paid = self._score = score
         obs = rules.observe(state, seat)
         return obs, float(reward), player == TERMINAL, False, self._info()
+
+    def _core_reset(self, seeded: bool) -> tuple[np.ndarray, dict[str, Any]]:
+        """:meth:`reset` in the core (the generator handed over where it has to be)."""
+        core = self._core
+        if seeded or not core.holds_generator:
+            core.adopt(gym.Env.np_random.fget(self))
+        obs, mask, player = core.reset()
+        self._core_view(player, mask)
+        self._score = core.score()
+        self._paid = 0.0
+        return obs, self._info()
+
+    def _core_step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """:meth:`step` of a legal action in the core."""
+        core = self._core
+        if not core.holds_generator:
+            core.adopt(gym.Env.np_random.fget(self))
+        obs, score, player, mask = core.step(action)
+        self._core_view(player, mask)
+        reward = score - self._paid
+        self._paid = self._score = score
+        return obs, float(reward), player == TERMINAL, False, self._info()
+
+    def _core_view(self, player: int, mask: np.ndarray) -> None:
+        """The env's fields after a reset or step in the core (the state decoded when read)."""
+        self._state, self._player, self._in_step = _IN_CORE, player, True
+        if player == self._seat:
+            mask.setflags(write=False)
+            self._mask = mask
+        else:
+            self._mask = None  # all true once the game is over (action_masks)
+        self._events = self._core.events()
 
     def _stale_sample(self, action: int) -> int:
         """Map an ``action_space.sample()`` drawn before the last reset to a legal action.
@@ -279,7 +365,7 @@ class PsychicPhaseEnv(gym.Env):
             if self._state is None or self._player != self._seat:
                 mask = np.ones(self.rules.num_actions, dtype=bool)  # its own, once a game
             else:
-                mask = self.rules.legal_mask(self._state)
+                mask = self.rules.legal_mask(self.state)
             mask.setflags(write=False)
             self._mask = mask
         return mask

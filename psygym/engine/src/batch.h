@@ -1,9 +1,7 @@
 // A batch of N games of one compiled game, stepped in one call: the core of the batched env
-// (psygym/engine/vector.py). Each game is a learner in its seat against an opponent that plays
-// uniformly at random, exactly as psygym.envs.psychic.PsychicPhaseEnv with opponent="random"
-// plays it: the same draws from the same generator state (STYLE.md section 7.5), so a game
-// whose Pcg64 starts at an env's np_random state reaches the same states, observations,
-// rewards and masks.
+// (psygym/engine/vector.py). Each game is an Episode (episode.h): a learner in its seat against
+// the uniformly random opponent, played exactly as psygym.envs.psychic.PsychicPhaseEnv with
+// opponent="random" plays it.
 //
 // Autoreset is Gymnasium's same-step mode: a game that ends in a step is reset in that step,
 // its generator running on; the step returns the ended game's reward and termination, the new
@@ -15,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "episode.h"
 #include "game.h"
 #include "random.h"
 
@@ -37,12 +36,12 @@ class BatchEnv {
   // action space (every legal action below it); seats[i] is game i's learner (0 or 1).
   BatchEnv(const Game& game, int num_actions, std::vector<int> seats, std::vector<Pcg64> rngs);
 
-  std::size_t size() const { return slots_.size(); }
+  std::size_t size() const { return games_.size(); }
   std::size_t observation_size() const { return obs_size_; }
   int num_actions() const { return num_actions_; }
-  int seat(std::size_t i) const { return slots_[i].seat; }
-  const Pcg64& rng(std::size_t i) const { return slots_[i].rng; }
-  void set_rng(std::size_t i, const Pcg64& rng) { slots_[i].rng = rng; }
+  int seat(std::size_t i) const { return games_[i].seat(); }
+  const Pcg64& rng(std::size_t i) const { return games_[i].rng(); }
+  void set_rng(std::size_t i, const Pcg64& rng) { games_[i].rng() = rng; }
   bool started() const { return started_; }
 
   // Empty if actions[i] is a legal action of game i for every i, else one line naming the
@@ -55,26 +54,12 @@ class BatchEnv {
   void step(const int64_t* actions, const BatchOutput& out);
 
  private:
-  struct Slot {
-    std::vector<uint8_t> state;
-    std::vector<uint8_t> next;
-    std::vector<int32_t> legal;  // the learner's legal actions at `state`, sorted
-    Pcg64 rng;
-    int seat;
-    double paid = 0.0;  // what the rewards of this game add up to so far
-  };
-
-  void learner_legal(Slot& slot) const;  // slot.legal at the learner's decision, checked
-  void reset_slot(Slot& slot);
-  int advance(Slot& slot);  // chance and the opponent until the learner decides or the end
-  void apply(Slot& slot, int32_t action);
-  void write(Slot& slot, std::size_t i, const BatchOutput& out) const;
+  void write(const Episode& game, std::size_t i, const BatchOutput& out) const;
 
   const Game& game_;
   int num_actions_;
   std::size_t obs_size_;
-  std::vector<Slot> slots_;
-  std::vector<int32_t> scratch_;  // the opponent's legal actions
+  std::vector<Episode> games_;
   bool started_ = false;
 };
 

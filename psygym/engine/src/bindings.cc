@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "batch.h"
+#include "episode.h"
 #include "exact.h"
 #include "game.h"
 #include "random.h"
@@ -105,6 +106,25 @@ template <typename T>
 py::array_t<T> rows(std::size_t n, std::size_t width) {
   if (width == 0) return py::array_t<T>(static_cast<py::ssize_t>(n));
   return py::array_t<T>({static_cast<py::ssize_t>(n), static_cast<py::ssize_t>(width)});
+}
+
+// A single env's game and the game it steps (kept alive by the binding).
+struct PyEpisode {
+  const PyGame* game;
+  Episode episode;
+};
+
+// The learner's view after a reset or step: (obs [obs], mask [actions]).
+py::tuple episode_view(const PyEpisode& e) {
+  const Game& game = *e.game->game;
+  py::array_t<float> obs(static_cast<py::ssize_t>(game.observation_size()));
+  game.observe(e.episode.state().data(), e.episode.seat(), obs.mutable_data());
+  const std::size_t n = static_cast<std::size_t>(e.episode.num_actions());
+  py::array_t<bool> mask(static_cast<py::ssize_t>(n));
+  bool* m = mask.mutable_data();
+  std::fill(m, m + n, false);
+  for (int32_t a : e.episode.legal()) m[a] = true;
+  return py::make_tuple(obs, mask);
 }
 
 // The actions handed to BatchEnv.step as int64, or ValueError: a numpy integer array of shape
@@ -342,6 +362,58 @@ PYBIND11_MODULE(_core, m) {
            "Step every game (actions: int array [N], each legal for its game, else ValueError "
            "naming the game): (obs, rewards, terminated, truncated, masks, final_obs); a game "
            "that ends is reset in the same step (final_obs: its last observation).");
+
+  py::class_<PyEpisode>(m, "Episode",
+                        "One game against a uniformly random opponent: the single env's core.")
+      .def(py::init([](const PyGame& g, int num_actions, int seat, const Pcg64& generator) {
+             if (g.game->observation_size() == 0)
+               throw EngineError(ErrorCode::kValue, "this game has no compiled observation");
+             return PyEpisode{&g, Episode(*g.game, num_actions, seat, generator)};
+           }),
+           py::arg("game"), py::arg("num_actions"), py::arg("seat"), py::arg("generator"),
+           py::keep_alive<1, 2>())
+      .def_property(
+          "seat", [](const PyEpisode& e) { return e.episode.seat(); },
+          [](PyEpisode& e, int seat) { e.episode.set_seat(seat); })
+      .def_property(
+          "generator", [](const PyEpisode& e) { return e.episode.rng(); },
+          [](PyEpisode& e, const Pcg64& rng) { e.episode.rng() = rng; },
+          "A copy of the generator now (setting it gives the episode another).")
+      .def_property(
+          "recording", [](const PyEpisode& e) { return e.episode.recording(); },
+          [](PyEpisode& e, bool on) { e.episode.set_recording(on); },
+          "Whether each reset and step keeps its path (for the reference's events).")
+      .def_property_readonly("state", [](const PyEpisode& e) { return as_bytes(e.episode.state()); })
+      .def_property_readonly("player", [](const PyEpisode& e) { return e.episode.player(); })
+      .def_property_readonly("score", [](const PyEpisode& e) { return e.episode.score(); })
+      .def_property_readonly("path",
+                             [](const PyEpisode& e) {
+                               return py::make_tuple(as_bytes(e.episode.path_start()),
+                                                     e.episode.path());
+                             },
+                             "(state the last reset or step started from, actions applied).")
+      .def("set_state",
+           [](PyEpisode& e, const py::bytes& state) {
+             std::string s = checked(*e.game->game, state);
+             e.episode.set_state(bytes_of(s));
+           },
+           py::arg("state"), "Continue from a checked state (nothing is advanced).")
+      .def("reset",
+           [](PyEpisode& e) {
+             e.episode.reset();
+             return episode_view(e);
+           },
+           "To the learner's first decision: (obs, mask).")
+      .def("step",
+           [](PyEpisode& e, int64_t action) {
+             e.episode.step(action);
+             py::tuple view = episode_view(e);
+             return py::make_tuple(view[0], e.episode.score(), e.episode.player() == kTerminal,
+                                   view[1]);
+           },
+           py::arg("action"),
+           "The learner's legal action (else ValueError), then chance and the opponent: "
+           "(obs, the learner's score now, terminated, mask).");
 
   py::class_<PySolver>(m, "Solver", "Exact expectiminimax over a compiled game, memoised.")
       .def(py::init([](const PyGame& g, int64_t max_states) {
