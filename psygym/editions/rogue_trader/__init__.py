@@ -46,6 +46,7 @@ EDITION = Edition(
     scenario_dir=SCENARIO_DIR,
     default_scenario="duel",
     rules=rules_from_data,
+    engine="psygym.editions.rogue_trader.engine:CODEC",
     aliases=("1st", "rogue-trader", "rogue_trader", "roguetrader", "1"),
     odds={
         "works": "psygym.editions.rogue_trader.odds:works_table",
