@@ -7,7 +7,9 @@ times the reference and then every env for the same number of steps, in CPU time
 ratio reported is the median over rounds of ``env steps/s / Blackjack steps/s`` in that round,
 with the lowest and highest round. Every edition with a compiled twin also gets a line for its
 batched env (:mod:`psygym.engine.vector`, ``BATCH`` games stepped per call into the core, each
-call counted as ``BATCH`` steps) on its default scenario. One untimed warm-up round of every
+call counted as ``BATCH`` steps) on its default scenario, and an env the compiled core steps
+(:mod:`psygym.engine.episode`) also a line ``<env> reference``: the same env on the pure-Python
+reference (``engine="python"``), the speed before the core. One untimed warm-up round of every
 subject comes first (the steady state a long run sees, as benchmark tools do), and each timing
 starts after a garbage collection that is not timed.
 
@@ -29,6 +31,8 @@ number of states one decision searched, and whether any decision hit a state lim
 giving up exact play) - it must not. The median is also given as a ratio to the reference
 expectimax of ``--solver`` solving :data:`AGENT_REFERENCE_STATES` states, timed in the same run
 (the median of one timing before each subject).
+
+``--all`` runs the env, solver and agents benches one after the other in one run.
 """
 
 from __future__ import annotations
@@ -425,28 +429,52 @@ def bench(
     games: int = typer.Option(
         AGENT_GAMES, min=1, help="--agents: games per agent and scenario (half in each seat)."
     ),
+    everything: bool = typer.Option(
+        False, "--all", help="The env, --solver and --agents benches in one run (tables)."
+    ),
 ) -> None:
     """Env steps/s as ratios to Blackjack-v1 (median over rounds, CPU time), --solver, --agents."""
     with user_errors():
         check_choice(fmt, ("table", "csv"), "--format")
+        if everything and (solver or agents):
+            raise ValueError("--all runs every bench; give it without --solver or --agents")
+        if everything and fmt == "csv":
+            raise ValueError("--all prints tables; --format csv takes one bench at a time")
         if solver and agents:
             raise ValueError("--solver and --agents are separate benches; give one of them")
         if agents:
             bench_agents(games, seed, fmt)
             return
-        if solver:
+        if solver or everything:
             title, subjects, work = _solver_subjects(max_states)
-        else:
-            title, subjects, work = (
-                "env",
-                _env_subjects(steps, rounds, seed),
-                max(1, steps // rounds),
-            )
+            solver_run = (title, "states/s", subjects, work)
+        if not solver:
+            per_round = max(1, steps // rounds)
+            env_run = ("env", "steps/s", _env_subjects(steps, rounds, seed), per_round)
+    if everything:
+        _print_rates(*env_run, rounds, fmt)
+        console.print()
+        _print_rates(*solver_run, rounds, fmt)
+        console.print()
+        with user_errors():
+            bench_agents(games, seed, fmt)
+        return
+    _print_rates(*(solver_run if solver else env_run), rounds, fmt)
+
+
+def _print_rates(
+    title: str,
+    unit: str,
+    subjects: list[tuple[str, Callable[[], float]]],
+    work: int,
+    rounds: int,
+    fmt: str,
+) -> None:
+    """Time ``subjects`` (:func:`interleaved`) and print their table or CSV."""
     results = interleaved(subjects, work, rounds)
-    unit = "states/s" if solver else "steps/s"
     ref_name = results[0].name
     if fmt == "csv":
-        head = "solver" if solver else "env"
+        head = "env" if title == "env" else "solver"
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(
@@ -462,8 +490,7 @@ def bench(
         return
     width = max(26, *(len(r.name) + 2 for r in results))
     console.print(
-        f"{title if solver else 'env':<{width}}{unit:>12}{'ratio to ' + ref_name:>32}{'range':>18}",
-        highlight=False,
+        f"{title:<{width}}{unit:>12}{'ratio to ' + ref_name:>32}{'range':>18}", highlight=False
     )
     for r in results:
         span = f"{min(r.ratios):.3f}-{max(r.ratios):.3f}"
@@ -493,8 +520,13 @@ def _env_subjects(steps: int, rounds: int, seed: int) -> list[tuple[str, Callabl
     subjects.append((REFERENCE_ENV, lambda: ref.run(per_round)))
     for env_id in psygym.env_ids().values():
         if env_id in gym.registry:
-            stepper = _Stepper(gym.make(env_id, opponent="random"), seed, masked=True)
+            env = gym.make(env_id, opponent="random")
+            stepper = _Stepper(env, seed, masked=True)
             subjects.append((env_id, lambda s=stepper: s.run(per_round)))
+            if env.unwrapped.engine == "core":  # the same env on the reference, for the ratio
+                ref_env = gym.make(env_id, opponent="random", engine="python")
+                stepper = _Stepper(ref_env, seed, masked=True)
+                subjects.append((f"{env_id} reference", lambda s=stepper: s.run(per_round)))
     for name, batch in _batched_envs(seed):
         subjects.append((name, lambda b=batch: b.run(per_round)))
     return subjects

@@ -26,8 +26,16 @@ def test_env_bench_csv_rows_and_ranges():
     assert rows[0] == ["env", "steps_per_s", "ratio_to_blackjack", "ratio_min", "ratio_max"]
     ids = [i for i in psygym.env_ids().values() if i in gym.registry]
     names = [r[0] for r in rows[1:]]
-    assert names[: len(ids) + 1] == ["Blackjack-v1", *ids]
-    assert all(n.endswith(" batched N=256") for n in names[len(ids) + 1 :])  # compiled twins
+    # Each env, followed by its reference line where the compiled core steps it
+    # (psygym.engine.episode); then one batched line per edition whose twin observes.
+    singles = [n for n in names[1:] if not n.endswith(" batched N=256")]
+    assert names[0] == "Blackjack-v1" and [n for n in singles if n in ids] == ids
+    for k, name in enumerate(singles):
+        if name.endswith(" reference"):
+            assert singles[k - 1] == name.removesuffix(" reference")
+    assert names[len(singles) + 1 :] and all(
+        n.endswith(" batched N=256") for n in names[len(singles) + 1 :]
+    )
     assert rows[1][2:] == ["1.0000", "1.0000", "1.0000"]
     for _, sps, ratio, low, high in rows[1:]:
         assert int(sps) > 0
@@ -56,3 +64,9 @@ def test_reference_solve_stops_at_its_budget():
 def test_bench_bad_format():
     res = runner.invoke(app, ["bench", "--steps", "100", "--format", "xml"])
     assert res.exit_code == 2 and "--format" in res.output
+
+
+def test_bench_all_refuses_a_second_choice():
+    for args, words in ((["--all", "--solver"], "--solver"), (["--all", "--format", "csv"], "csv")):
+        res = runner.invoke(app, ["bench", *args])
+        assert res.exit_code == 2 and "--all" in res.output and words in res.output

@@ -8,9 +8,8 @@ import io
 import json
 from decimal import Decimal
 
-import gymnasium as gym
 import pytest
-from helpers import psyker7, ready_editions, scenario7, unit7, write_toml
+from helpers import psyker7, scenario7, unit7, write_toml
 from psygym_experiments.cli import app
 from test_seventh_odds import SEED_TABLE
 from typer.testing import CliRunner
@@ -223,33 +222,6 @@ def test_error_text_is_not_taken_as_markup(tmp_path):
         run("simulate", "--scenario", str(path), "--episodes", "1"), one_line=False
     )
     assert "'[red]Smiet'" in text
-
-
-# ----------------------------------------------------------------------------- bench
-def test_bench_csv_has_one_row_per_env():
-    ids = [i for e, i in psygym.env_ids().items() if i in gym.registry]
-    not_ready = sorted(
-        set(e for e, i in psygym.env_ids().items() if i in ids) - set(ready_editions())
-    )
-    if not_ready:
-        pytest.skip(f"editions still in progress: {not_ready}")
-    out = ok("bench", "--steps", "200", "--rounds", "2", "--format", "csv")
-    lines = out.splitlines()
-    assert lines[0] == "env,steps_per_s,ratio_to_blackjack,ratio_min,ratio_max"
-    rows = list(csv.reader(io.StringIO(out)))[1:]
-    names = [r[0] for r in rows]
-    assert names[: len(ids) + 1] == ["Blackjack-v1", *ids]
-    # Then one batched line per edition whose compiled twin observes (psygym.engine.vector).
-    assert all(n.endswith(" batched N=256") for n in names[len(ids) + 1 :])
-    assert "psygym/Seventh-v0" in ids
-    for _name, sps, ratio, low, high in rows:
-        # The ratio is the median over interleaved rounds, inside its own min-max range.
-        assert int(sps) > 0 and 0 < float(low) <= float(ratio) <= float(high)
-    assert rows[0][2:] == ["1.0000", "1.0000", "1.0000"]
-
-
-def test_bench_bad_format():
-    assert_clean_error(run("bench", "--steps", "100", "--format", "xml"), "--format", "csv")
 
 
 def test_cli_help_lists_the_basic_commands():

@@ -123,7 +123,9 @@ def test_the_core_plays_only_a_uniform_opponent():
     core = PsychicPhaseEnv(rules=rules)
     ref = PsychicPhaseEnv(rules=rules, engine="python")
     a, b = core.reset(seed=9), ref.reset(seed=9)
+    assert core.engine == "core" and ref.engine == env.engine == "python"
     core.opponent = ref.opponent = env.opponent  # swapped after creation: Python plays it
+    assert core.engine == "python"
     rng = np.random.default_rng(9)
     for _ in range(200):
         legal = np.flatnonzero(a[-1]["action_mask"])

@@ -205,6 +205,12 @@ class PsychicPhaseEnv(gym.Env):
         gym.Env.np_random.fset(self, value)
 
     @property
+    def engine(self) -> str:
+        """``"core"`` where the compiled core plays this env's games, else ``"python"``."""
+        core = self._core
+        return "core" if core is not None and core.serves(self.opponent) else "python"
+
+    @property
     def seat(self) -> int:
         """The agent's player (0 or 1)."""
         return self._seat
