@@ -40,6 +40,7 @@ EDITION = Edition(
     scenario_dir=SCENARIO_DIR,
     default_scenario="duel",
     rules=rules_from_data,
+    engine="psygym.editions.second.engine:CODEC",
     aliases=("second", "2"),
     odds={
         "flux-cards": "psygym.editions.second.odds:flux_table",
