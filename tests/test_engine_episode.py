@@ -12,6 +12,9 @@ draw from ``np_random``), the errors, and ``PSYGYM_ENGINE=python``.
 
 from __future__ import annotations
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 from engine_cases import compiled_pair, needs_core, scenario_cases
@@ -174,6 +177,14 @@ def test_events_of_a_step_are_kept_after_later_steps():
         assert lazy == listed and len(lazy) == len(listed) and list(lazy) == listed
         assert (lazy[0] if listed else None) == (listed[0] if listed else None)
     assert ReplayedEvents.__hash__ is None and kept[0][0] != "text"
+    # SB3's DummyVecEnv deep-copies infos (the copy stays lazy); SubprocVecEnv and Ray pickle
+    # them (a plain list crosses).
+    a, b = core.reset(seed=2), ref.reset(seed=2)
+    unread, listed = a[-1]["events"], list(b[-1]["events"])
+    twin = copy.deepcopy(unread)
+    assert twin._events is None and unread._events is None and twin == listed
+    crossed = pickle.loads(pickle.dumps(unread))
+    assert type(crossed) is list and crossed == listed and copy.copy(unread) == listed
 
 
 @needs_core

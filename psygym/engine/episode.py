@@ -44,7 +44,7 @@ class ReplayedEvents(Sequence[Event]):
         self._rules = rules
         self._compiled = compiled
         self._start = start
-        self._path = path
+        self._path = tuple(path)
         self._events: list[Event] | None = None
 
     def _replayed(self) -> list[Event]:
@@ -77,6 +77,20 @@ class ReplayedEvents(Sequence[Event]):
 
     def __repr__(self) -> str:
         return repr(self._replayed())
+
+    def __copy__(self) -> ReplayedEvents:
+        return self.__deepcopy__({})
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> ReplayedEvents:
+        # The path and the events are immutable and the rules are shared services, so a copy
+        # stays lazy: SB3's DummyVecEnv deep-copies every step's infos.
+        twin = ReplayedEvents(self._rules, self._compiled, self._start, self._path)
+        twin._events = self._events
+        return twin
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Pickled (to another process) as the plain list of events: the core stays here.
+        return (list, (self._replayed(),))
 
 
 class CompiledEpisode:
