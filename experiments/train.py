@@ -53,6 +53,7 @@ VALUE_GAMES = 2000
 _RL_ONLY = {
     "opponent": "random", "eval_opponent": "", "seat": "", "eval_every": 0,
     "eval_episodes": 200, "n_envs": 0, "subproc": False, "exact_eval": False, "init": "",
+    "vec_env": "auto",
 }  # fmt: skip
 """Options of the RL algorithms with their defaults (they do not apply to ``--algo value``)."""
 
@@ -112,6 +113,13 @@ def train(
     ),
     n_envs: int = typer.Option(0, min=0, help="Vectorised envs (default: from the config)."),
     subproc: bool = typer.Option(False, "--subproc", help="SubprocVecEnv instead of DummyVecEnv."),
+    vec_env: str = typer.Option(
+        "auto",
+        help="Training envs: batched (the --n-envs games stepped in one call into the compiled "
+        "core), gym (one Gymnasium env per game: DummyVecEnv, --subproc, --ray) or auto "
+        "(batched wherever it plays the run: maskable-ppo against random in seat 0 or 1). "
+        "config.yml records the one used.",
+    ),
     exact_eval: bool = typer.Option(
         False, "--exact-eval", help="Also evaluate exactly with the solver (small scenarios)."
     ),
@@ -133,6 +141,8 @@ def train(
     --opponent self: the opponent is a frozen copy of the learner (sampling its policy),
     refreshed every self_play_refresh steps (config); the learner alternates seats.
     Models and checkpoints are written in the safe format (safetensors + JSON, no pickles).
+    MaskablePPO against random trains on the batched env (the games stepped in one call into the
+    compiled core) wherever the core has the scenario; config.yml's vec_env says which envs ran.
     --ray runs each training env in a Ray actor of one CPU on a cluster (the same model as
     locally); a node lost mid-run stops the run, and --resume continues it from its checkpoint.
     --algo value trains the search agent's board value instead (--steps: games of its
@@ -226,6 +236,8 @@ def _check_resumed_options(
         theirs = saved.hyperparams.get("n_envs") if key == "n_envs" else getattr(saved, key)
         if key == "scenario" and mine == "default":
             mine = get(saved.edition).default_scenario
+        if key == "vec_env" and mine == "auto":  # whatever fits: the run's own
+            continue
         if str(mine) != str(theirs):
             differ.append(key)
     if differ:
@@ -265,7 +277,8 @@ def _config(o: dict[str, Any]) -> TrainConfig:
         eval_opponent=o["eval_opponent"] or None, seat=o["seat"] or None,
         eval_every=o["eval_every"] or None, eval_episodes=o["eval_episodes"],
         exact_eval=o["exact_eval"], n_envs=o["n_envs"] or None, subproc=o["subproc"],
-        config=o["config"] or None, init=o["init"] or None,
+        config=o["config"] or None, init=o["init"] or None, vec_env=o["vec_env"],
+        ray=bool(o["ray"]),
     )  # fmt: skip
 
 

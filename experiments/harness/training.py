@@ -29,6 +29,15 @@ DQN have no masks: ``LegalActionWrapper`` replaces an illegal action by the lowe
 (``illegal_fallback: lowest``) or a uniformly random legal one (``random``) and subtracts
 ``illegal_penalty`` from that step's reward. As agents, all models play legal actions only.
 
+Envs (``vec_env`` in ``config.yml``, ``--vec-env``): ``batched`` trains on
+:class:`psygym_agents.sb3_batched.BatchedVecEnv`, the ``n_envs`` games stepped in one call into
+the compiled core; ``gym`` on one psygym Gymnasium env per game (``DummyVecEnv``, or
+``SubprocVecEnv`` with ``--subproc``, Ray actors with ``--ray``). Both play the same games
+(``tests/test_engine_vector.py``); ``auto`` (the default) resolves to ``batched`` wherever it
+plays the run (:func:`batched_refusal`: MaskablePPO against ``random`` in seat 0 or 1, neither
+``--subproc`` nor ``--ray``, and a compiled twin with an observation here), and the resolved
+value is what ``config.yml`` records.
+
 Self-play (``--opponent self``): the opponent is a frozen copy of the learner (an
 :class:`psygym_agents.sb3.SB3Policy` sampling from the copy's action probabilities), refreshed every
 ``self_play_refresh`` steps (config); the learner alternates seats at every episode unless
@@ -121,6 +130,7 @@ class TrainConfig:
     eval_episodes: int = 200
     exact_eval: bool = False
     subproc: bool = False
+    vec_env: str = "gym"  # resolved: "batched" or "gym" (runs from before it existed: "gym")
     env_id: str = ""
     hyperparams: dict[str, Any] = field(default_factory=dict)
     init: str = ""  # a safe model whose policy weights the run starts from ("" = fresh)
@@ -206,6 +216,53 @@ def load_hyperparams(
         )
     check_hyperparams(algo, hp)
     return hp
+
+
+VEC_ENVS = ("auto", "batched", "gym")
+"""``--vec-env`` choices (see the module); a run's ``config.yml`` records ``batched`` or ``gym``."""
+
+
+def batched_refusal(
+    rules: Any, algo: str, opponent: str, seat: str, *, subproc: bool = False, ray: bool = False
+) -> str | None:  # fmt: skip
+    """Why the batched env cannot play this run (one line), or ``None`` when it plays it exactly.
+
+    ``seat`` is the run's ``"0"``, ``"1"`` or ``"both"``.
+    """
+    from psygym.engine.vector import OPPONENTS
+
+    if algo != "maskable-ppo":
+        return (f"--algo {algo} has no action masks: its illegal-action fallback wraps each "
+                "per-game env")  # fmt: skip
+    if opponent not in OPPONENTS:
+        return f"--opponent {opponent}: the batched env plays {', '.join(OPPONENTS)} only"
+    if seat not in ("0", "1"):
+        return ("--seat both alternates the learner's seat every episode, and a game of the "
+                "batched env keeps its seat")  # fmt: skip
+    if subproc:
+        return "--subproc asks for SubprocVecEnv over per-game envs"
+    if ray:
+        return "--ray runs each per-game env in a Ray actor"
+    from psygym_agents.sb3_batched import batched_refusal as twin_refusal
+
+    return twin_refusal(rules)
+
+
+def _resolve_vec_env(choice: str, rules: Any, algo: str, opponent: str, seat: str,
+                     subproc: bool, ray: bool) -> str:  # fmt: skip
+    """``batched`` or ``gym`` for ``--vec-env`` ``choice`` (see :data:`VEC_ENVS`).
+
+    Raises:
+        ValueError: an unknown choice, or ``batched`` where it cannot play the run (one line).
+    """
+    if choice not in VEC_ENVS:
+        raise ValueError(f"--vec-env {choice!r} is not one of: {', '.join(VEC_ENVS)}")
+    if choice == "gym":
+        return choice
+    why = batched_refusal(rules, algo, opponent, seat, subproc=subproc, ray=ray)
+    if why is not None and choice == "batched":
+        raise ValueError(f"--vec-env batched: {why}; use --vec-env gym or auto")
+    return "gym" if why is not None else "batched"
 
 
 RUN_KEY_TYPES: dict[str, Any] = {
@@ -345,6 +402,8 @@ def make_config(
     config: str | Path | None = None,
     overrides: dict[str, Any] | None = None,
     init: str | Path | None = None,
+    vec_env: str = "auto",
+    ray: bool = False,
 ) -> TrainConfig:
     """Resolve and validate a training configuration.
 
@@ -353,8 +412,12 @@ def make_config(
     the same algorithm and network shape and fit the scenario. Its architecture overrides the
     config's ``policy_kwargs``.
 
+    ``vec_env`` (:data:`VEC_ENVS`) is resolved here to ``batched`` or ``gym``; ``ray``: the run
+    will use ``--ray`` (its envs then are per-game ones).
+
     Raises:
-        ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent.
+        ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent;
+            ``vec_env="batched"`` where the batched env cannot play the run.
     """
     from psygym_agents.sb3 import ALGO_NAMES
 
@@ -376,6 +439,7 @@ def make_config(
     eval_opp = eval_opponent or (reference_opponent(edition) if opponent == "self" else opponent)
     resolve_policy(eval_opp, rules)
     check_learner_decides(rules, (0, 1) if seat_text == "both" else (int(seat_text),), seed)
+    envs = _resolve_vec_env(vec_env, rules, algo, opponent, seat_text, subproc, ray)
     hp = load_hyperparams(algo, env_id, rules.scenario.name, config)
     hp = _merge(hp, overrides or {})
     init_text = str(init or "")
@@ -393,7 +457,7 @@ def make_config(
         edition=edition, scenario=str(scenario) if scenario != "default" else rules.scenario.name,
         algo=algo, steps=steps, seed=seed, opponent=opponent, eval_opponent=eval_opp,
         seat=seat_text, eval_every=every, eval_episodes=eval_episodes, exact_eval=exact_eval,
-        subproc=subproc, env_id=env_id, hyperparams=hp, init=init_text,
+        subproc=subproc, vec_env=envs, env_id=env_id, hyperparams=hp, init=init_text,
     )  # fmt: skip
 
 
@@ -499,14 +563,22 @@ def _env_factory(cfg: TrainConfig, index: int, in_subprocess: bool) -> Any:
 
 
 def make_vec_env(cfg: TrainConfig, ray: str = "") -> Any:
-    """The vectorised training envs (DummyVecEnv, or SubprocVecEnv with ``subproc``).
+    """The vectorised training envs: batched, DummyVecEnv, or SubprocVecEnv with ``subproc``.
+
+    ``vec_env: batched`` (see the module): one :class:`psygym_agents.sb3_batched.BatchedVecEnv`.
 
     ``ray``: a Ray cluster's address (``--ray``): each env in an actor there instead
     (:class:`.ray_vec_env.RayVecEnv`; the same envs, so a seed trains the same model).
+
+    Raises:
+        ValueError: a ``batched`` run with ``ray``, or where the batched env cannot run (a
+            resumed run where the core is not built or ``PSYGYM_ENGINE=python``): one line.
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
     n = int(cfg.hyperparams.get("n_envs", 1))
+    if cfg.vec_env == "batched":
+        return _batched_vec_env(cfg, n, ray)
     if ray:
         from psygym_experiments.harness.ray_vec_env import RayVecEnv
 
@@ -514,6 +586,22 @@ def make_vec_env(cfg: TrainConfig, ray: str = "") -> Any:
     if cfg.subproc and n > 1:
         return SubprocVecEnv([_env_factory(cfg, i, True) for i in range(n)])
     return DummyVecEnv([_env_factory(cfg, i, False) for i in range(n)])
+
+
+def _batched_vec_env(cfg: TrainConfig, n: int, ray: str) -> Any:
+    """The run's ``n`` games in one :class:`psygym_agents.sb3_batched.BatchedVecEnv`."""
+    from psygym_agents.sb3_batched import BatchedVecEnv, batched_refusal
+
+    where = "this run trains on the batched env (vec_env: batched in its config.yml)"
+    if ray:
+        raise ValueError(f"--ray: {where}, which steps every game in this process; leave out "
+                         "--ray")  # fmt: skip
+    rules = _load_rules(cfg.edition, cfg.scenario)
+    why = batched_refusal(rules)
+    if why is not None:
+        raise ValueError(f"{where}, which cannot run here: {why}; resume it where the core "
+                         "runs it (the checkpoint is kept)")  # fmt: skip
+    return BatchedVecEnv.build(n, rules, int(cfg.seat))
 
 
 # --------------------------------------------------------------------------------- evaluation
@@ -1249,6 +1337,8 @@ def command_line(cfg: TrainConfig, runs_dir: str | Path) -> str:
         str(cfg.eval_episodes),
         "--n-envs",
         str(cfg.hyperparams.get("n_envs", 1)),
+        "--vec-env",
+        cfg.vec_env,
         "--runs-dir",
         str(runs_dir),
     ]
@@ -1286,7 +1376,8 @@ def train_agent(
     """Train an agent and return its run folder (the model is ``<run>/model.safetensors``).
 
     ``options`` are the other :func:`make_config` keywords (``eval_every``, ``eval_episodes``,
-    ``seat``, ``eval_opponent``, ``n_envs``, ``subproc``, ``exact_eval``, ``overrides``).
+    ``seat``, ``eval_opponent``, ``n_envs``, ``subproc``, ``exact_eval``, ``overrides``,
+    ``vec_env``).
 
     Raises:
         ValueError: a bad setting (see :func:`make_config`).
@@ -1328,8 +1419,8 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 
 
 __all__ = [
-    "TrainConfig", "TrainingInterrupted", "check_hyperparams", "check_learner_decides",
-    "checkpoint_record", "command_line", "config_from_file",
+    "VEC_ENVS", "TrainConfig", "TrainingInterrupted", "batched_refusal", "check_hyperparams",
+    "check_learner_decides", "checkpoint_record", "command_line", "config_from_file",
     "exact_score", "export_model", "final_model", "load_hyperparams", "make_config",
     "make_vec_env", "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run",
     "run_training", "start_run", "train_agent", "trained_models", "trim_metrics", "write_config",
