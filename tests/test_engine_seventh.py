@@ -1,6 +1,7 @@
 """The compiled 7th edition against its Python reference (psygym/editions/seventh/engine/).
 
-The codec's round trip, the node-by-node differential check on every shipped scenario and on
+The codec's round trip and its layouts sized by the scenario, the node-by-node differential
+check (both players' observations included) on every shipped scenario and on
 hypothesis-generated scenarios (the shipped disciplines file and one with dice modifiers,
 multi-wound damage and roll-offs), the compiled solver's values and state counts against the
 Python solver, check_state refusing garbage, and scenarios the twin cannot take left to the
@@ -10,6 +11,7 @@ reference.
 from __future__ import annotations
 
 import struct
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from psygym.core import CHANCE, TERMINAL
+from psygym.editions.seventh.state import Cast
 from psygym.engine import compiled_game, core_module
 from psygym.engine.differential import check_games
 
@@ -204,13 +207,15 @@ def _rules(data: dict):
 def test_codec_round_trip_at_every_node(scenario):
     rules = load("7th", scenario)
     compiled = _twin(rules)
+    codec = compiled.codec
     rng = np.random.default_rng(7)
     for _ in range(20):
         state = rules.initial_state()
         while True:
-            data = CODEC.encode(state)
-            assert CODEC.decode(data) == state
-            assert CODEC.encode(CODEC.decode(data)) == data
+            data = codec.encode(state)
+            assert len(data) == compiled.game.state_size
+            assert codec.decode(data) == state
+            assert codec.encode(codec.decode(data)) == data
             assert compiled.game.check_state(data) == ""
             player = rules.current_player(state)
             if player == TERMINAL:
@@ -224,8 +229,61 @@ def test_codec_round_trip_at_every_node(scenario):
 
 
 def test_state_sizes_of_the_shipped_scenarios():
-    assert _twin(load("7th", "single-phase")).game.state_size == 150
-    assert _twin(load("7th", "duel")).game.state_size == 394
+    # single-phase: the 19-byte header, 2 wounds, and 18 bits (2 psyker, 2 surge, 2 x 3 known,
+    # 2 x 3 attempted, no value powers, 2 targets) in 3 bytes: 24 bytes, three words.
+    assert _twin(load("7th", "single-phase")).game.state_size == 24
+    # duel: generation fields and 4 generated lists too; 6 units, 4 psykers, 36 powers of which
+    # 23 are value powers: 582 bits; 122 bytes, 128 in words.
+    assert _twin(load("7th", "duel")).game.state_size == 128
+
+
+def test_states_are_converted_by_the_codec_of_their_scenario():
+    rules = load("7th", "single-phase")
+    state = rules.initial_state()
+    with pytest.raises(ValueError, match=r"CODEC\.bind\(rules\)"):
+        CODEC.encode(state)
+    codec = CODEC.bind(rules)
+    data = codec.encode(state)
+    with pytest.raises(ValueError, match="has 24 bytes, not 23"):
+        codec.decode(data[:-1])
+    with pytest.raises(ValueError, match="past its sets"):
+        codec.decode(data[:-1] + b"\x80")
+    with pytest.raises(ValueError, match="padding"):
+        CODEC.bind(load("7th", "duel")).decode(bytes(127) + b"\x01")
+    # What no layout of this scenario holds is refused, never aliased to another state.
+    duel = load("7th", "duel")
+    attack = next(k for k, power in enumerate(duel.powers) if power.effect.value is None)
+    not_held = [
+        replace(state, attempted=frozenset({(0, 3)})),  # power 3 of 3 powers
+        replace(duel.initial_state(), attempted=frozenset({(2, 0)})),  # unit 2 is no psyker
+        replace(duel.initial_state(), effects=frozenset({(attack, 0, 0)})),  # never in force
+        replace(state, units=state.units[:1]),
+        replace(state, targets=(2,)),
+        replace(state, cast=Cast(0, 0, 1, dice=300)),
+        replace(state, gen_unit=0),  # no power generation in this scenario
+    ]
+    for bad in not_held:
+        with pytest.raises(ValueError, match="cannot hold|can hold"):
+            (CODEC.bind(duel) if len(bad.units) == 6 else codec).encode(bad)
+
+
+def test_wound_pools_past_a_byte_take_two():
+    data = {
+        "edition": "7th", "name": "big", "game": {"generate_powers": False},
+        "sides": [
+            {"name": "a", "units": [{"name": "x", "models": 1, "wounds": 3, "position": [0, 0],
+                                     "psyker": {"mastery": 1, "powers": ["Smite"]}}]},
+            {"name": "b", "units": [{"name": "horde", "models": 100, "wounds": 3,
+                                     "position": [0, 5]}]},
+        ],
+    }  # fmt: skip
+    rules = _rules(data)
+    compiled = _twin(rules)
+    # 19 + 2 wounds of 2 bytes + 8 bits (2 psyker, 2 surge, 1 known, 1 attempted, 2 targets):
+    # 24 bytes.
+    assert compiled.game.state_size == 24
+    count = check_games(rules, compiled, 40, seed=2)
+    assert count.chance > 0 and count.observations == 2 * count.nodes
 
 
 def test_hits_below_zero_are_left_to_the_reference(tmp_path):
@@ -301,6 +359,25 @@ def test_compiled_solver_equals_the_python_solver(scenario, game):
     assert _solve_both(rules) is not None, "small enough to solve"
 
 
+def test_solvers_on_many_threads_share_one_game():
+    """The game's chance tables are built once per key while solvers on other threads read
+    them (the solves release the GIL): every solve gives the single-threaded value and count."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rules = load("7th", "duel", battle_rounds=1, phase_limit=1, generate_powers=False)
+    expected = _solve_both(rules)
+    assert expected is not None
+    compiled = _twin(load("7th", "duel", battle_rounds=1, phase_limit=1, generate_powers=False))
+    start = compiled.game.initial_state()  # a new twin: its tables are built by the threads
+
+    def solve(_: int) -> tuple[float, int]:
+        solver = compiled.solver()
+        return solver.value(start), solver.states
+
+    with ThreadPoolExecutor(4) as pool:
+        assert set(pool.map(solve, range(8))) == {expected}
+
+
 def test_compiled_solver_equals_the_python_solver_on_generated_scenarios(custom_powers):
     solved = {"count": 0}
 
@@ -326,21 +403,24 @@ def test_check_state_refuses_out_of_range_fields():
     game = compiled.game
     state = game.initial_state()
     assert game.check_state(state) == ""
+    # The duel's layout (state.h): header 0-18 (the flags byte at 8), generation 19-22, wounds
+    # 23-28, generated lists 29-48 (4 psykers), the bitset 49-121 (582 bits: psyker, surge,
+    # known, attempted, effects, targets), padding 122-127.
     bad = [
-        _field(state, 8, 16),  # stage
-        _field(state, 10, 2),  # active
-        _field(state, 11, 200),  # pool
-        _field(state, 13, 2),  # has_cast
-        _field(state, 14, 1),  # a cast field without a cast
-        _field(state, 21, 7),  # perils roll
-        _field(state, 22, 99),  # gen_unit
-        _field(state, 26, 5),  # unit count
-        _field(state, 27 + 2, 2),  # psyker flag
-        _field(state, 27, 255),  # wounds past the pool
+        _field(state, 8, 0x80),  # bit 7 of the flags byte
+        _field(state, 8, 0x40),  # the perils flag without a cast
+        _field(state, 10, 200),  # pool
+        _field(state, 12, 1),  # a cast field without a cast
+        _field(state, 18, 7),  # perils roll
+        _field(state, 19, 99),  # gen_unit
+        _field(state, 23, 255),  # wounds past the pool
+        _field(state, 29, 5),  # more than 4 generated powers
+        _field(state, 49, state[49] | 0x04),  # unit 2, without a psyker profile, a psyker
+        _field(state, 121, 0x40),  # bit 582, past the sets
         bytes(8) + state[8:],  # fine, score 0.0
         struct.pack("<d", float("nan")) + state[8:],
         struct.pack("<d", -0.0) + state[8:],
-        state[:-1] + b"\xff",  # a target past the units
+        state[:-1] + b"\xff",  # padding
     ]
     for data in bad:
         if data[:8] == bytes(8) and data[8:] == state[8:]:

@@ -39,6 +39,8 @@ The search uses an explicit stack, so game length is not limited by Python's rec
   is the ``search`` agent's exact search of one cast or turn (:mod:`.search`). With
   ``steps=k`` the search spans ``k`` units: the one ``within`` names and the next ``k - 1``
   (each key then carries the units left, as a depth limit's keys carry the phases left).
+  Where the leaf is the score so far, or that plus a board value given as ``leaf_value``,
+  the compiled core runs this search (:func:`_compiled_search`).
 - **State limit.** With ``max_states`` the search raises :class:`~psygym_agents.solvers.NotSolvable`
   once it has memoised more states than that.
 
@@ -54,6 +56,7 @@ chance and decision nodes alike.
 from __future__ import annotations
 
 import struct
+import weakref
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -121,6 +124,10 @@ class Solver(SimultaneousSearch):
         within: search only states whose ``rules.horizon`` is this (``None``: no horizon).
         leaf: value (final score of player 0) of a state beyond a depth limit or the
             horizon; default: the score so far, ``rules.returns(state)[0]``.
+        leaf_value: a board value (:class:`psygym_agents.value.BoardValue`): a leaf is worth
+            the score so far plus ``leaf_value(rules, state)``, as the ``search`` agent values
+            it. Unlike the same ``leaf`` written as a function, the compiled search can take
+            it (it evaluates the model on the compiled observation); not with ``leaf``.
         steps: units of lookahead searched with ``within``, counting the one it names.
         engine: ``"python"`` keeps the search in Python even where the compiled solver could
             take it (benchmarks); ``None``: as ``PSYGYM_ENGINE`` says.
@@ -147,6 +154,7 @@ class Solver(SimultaneousSearch):
         leaf: Callable[[Hashable], float] | None = None,
         steps: int = 1,
         engine: str | None = None,
+        leaf_value: Any = None,
     ):
         if max_depth is not None and max_depth < 1:
             raise ValueError(f"max_depth must be at least 1 (Psychic phases), got {max_depth}")
@@ -163,6 +171,16 @@ class Solver(SimultaneousSearch):
         self.steps = steps
         self._horizon = rules.horizon if within is not None else None
         self._limited = max_depth is not None or max_plies is not None or within is not None
+        if leaf is not None and leaf_value is not None:
+            raise ValueError("give a leaf function or a leaf_value board value, not both")
+        self.leaf_value = leaf_value
+        self._own_leaf = leaf is not None  # a function only Python can call
+        if leaf_value is not None:
+            returns = rules.returns
+
+            def leaf(state: Hashable) -> float:
+                return returns(state)[0] + leaf_value(rules, state)
+
         self._leaf = leaf if leaf is not None else (lambda state: rules.returns(state)[0])
         self.max_states = max_states
         self.fixed = dict(fixed or {})
@@ -197,7 +215,8 @@ class Solver(SimultaneousSearch):
     @property
     def exact(self) -> bool:
         """Whether every value computed so far is exact (no depth-limit leaf below it)."""
-        return not self.cache.cut
+        core_cut = self._core is not None and self._limited and self._core.cut
+        return not (self.cache.cut or core_cut)
 
     def searched_share(self) -> float:
         """Rough share of the running search's tree that is finished, for progress displays.
@@ -311,6 +330,7 @@ class Solver(SimultaneousSearch):
                 return data
         except (ValueError, TypeError, OverflowError, struct.error):
             pass  # past what the twin's state can encode
+        self.cache.cut = not self.exact  # what the core's values rested on stays known
         self._core = self._compiled = None
         return None
 
@@ -500,22 +520,72 @@ class Solver(SimultaneousSearch):
                 acc = v
             i += 1
 
+
 def _compiled_search(solver: Solver, rules: Any, own_cache: bool) -> tuple[Any, Any]:
     """``(compiled game, compiled solver)`` where the search can run in the core, else Nones.
 
-    The core solves exactly, for both players: a search with a depth, ply or horizon limit,
-    fixed policies, simultaneous moves or a memo shared with other solvers stays in Python, as
-    does every search under ``PSYGYM_ENGINE=python``. Both give the same values to the last bit
-    and the same count of states (the differential tests hold them together).
+    The core solves exactly, and runs the ``search`` agent's lookahead: a ``within`` horizon
+    (any ``steps``, on a twin with the edition's horizon) whose leaf is the score so far, or
+    that plus a ``leaf_value`` board value on a twin with a compiled observation. A search
+    with a depth or ply limit, a ``leaf`` function, fixed policies, simultaneous moves or a
+    memo shared with other solvers stays in Python, as does every search under
+    ``PSYGYM_ENGINE=python``. Both give the same count of states and the same values, to the
+    last bit where no board value is involved and to about 1e-15 where one is (the
+    differential tests hold them together).
     """
-    if solver._limited or solver.fixed or solver._sim_info is not None or not own_cache:
+    if solver.fixed or solver._sim_info is not None or not own_cache:
+        return None, None
+    if solver._limited and (
+        solver.within is None or solver.max_depth is not None or solver.max_plies is not None
+        or solver._own_leaf
+    ):  # fmt: skip
         return None, None
     from psygym.engine import compiled_game
 
     compiled = compiled_game(rules)
     if compiled is None:
         return None, None
-    return compiled, compiled.solver(solver.max_states)
+    if not solver._limited:
+        return compiled, compiled.solver(solver.max_states)
+    if not getattr(compiled.game, "has_horizon", False):  # also a core built before it had one
+        return None, None
+    net = None
+    if solver.leaf_value is not None:
+        net = _core_value(compiled, solver.leaf_value)
+        if net is None:
+            return None, None
+    try:
+        search = compiled.solver(solver.max_states, within=solver.within, steps=solver.steps,
+                                 value=net)  # fmt: skip
+    except (ValueError, TypeError):
+        return None, None  # a horizon the core cannot hold: Python searches
+    return compiled, search
+
+
+_CORE_VALUES: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
+"""Board value -> {id of the compiled module: its ``ValueNet`` or None}, made once each."""
+
+
+def _core_value(compiled: Any, value: Any) -> Any | None:
+    """The core's ``ValueNet`` of board value ``value`` for ``compiled``, or ``None``.
+
+    ``None`` (Python values the leaves) for anything but a plain
+    :class:`~psygym_agents.value.BoardValue` (a subclass may value otherwise), a twin without a
+    compiled observation of the model's input size, or weights the core refuses (a NaN, say).
+    """
+    from psygym_agents.value import BoardValue
+
+    if type(value) is not BoardValue or compiled.game.observation_size != value.input_size:
+        return None
+    made = _CORE_VALUES.setdefault(value, {})
+    key = id(compiled.core)
+    if key not in made:
+        weights, biases = [w for w, _ in value.weights], [b for _, b in value.weights]
+        try:
+            made[key] = compiled.core.ValueNet(value.mean, value.scale, weights, biases)
+        except (ValueError, TypeError):
+            made[key] = None
+    return made[key]
 
 
 __all__ = ["Cache", "Simultaneous", "Solver"]

@@ -18,7 +18,8 @@ the exact solver.
 
 One solver is kept per unit of lookahead and rules object, so every decision of a cast after
 the first reuses what the first one solved, and so does a later game that meets the same unit
-(older solvers stay while they hold under :data:`_KEEP_STATES` states).
+(older solvers stay while they hold under :data:`_KEEP_STATES` states). Where the edition has a
+compiled twin, the search and the board value run in the core (``Solver(leaf_value=)``).
 """
 
 from __future__ import annotations
@@ -127,16 +128,8 @@ class LookaheadPolicy:
         key = (within, id(self.value), self.steps)
         solver = per_rules.pop(key, None)
         if solver is None:
-            value = self.value
-            returns = rules.returns
-            if value is None:
-                leaf = None
-            else:
-
-                def leaf(s: Hashable) -> float:
-                    return returns(s)[0] + value(rules, s)
-
-            solver = Solver(rules, within=within, leaf=leaf, steps=self.steps)
+            # A leaf is worth the score so far plus V (the compiled search takes both).
+            solver = Solver(rules, within=within, leaf_value=self.value, steps=self.steps)
         per_rules[key] = solver  # the most recently used last
         _trim(per_rules)
         return solver

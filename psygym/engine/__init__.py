@@ -26,6 +26,9 @@ ENGINES = ("core", "python")
 class Codec(Protocol):
     """What an edition's ``engine`` package provides for its compiled twin.
 
+    A codec whose state layout depends on more of the scenario than a state says also has
+    ``bind(rules)``: the codec of that scenario's states, which the compiled game holds.
+
     Attributes:
         game_id: the id its C++ registers (the edition's id).
     """

@@ -28,9 +28,20 @@ class CompiledGame:
         """The core's bytes as a reference state."""
         return self.codec.decode(data)
 
-    def solver(self, max_states: int | None = None) -> Any:
-        """A fresh memoised exact solver over this game (``None``: no state limit)."""
-        return self.core.Solver(self.game, -1 if max_states is None else int(max_states))
+    def solver(
+        self, max_states: int | None = None, *, within: Any = None, steps: int = 1,
+        value: Any = None,
+    ) -> Any:  # fmt: skip
+        """A fresh memoised solver over this game (``max_states=None``: no state limit).
+
+        Exact, or with ``within`` (a ``(round, step)`` horizon) the ``search`` agent's
+        lookahead over ``steps`` units, a leaf worth the score so far plus ``value`` (the
+        core's ``ValueNet``; ``None``: the score alone).
+        """
+        limit = -1 if max_states is None else int(max_states)
+        if within is None:
+            return self.core.Solver(self.game, limit)
+        return self.core.Solver(self.game, limit, within=within, steps=steps, value=value)
 
 
 _WORD = (1 << 64) - 1
@@ -98,4 +109,6 @@ def build_compiled(rules: Any, core: Any) -> CompiledGame | None:
         ints, reals = codec.encode_scenario(rules)
     except ScenarioError:
         return None  # past a compiled capacity: the reference plays it, with the same results
-    return CompiledGame(core.Game(codec.game_id, ints, reals), codec, core)
+    game = core.Game(codec.game_id, ints, reals)
+    # A codec whose state layout depends on more of the scenario than a state says binds to it.
+    return CompiledGame(game, codec.bind(rules) if hasattr(codec, "bind") else codec, core)

@@ -4,7 +4,8 @@
 with its exact probabilities) and at every node compares what the twin says of the same
 state: the state itself (bytes decoded, and the bytes of the state encoded), the player to move,
 the legal actions, the chance outcomes with their probabilities (``==``, not approximately),
-the next state after the action taken and the returns; where the twin has a compiled
+the next state after the action taken and the returns; where the twin has the edition's
+horizon, ``horizon`` (the unit of the search agent's lookahead); where it has a compiled
 observation, both players' float32 observations (equal arrays, bit for bit); and at chance
 nodes the draw the reference's ``sample_chance`` makes from a generator state against the
 twin's ``sample_chance`` from the same state (the outcome and the generator state after it).
@@ -83,6 +84,7 @@ def _check_game(
     """One game: ``rng`` chooses the moves, ``draws`` is the generator of the draw checks."""
     game = compiled.game
     observed = game.observation_size > 0
+    horizon = game.has_horizon
     state = rules.initial_state()
     data = game.initial_state()
     moves: list[int] = []
@@ -98,6 +100,8 @@ def _check_game(
         _same(where, "current_player", player, game.current_player(data))
         ref_returns = tuple(rules.returns(state))
         _same(where, "returns", ref_returns, tuple(game.returns(data)))
+        if horizon:
+            _same(where, "horizon", tuple(rules.horizon(state)), tuple(game.horizon(data)))
         if player == TERMINAL:
             _same(where, "legal_actions", [], list(game.legal_actions(data)))
             _same(where, "chance_outcomes", [], list(game.chance_outcomes(data)))

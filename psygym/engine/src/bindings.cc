@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "episode.h"
 #include "exact.h"
 #include "game.h"
+#include "lookahead.h"
 #include "random.h"
 #include "solver.h"
 
@@ -50,11 +52,80 @@ struct PyGame {
   std::unique_ptr<Game> game;
 };
 
-// A solver and the game it searches (kept alive by the binding).
+// A solver and the game it searches (kept alive by the binding). `busy` is taken with the
+// GIL released around every call, so threads sharing a solver (the server's) take turns.
 struct PySolver {
   const PyGame* game;
   std::unique_ptr<Solver> solver;
+  std::shared_ptr<std::mutex> busy = std::make_shared<std::mutex>();
 };
+
+// A float64 numpy array of `ndim` dimensions (a copy), or ValueError naming `name`.
+py::array_t<double> float_array(const py::object& value, int ndim, const std::string& name) {
+  const std::string want =
+      name + " must be a numpy array of " + std::to_string(ndim) + " dimension" +
+      (ndim == 1 ? "" : "s") + " of real numbers";
+  if (!py::isinstance<py::array>(value)) throw EngineError(ErrorCode::kValue, want);
+  py::array arr = py::reinterpret_borrow<py::array>(value);
+  const char kind = arr.dtype().kind();
+  if ((kind != 'f' && kind != 'i' && kind != 'u') || arr.ndim() != ndim)
+    throw EngineError(ErrorCode::kValue, want);
+  return py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(arr);
+}
+
+std::vector<double> values_of(const py::array_t<double>& a) {
+  return std::vector<double>(a.data(), a.data() + a.size());
+}
+
+// The ValueNet of BoardValue's arrays (agents/value/model.py), every one checked.
+std::shared_ptr<ValueNet> value_net(const py::object& mean, const py::object& scale,
+                                    const py::list& weights, const py::list& biases) {
+  if (weights.size() != biases.size())
+    throw EngineError(ErrorCode::kValue, "one bias per weight matrix: " +
+                                             std::to_string(weights.size()) + " weights, " +
+                                             std::to_string(biases.size()) + " biases");
+  std::vector<DenseLayer> layers;
+  for (std::size_t i = 0; i < weights.size(); ++i) {
+    const std::string name = "layer " + std::to_string(i);
+    py::array_t<double> w = float_array(weights[i], 2, name + "'s weights");
+    py::array_t<double> b = float_array(biases[i], 1, name + "'s bias");
+    constexpr py::ssize_t kMost = 1 << 20;  // entries per side, far past any board value
+    if (w.shape(0) > kMost || w.shape(1) > kMost)
+      throw EngineError(ErrorCode::kValue, name + "'s weights are too large");
+    DenseLayer l;
+    l.inputs = static_cast<int>(w.shape(0));
+    l.outputs = static_cast<int>(w.shape(1));
+    l.w = values_of(w);
+    l.b = values_of(b);
+    layers.push_back(std::move(l));
+  }
+  return std::make_shared<ValueNet>(values_of(float_array(mean, 1, "mean")),
+                                    values_of(float_array(scale, 1, "scale")), std::move(layers));
+}
+
+// The Horizon of Solver(within=, steps=): within a pair of integers.
+Horizon horizon_of(const py::object& within, int64_t steps) {
+  Horizon h;
+  if (steps < 1 || steps > (int64_t{1} << 30))
+    throw EngineError(ErrorCode::kValue,
+                      "steps must be a whole number from 1 to 2**30, got " + std::to_string(steps));
+  h.steps = static_cast<int32_t>(steps);
+  const std::string want = "within must be a (round, step) pair of integers, as Game.horizon gives";
+  if (!py::isinstance<py::tuple>(within) || py::len(within) != 2)
+    throw EngineError(ErrorCode::kValue, want);
+  py::tuple pair = py::reinterpret_borrow<py::tuple>(within);
+  for (int i = 0; i < 2; ++i) {
+    py::object item = pair[i];
+    if (!py::isinstance<py::int_>(item) || py::isinstance<py::bool_>(item))
+      throw EngineError(ErrorCode::kValue, want);
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(item.ptr(), &overflow);
+    if (overflow != 0 || v < INT32_MIN || v > INT32_MAX)
+      throw EngineError(ErrorCode::kValue, want + " (each from -2**31 to 2**31 - 1)");
+    h.within[i] = static_cast<int32_t>(v);
+  }
+  return h;
+}
 
 py::bytes apply_checked(const PyGame& g, const py::bytes& state, int64_t action) {
   const Game& game = *g.game;
@@ -251,6 +322,15 @@ PYBIND11_MODULE(_core, m) {
              g.game->returns(bytes_of(checked(*g.game, state)), r);
              return std::make_pair(r[0], r[1]);
            })
+      .def("horizon",
+           [](const PyGame& g, const py::bytes& state) {
+             int32_t h[2];
+             g.game->horizon(bytes_of(checked(*g.game, state)), h);
+             return std::make_pair(h[0], h[1]);
+           },
+           py::arg("state"), "(battle round, step): the reference's rules.horizon.")
+      .def_property_readonly("has_horizon", [](const PyGame& g) { return g.game->has_horizon(); },
+                             "Whether horizon() is the edition's own (else the default (0, 0)).")
       .def_property_readonly("observation_size",
                              [](const PyGame& g) { return g.game->observation_size(); },
                              "Length of observe()'s vector (0: no compiled observation).")
@@ -415,30 +495,66 @@ PYBIND11_MODULE(_core, m) {
            "The learner's legal action (else ValueError), then chance and the opponent: "
            "(obs, the learner's score now, terminated, mask).");
 
-  py::class_<PySolver>(m, "Solver", "Exact expectiminimax over a compiled game, memoised.")
-      .def(py::init([](const PyGame& g, int64_t max_states) {
-             return PySolver{&g, std::make_unique<Solver>(*g.game, max_states)};
+  py::class_<ValueNet, std::shared_ptr<ValueNet>>(
+      m, "ValueNet", "A board value (agents/value/model.py's BoardValue) for the core's search.")
+      .def(py::init(&value_net), py::arg("mean"), py::arg("scale"), py::arg("weights"),
+           py::arg("biases"),
+           "From BoardValue's arrays: mean and scale [n], weights[i] [rows, cols], biases[i] "
+           "[cols]; ValueError unless they chain to one output and are finite.")
+      .def_property_readonly("input_size", &ValueNet::input_size)
+      .def("__call__",
+           [](const ValueNet& net, const py::object& obs) {
+             py::array_t<double> x = float_array(obs, 1, "the observation");
+             if (static_cast<std::size_t>(x.size()) != net.input_size())
+               throw EngineError(ErrorCode::kValue,
+                                 "the observation must have " + std::to_string(net.input_size()) +
+                                     " entries, not " + std::to_string(x.size()));
+             std::vector<float> v(x.data(), x.data() + x.size());
+             return net(v.data());
+           },
+           py::arg("observation"), "The value of one observation (as float32).");
+
+  py::class_<PySolver>(m, "Solver", "Expectiminimax over a compiled game, memoised.")
+      .def(py::init([](const PyGame& g, int64_t max_states, const py::object& within,
+                       int64_t steps, std::shared_ptr<ValueNet> value) {
+             if (within.is_none()) {
+               if (steps != 1 || value)
+                 throw EngineError(ErrorCode::kValue, "steps and value need within=");
+               return PySolver{&g, std::make_unique<Solver>(*g.game, max_states)};
+             }
+             return PySolver{&g, std::make_unique<Solver>(*g.game, max_states,
+                                                          horizon_of(within, steps), value)};
            }),
-           py::arg("game"), py::arg("max_states") = -1, py::keep_alive<1, 2>())
+           py::arg("game"), py::arg("max_states") = -1, py::arg("within") = py::none(),
+           py::arg("steps") = 1, py::arg("value") = nullptr, py::keep_alive<1, 2>(),
+           "Exact, or with within=(round, step) the search agent's lookahead: the states "
+           "whose Game.horizon is within (and the next steps - 1 units), a state beyond worth "
+           "the score so far plus value (a ValueNet of the game's observation) or alone.")
       .def_property_readonly("states", [](const PySolver& s) { return s.solver->states(); })
+      .def_property_readonly("cut", [](const PySolver& s) { return s.solver->cut(); },
+                             "Whether any value rests on a leaf of the horizon.")
       .def_property_readonly("memory_bytes",
                              [](const PySolver& s) { return s.solver->memory_bytes(); })
       .def("set_progress",
            [](PySolver& s, py::object progress) {
-             if (progress.is_none()) {
-               s.solver->set_progress(nullptr);
-               return;
-             }
-             s.solver->set_progress([progress](std::size_t n) {
-               py::gil_scoped_acquire gil;
-               progress(n);
-             });
+             std::function<void(std::size_t)> call;
+             if (!progress.is_none())
+               call = [progress](std::size_t n) {
+                 py::gil_scoped_acquire gil;
+                 progress(n);
+               };
+             // Not while another thread searches; the old callback is let go with the GIL.
+             py::gil_scoped_release release;
+             std::lock_guard<std::mutex> turn(*s.busy);
+             py::gil_scoped_acquire gil;
+             s.solver->set_progress(std::move(call));
            },
            "Call progress(states) every 10,000 new states (None: no calls).")
       .def("value",
            [](PySolver& s, const py::bytes& state) {
              std::string st = checked(*s.game->game, state);
              py::gil_scoped_release release;
+             std::lock_guard<std::mutex> turn(*s.busy);
              return s.solver->value(bytes_of(st));
            },
            py::arg("state"), "Expected final score of player 0 with both players optimal.")
@@ -449,6 +565,7 @@ PYBIND11_MODULE(_core, m) {
              std::vector<double> values;
              {
                py::gil_scoped_release release;
+               std::lock_guard<std::mutex> turn(*s.busy);
                s.solver->child_values(bytes_of(st), &actions, &values);
              }
              std::vector<std::pair<int32_t, double>> out;

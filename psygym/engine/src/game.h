@@ -75,6 +75,18 @@ class Game {
   virtual void apply(const uint8_t* s, int32_t action, uint8_t* out) const = 0;
   // Scores of players 0 and 1 so far.
   virtual void returns(const uint8_t* s, double out[2]) const = 0;
+  // Where `s` stands in the game, (battle round, step within the round), as the reference's
+  // rules.horizon: the unit of the search agent's lookahead ends where the pair changes. The
+  // default makes the whole game one unit, as psygym/core.py's RulesBase.horizon.
+  virtual void horizon(const uint8_t* s, int32_t out[2]) const {
+    (void)s;
+    out[0] = 0;
+    out[1] = 0;
+  }
+  // Whether horizon() is the twin of the edition's own rules.horizon. The differential check
+  // compares it and the core's lookahead searches on it only then: an edition whose reference
+  // has a horizon but whose twin keeps the default is searched in Python.
+  virtual bool has_horizon() const { return false; }
 
   // Length of observe()'s vector; 0 where the game has no compiled observation.
   virtual std::size_t observation_size() const { return 0; }

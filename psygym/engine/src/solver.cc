@@ -1,11 +1,119 @@
 #include "solver.h"
 
 #include <cstring>
+#include <string>
 
 namespace psygym {
+namespace {
+
+// The Python BoardValue clears its memo past this many states; values are pure, so where
+// the core clears its own changes nothing but memory.
+constexpr std::size_t kLeafMemo = 500000;
+
+}  // namespace
 
 Solver::Solver(const Game& game, int64_t max_states)
-    : game_(game), max_states_(max_states), memo_(game.state_size()) {}
+    : game_(game),
+      max_states_(max_states),
+      state_size_(game.state_size()),
+      key_size_(game.state_size()),
+      memo_(key_size_),
+      leaves_(state_size_) {}
+
+Solver::Solver(const Game& game, int64_t max_states, Horizon horizon,
+               std::shared_ptr<const ValueNet> value)
+    : game_(game),
+      max_states_(max_states),
+      bounded_(true),
+      horizon_(horizon),
+      value_(std::move(value)),
+      state_size_(game.state_size()),
+      key_size_(game.state_size() + sizeof(int32_t)),
+      memo_(key_size_),
+      leaves_(state_size_) {
+  if (horizon_.steps < 1)
+    throw EngineError(ErrorCode::kValue, "steps must be at least 1 (units of lookahead), got " +
+                                             std::to_string(horizon_.steps));
+  if (value_) {
+    if (game_.observation_size() == 0)
+      throw EngineError(ErrorCode::kValue,
+                        "a board value needs the game's observation, and this game has no "
+                        "compiled observation");
+    if (value_->input_size() != game_.observation_size())
+      throw EngineError(ErrorCode::kValue,
+                        "the board value reads " + std::to_string(value_->input_size()) +
+                            " observation entries, the game has " +
+                            std::to_string(game_.observation_size()));
+    observation_.resize(game_.observation_size());
+  }
+}
+
+int32_t Solver::units_left(const uint8_t* key) const {
+  int32_t left;
+  std::memcpy(&left, key + state_size_, sizeof left);
+  return left;
+}
+
+void Solver::set_units_left(uint8_t* key, int32_t left) const {
+  std::memcpy(key + state_size_, &left, sizeof left);
+}
+
+void Solver::root_key(const uint8_t* s, uint8_t* key) const {
+  std::memcpy(key, s, state_size_);
+  // Solver._root_key: the units left after the current one (-1: a search of one unit).
+  if (bounded_) set_units_left(key, horizon_.steps > 1 ? horizon_.steps - 1 : -1);
+}
+
+double Solver::leaf(const uint8_t* s) {
+  double r[2];
+  game_.returns(s, r);
+  if (!value_) return r[0];
+  const uint64_t hash = leaves_.hash(s);
+  if (const double* hit = leaves_.find(s, hash)) return r[0] + *hit;
+  game_.observe(s, 0, observation_.data());
+  const double v = (*value_)(observation_.data());
+  if (leaves_.size() > kLeafMemo) leaves_.clear();
+  leaves_.insert(s, v, hash);
+  return r[0] + v;
+}
+
+bool Solver::step(const uint8_t* key, const int32_t* horizon, int32_t action, uint8_t* child,
+                  int* player, double* v) {
+  game_.apply(key, action, child);
+  *player = game_.current_player(child);
+  if (*player == kTerminal) {
+    double r[2];
+    game_.returns(child, r);
+    *v = r[0];
+    return false;
+  }
+  if (!bounded_) return true;
+  int32_t h[2];
+  game_.horizon(child, h);
+  int32_t left = units_left(key);
+  if (horizon_.steps == 1) {
+    if (h[0] != horizon_.within[0] || h[1] != horizon_.within[1]) {
+      cut_ = true;
+      *v = leaf(child);
+      return false;
+    }
+  } else if (h[0] != horizon[0] || h[1] != horizon[1]) {
+    if (left == 0) {
+      cut_ = true;
+      *v = leaf(child);
+      return false;
+    }
+    --left;
+  }
+  set_units_left(child, left);
+  return true;
+}
+
+double Solver::key_value(const uint8_t* key) {
+  if (const double* hit = memo_.find(key)) return *hit;
+  solve(key);
+  return *memo_.find(key);
+}
 
 double Solver::value(const uint8_t* s) {
   if (game_.current_player(s) == kTerminal) {
@@ -13,15 +121,9 @@ double Solver::value(const uint8_t* s) {
     game_.returns(s, r);
     return r[0];
   }
-  if (const double* hit = memo_.find(s)) return *hit;
-  solve(s);
-  return *memo_.find(s);
-}
-
-double Solver::child_value(const uint8_t* s, int32_t action) {
-  std::vector<uint8_t> child(game_.state_size());
-  game_.apply(s, action, child.data());
-  return value(child.data());
+  std::vector<uint8_t> key(key_size_);
+  root_key(s, key.data());
+  return key_value(key.data());
 }
 
 void Solver::child_values(const uint8_t* s, std::vector<int32_t>* actions,
@@ -33,41 +135,50 @@ void Solver::child_values(const uint8_t* s, std::vector<int32_t>* actions,
   actions->clear();
   values->clear();
   game_.legal_actions(s, actions);
-  for (int32_t a : *actions) values->push_back(child_value(s, a));
+  std::vector<uint8_t> key(key_size_), child(key_size_);
+  root_key(s, key.data());
+  int32_t h[2] = {0, 0};
+  if (bounded_ && horizon_.steps > 1) game_.horizon(s, h);
+  for (int32_t a : *actions) {
+    double v = 0.0;
+    int player = 0;
+    if (step(key.data(), h, a, child.data(), &player, &v)) v = key_value(child.data());
+    values->push_back(v);
+  }
 }
 
-void Solver::expand(const uint8_t* s, Frame* f) {
+void Solver::expand(const uint8_t* key, int player, Frame* f) {
   f->actions.clear();
   f->weights.clear();
   f->next = 0;
   f->has_acc = false;
   f->acc = 0.0;
-  const int player = game_.current_player(s);
+  if (bounded_ && horizon_.steps > 1) game_.horizon(key, f->horizon);
   if (player == kChance) {
     f->kind = 0;
     std::vector<Outcome>& outcomes = outcomes_;
     outcomes.clear();
-    game_.chance_outcomes(s, &outcomes);
+    game_.chance_outcomes(key, &outcomes);
     for (const Outcome& o : outcomes) {
       f->actions.push_back(o.action);
       f->weights.push_back(o.probability);
     }
   } else {
     f->kind = player == 0 ? 1 : 2;
-    game_.legal_actions(s, &f->actions);
+    game_.legal_actions(key, &f->actions);
   }
 }
 
 void Solver::solve(const uint8_t* root) {
-  const std::size_t size = game_.state_size();
+  const std::size_t size = key_size_;
   std::size_t depth = 0;
   auto grow = [&](std::size_t d) {
     if (frames_.size() <= d) frames_.resize(d + 1);
-    if (states_.size() < (d + 2) * size) states_.resize((d + 2) * size);
+    if (keys_.size() < (d + 2) * size) keys_.resize((d + 2) * size);
   };
   grow(0);
-  std::memcpy(&states_[0], root, size);
-  expand(&states_[0], &frames_[0]);
+  std::memcpy(&keys_[0], root, size);
+  expand(&keys_[0], game_.current_player(root), &frames_[0]);
   frames_[0].hash = memo_.hash(root);
   while (true) {
     Frame* f = &frames_[depth];
@@ -80,27 +191,22 @@ void Solver::solve(const uint8_t* root) {
       }
       grow(depth + 1);
       f = &frames_[depth];  // frames_ may have moved
-      uint8_t* child = &states_[(depth + 1) * size];
-      game_.apply(&states_[depth * size], f->actions[i], child);
-      const int player = game_.current_player(child);
-      if (player == kTerminal) {
-        double r[2];
-        game_.returns(child, r);
-        v = r[0];
-      } else {
+      uint8_t* child = &keys_[(depth + 1) * size];
+      int player = 0;
+      if (step(&keys_[depth * size], f->horizon, f->actions[i], child, &player, &v)) {
         const uint64_t hash = memo_.hash(child);
         if (const double* hit = memo_.find(child, hash)) {
           v = *hit;
         } else {
           ++depth;
-          expand(child, &frames_[depth]);
+          expand(child, player, &frames_[depth]);
           frames_[depth].hash = hash;
           continue;
         }
       }
     } else {
       v = f->has_acc ? f->acc : 0.0;
-      memo_.insert(&states_[depth * size], v, f->hash);
+      memo_.insert(&keys_[depth * size], v, f->hash);
       const std::size_t n = memo_.size();
       if (progress_ && n % 10000 == 0) progress_(n);
       if (max_states_ >= 0 && n > static_cast<std::size_t>(max_states_))

@@ -1,13 +1,17 @@
 """The compiled twin of the 7th-edition rules: the C++ in this folder and its Python codec.
 
 The C++ (``rules.cc`` structure, legality and chance; ``transitions.cc`` the stage handlers;
-``odds.cc`` the exact tables; ``check.cc`` the state check; ``scenario.cc`` the numbers;
-``state.h`` the byte layout) is registered in ``psygym.engine._core`` as ``"7th"``.
-:data:`CODEC` hands it a validated :class:`~psygym.editions.seventh.rules.SeventhRules` as flat
-numbers (:meth:`Codec7th.encode_scenario`: units, powers, the perils table, disciplines and the
-distances of every battle round already measured, so the core never parses text) and converts
-states both ways with the byte layout of ``state.h`` (:meth:`Codec7th.encode`,
-:meth:`Codec7th.decode`).
+``views.cc`` the observation; ``odds.cc`` the exact tables; ``check.cc`` the state check;
+``scenario.cc`` the numbers; ``state.h`` the byte layout) is registered in
+``psygym.engine._core`` as ``"7th"``. :data:`CODEC` hands it a validated
+:class:`~psygym.editions.seventh.rules.SeventhRules` as flat numbers
+(:meth:`Codec7th.encode_scenario`: units, powers, the perils table, disciplines and the distances
+of every battle round already measured, so the core never parses text).
+
+A state's layout is sized by its scenario (``state.h``): its units, which of them have a psyker
+profile, its powers and which of them are value powers. A reference state does not say all of
+that, so states are converted by the codec of one scenario, :meth:`Codec7th.bind` (the compiled
+game holds it): :meth:`Codec7th.encode` and :meth:`Codec7th.decode`.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ FORMAT = 1
 MAX_UNITS = 60
 """Most units of a compiled scenario (``kMaxUnits``: unit indices are uint8)."""
 MAX_POWERS = 104
-"""Most powers of a compiled scenario (``kPowerBits`` in state.h: the sets of powers)."""
+"""Most powers of a compiled scenario (``kMaxPowers``)."""
 MAX_DISCIPLINES = 120
 """Most disciplines (``kMaxDisciplines``)."""
 MAX_WOUND_POOL = 65535
@@ -32,11 +36,10 @@ MAX_PHASES = 249
 MAX_POOL = 250
 """Largest warp charge pool (``kMaxPool``: pools are uint8)."""
 
-POWER_BITS = 104
-"""Bits of every set of powers in a state (``kPowerBits``)."""
-_POWER_BYTES = POWER_BITS // 8
-_HEADER = struct.Struct("<d19B")
-_UNIT = struct.Struct(f"<H7B{_POWER_BYTES}s")
+_HEADER = "<d11B"
+"""state.h's header: score, the flags byte, phase .. perils_roll (kHeaderSize bytes)."""
+_MAX_GENERATED = 4
+"""Discipline entries of a psyker record (``kMaxGenerated``)."""
 _TARGETS = ("self", "friendly", "enemy", "enemies", "none")
 _OUTCOMES = ("wound", "removed", "surge", "nothing")
 _EXTRAS = (None, "purge", "drain")
@@ -58,11 +61,11 @@ def _dice(expr: str | int) -> list[int]:
     return [e.count, e.sides, e.modifier] if e.sides else [0, 0, e.modifier]
 
 
-def _bits(indices: Any) -> int:
-    """The set of ``indices`` as an integer bitset."""
+def _bits(indices: Any, n: int) -> int:
+    """The set of ``indices`` (each below ``n``) as an integer bitset."""
     out = 0
     for i in indices:
-        out |= 1 << i
+        out |= 1 << _index(i, n)
     return out
 
 
@@ -79,11 +82,20 @@ def _members(bits: int) -> list[int]:
 class Codec7th:
     """The 7th edition's :class:`~psygym.engine.Codec` (use the instance :data:`CODEC`).
 
+    :data:`CODEC` encodes scenarios; the states of one scenario are converted by the codec
+    :meth:`bind` makes for it (the compiled game holds that one).
+
+    Args:
+        layout: the state layout of one scenario (``None``: no scenario's states).
+
     Attributes:
         game_id: the id the C++ registers.
     """
 
     game_id = "7th"
+
+    def __init__(self, layout: _Layout | None = None):
+        self._layout = layout
 
     def rules_class(self) -> type:
         """The reference rules class the twin mirrors."""
@@ -190,85 +202,190 @@ class Codec7th:
                 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0]  # fmt: skip
 
     # ------------------------------------------------------------------ states
+    def bind(self, rules: Any) -> Codec7th:
+        """The codec of the states of ``rules``'s scenario (what :meth:`encode` needs)."""
+        return Codec7th(_Layout(rules))
+
+    def _bound(self) -> _Layout:
+        if self._layout is None:
+            raise ValueError("a 7th-edition state's layout depends on its scenario: "
+                             "convert states with CODEC.bind(rules)")  # fmt: skip
+        return self._layout
+
     def encode(self, state: Any) -> bytes:
         """A reference state as state.h's bytes.
 
         Raises:
-            ValueError: a field does not fit the layout (not a state of a compiled scenario).
+            ValueError: a field does not fit the layout (not a state of this scenario that the
+                compiled engine can hold), or the codec is not bound to a scenario.
         """
-        n = len(state.units)
-        cast = state.cast
-        score = state.score + 0.0  # one zero (-0.0 + 0.0 is 0.0)
+        lay = self._bound()
         try:
-            head = _HEADER.pack(
-                score, int(state.stage), state.phase, state.active, *state.pools,
-                *((1, cast.caster, cast.power, cast.target, cast.dice, cast.successes,
-                   int(cast.perils), cast.deny_dice) if cast is not None else (0,) * 8),
-                state.perils_roll, state.gen_unit + 1, state.gen_pick, state.gen_disc + 1,
-                state.gen_power + 1, n,
-            )  # fmt: skip
-            parts = [head]
-            for u in state.units:
-                generated = (*u.generated, 0, 0, 0, 0)[:4]
-                powers = _bits(u.powers).to_bytes(_POWER_BYTES, "little")
-                parts.append(_UNIT.pack(u.wounds, int(u.psyker), int(u.surge), len(u.generated),
-                                        *generated, powers))  # fmt: skip
-            attempted = _bits(c * POWER_BITS + p for c, p in state.attempted)
-            effects = _bits((p * n + t) * 2 + o for p, t, o in state.effects)
-            parts.append(attempted.to_bytes(n * _POWER_BYTES, "little"))
-            parts.append(effects.to_bytes(n * 2 * _POWER_BYTES, "little"))
-            parts.append(_bits(state.targets).to_bytes((n + 7) // 8, "little"))
+            return lay.pack(state)
         except (struct.error, OverflowError, ValueError) as e:
             raise ValueError(f"not a state the compiled 7th edition can hold: {e}") from None
-        return b"".join(parts)
 
     def decode(self, data: bytes) -> Any:
         """state.h's bytes as the reference state.
 
         Raises:
-            ValueError: the bytes are not a state of this layout.
+            ValueError: the bytes are not a state of this layout, or the codec is not bound.
         """
+        lay = self._bound()
+        if len(data) != lay.size:
+            raise ValueError(f"a 7th-edition state of this scenario has {lay.size} bytes, "
+                             f"not {len(data)}")  # fmt: skip
+        if any(data[lay.size - lay.padding :]):
+            raise ValueError("a 7th-edition state's padding bytes are not zero")
+        return lay.unpack(data)
+
+
+class _Layout:
+    """state.h's Layout of one scenario: where each field of a state is, and the conversions.
+
+    Args:
+        rules: the scenario's reference rules.
+    """
+
+    def __init__(self, rules: Any):
+        n, r = len(rules.specs), len(rules.powers)
+        self.units, self.powers = n, r
+        self.generate = bool(rules.scenario.game.generate_powers)
+        self.psykers = tuple(u for u, spec in enumerate(rules.specs) if spec.psyker is not None)
+        """The units with a psyker profile, by psyker slot."""
+        self.slot = {u: k for k, u in enumerate(self.psykers)}
+        self.values = tuple(p for p, power in enumerate(rules.powers)
+                            if power.effect.value is not None)  # fmt: skip
+        """The value powers (the only ones ever in force on a unit), by rank."""
+        self.rank = {p: k for k, p in enumerate(self.values)}
+        n_psykers, n_values = len(self.psykers), len(self.values)
+        # Bit offsets in the bitset (state.h): psyker, surge, known, attempted, effects, targets.
+        self.surge_bit = n
+        self.known_bit = 2 * n
+        self.attempted_bit = self.known_bit + n_psykers * r
+        self.effects_bit = self.attempted_bit + n_psykers * r
+        self.targets_bit = self.effects_bit + 2 * n_values * n
+        self.bit_bytes = (self.targets_bit + n + 7) // 8
+        wounds = "H" if max(rules.max_wounds) > 255 else "B"
+        fields = (_HEADER + ("4B" if self.generate else "") + wounds * n
+                  + (f"{1 + _MAX_GENERATED}B" * n_psykers if self.generate else "")
+                  + f"{self.bit_bytes}s")  # fmt: skip
+        self.padding = -struct.calcsize(fields) % 8
+        """Zero bytes that make the size a whole number of 8-byte words (as state.h)."""
+        self.struct = struct.Struct(f"{fields}{self.padding}x")
+        self.size = self.struct.size
+
+    def pack(self, state: Any) -> bytes:
+        """The bytes of ``state`` (ValueError, KeyError or struct.error where it does not fit)."""
+        n, r, units, slot = self.units, self.powers, state.units, self.slot
+        if len(units) != n:
+            raise ValueError(f"{len(units)} units, not the scenario's {n}")
+        cast = state.cast
+        flags = _index(int(state.stage), 16) | _index(state.active, 2) << 4
+        if cast is not None:
+            flags |= 1 << 5 | int(cast.perils) << 6
+        values: list[Any] = [
+            state.score + 0.0, flags, state.phase, *state.pools,  # one zero: -0.0 + 0.0 is 0.0
+            *((cast.caster, cast.power, cast.target, cast.dice, cast.successes, cast.deny_dice)
+              if cast is not None else (0,) * 6),
+            state.perils_roll,
+        ]  # fmt: skip
+        gen = (state.gen_unit + 1, state.gen_pick, state.gen_disc + 1, state.gen_power + 1)
+        if self.generate:
+            values += gen
+        elif gen != (0, 0, 0, 0):
+            raise ValueError("power generation fields in a scenario without generation")
+        values += (u.wounds for u in units)
+        bits = 0
+        for t, u in enumerate(units):
+            bits |= int(u.psyker) << t | int(u.surge) << (self.surge_bit + t)
+            k = slot.get(t)
+            if k is None:
+                if u.powers or u.generated:
+                    raise ValueError(f"unit {t} has powers but no psyker profile")
+                continue
+            bits |= _bits(u.powers, r) << (self.known_bit + k * r)
+            if self.generate:
+                generated = u.generated
+                if len(generated) > _MAX_GENERATED:
+                    raise ValueError(f"unit {t} generated more than {_MAX_GENERATED} powers")
+                values += (len(generated), *generated, *(0,) * (_MAX_GENERATED - len(generated)))
+            elif u.generated:
+                raise ValueError(f"unit {t} generated powers in a scenario without generation")
+        for c, p in state.attempted:
+            if c not in slot:
+                raise ValueError(f"unit {c} attempted a power but has no psyker profile")
+            bits |= 1 << (self.attempted_bit + slot[c] * r + _index(p, r))
+        rank = self.rank
+        for p, t, owner in state.effects:
+            if p not in rank:
+                raise ValueError(f"power {p} is in force but is no value power")
+            bits |= 1 << (self.effects_bit + (rank[p] * n + _index(t, n)) * 2 + _index(owner, 2))
+        bits |= _bits(state.targets, n) << self.targets_bit
+        values.append(bits.to_bytes(self.bit_bytes, "little"))
+        return self.struct.pack(*values)
+
+    def unpack(self, data: bytes) -> Any:
+        """The reference state of ``data`` (bytes of this layout)."""
         from psygym.editions.seventh.state import Cast, Stage, State, UnitState
 
-        if len(data) < _HEADER.size:
-            raise ValueError(f"a 7th-edition state has at least {_HEADER.size} bytes")
-        head = _HEADER.unpack_from(data, 0)
-        n = head[-1]
-        size = _HEADER.size + n * (_UNIT.size + 3 * _POWER_BYTES) + (n + 7) // 8
-        if len(data) != size:
-            raise ValueError(f"a 7th-edition state of {n} units has {size} bytes, "
-                             f"not {len(data)}")  # fmt: skip
-        (score, stage, phase, active, pool0, pool1, has_cast, caster, power, target, dice,
-         successes, perils, deny_dice, perils_roll, gen_unit, gen_pick, gen_disc, gen_power,
-         _) = head  # fmt: skip
-        units = []
-        at = _HEADER.size
-        for _ in range(n):
-            wounds, psyker, surge, count, g0, g1, g2, g3, powers = _UNIT.unpack_from(data, at)
-            at += _UNIT.size
-            units.append(UnitState(
-                wounds=wounds, psyker=bool(psyker),
-                powers=tuple(_members(int.from_bytes(powers, "little"))),
-                generated=(g0, g1, g2, g3)[:count], surge=bool(surge),
-            ))  # fmt: skip
-        attempted = int.from_bytes(data[at : at + n * _POWER_BYTES], "little")
-        at += n * _POWER_BYTES
-        effects = int.from_bytes(data[at : at + 2 * n * _POWER_BYTES], "little")
-        at += 2 * n * _POWER_BYTES
-        targets = int.from_bytes(data[at:], "little")
+        v = self.struct.unpack(data)
+        (score, flags, phase, pool0, pool1, caster, power, target, dice, successes, deny_dice,
+         perils_roll) = v[:12]  # fmt: skip
+        at = 12
+        gen_unit = gen_pick = gen_disc = gen_power = 0
+        if self.generate:
+            gen_unit, gen_pick, gen_disc, gen_power = v[at : at + 4]
+            at += 4
+        n, r = self.units, self.powers
+        wounds = v[at : at + n]
+        at += n
+        generated: dict[int, tuple[int, ...]] = {}
+        if self.generate:
+            for u in self.psykers:
+                generated[u] = v[at + 1 : at + 1 + v[at]]
+                at += 1 + _MAX_GENERATED
+        bits = int.from_bytes(v[at], "little")
+        if bits >> (self.targets_bit + n):
+            raise ValueError("a 7th-edition state has bits set past its sets")
+        known: dict[int, list[int]] = {u: [] for u in self.psykers}
+        attempted, effects, targets = [], [], []
+        for i in _members(bits):
+            if i >= self.targets_bit:
+                targets.append(i - self.targets_bit)
+            elif i >= self.effects_bit:
+                k = i - self.effects_bit
+                effects.append((self.values[k // 2 // n], k // 2 % n, k % 2))
+            elif i >= self.attempted_bit:
+                attempted.append(divmod(i - self.attempted_bit, r))
+            elif i >= self.known_bit:
+                k, p = divmod(i - self.known_bit, r)
+                known[self.psykers[k]].append(p)
+        units = tuple(
+            UnitState(wounds=wounds[t], psyker=bool(bits >> t & 1),
+                      powers=tuple(known.get(t, ())), generated=generated.get(t, ()),
+                      surge=bool(bits >> (self.surge_bit + t) & 1))
+            for t in range(n)
+        )  # fmt: skip
+        has_cast = flags >> 5 & 1
         return State(
-            stage=Stage(stage), units=tuple(units), phase=phase, active=active,
+            stage=Stage(flags & 15), units=units, phase=phase, active=flags >> 4 & 1,
             pools=(pool0, pool1),
-            attempted=frozenset(divmod(k, POWER_BITS) for k in _members(attempted)),
-            effects=frozenset(
-                (k // 2 // n, k // 2 % n, k % 2) for k in _members(effects)
-            ),
-            cast=Cast(caster, power, target, dice, successes, bool(perils), deny_dice)
+            attempted=frozenset((self.psykers[k], p) for k, p in attempted),
+            effects=frozenset(effects),
+            cast=Cast(caster, power, target, dice, successes, bool(flags >> 6 & 1), deny_dice)
             if has_cast else None,
-            perils_roll=perils_roll, targets=tuple(_members(targets)),
+            perils_roll=perils_roll, targets=tuple(targets),
             gen_unit=gen_unit - 1, gen_pick=gen_pick, gen_disc=gen_disc - 1,
             gen_power=gen_power - 1, score=score,
         )  # fmt: skip
+
+
+def _index(i: int, n: int) -> int:
+    """``i`` if it indexes ``n`` items, else ValueError (a bit past the set would alias)."""
+    if not 0 <= i < n:
+        raise ValueError(f"index {i} is outside 0 to {n - 1}")
+    return i
 
 
 def _lowest(expr: str | int) -> int:

@@ -13,72 +13,52 @@
 
 namespace psygym {
 namespace seventh {
-namespace {
-
-// Whether every set bit k of the `bytes` bytes at `base` has k % stride < limit: no set holds a
-// power (or unit) past the scenario's.
-bool bits_within(const uint8_t* s, int base, int bytes, int stride, int limit) {
-  for (int i = 0; i < bytes; ++i) {
-    if (s[base + i] == 0) continue;
-    for (int b = 0; b < 8; ++b)
-      if (((s[base + i] >> b) & 1) != 0 && (i * 8 + b) % stride >= limit) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 std::string SeventhGame::check_state(const uint8_t* bytes) const {
   ConstState s(bytes, layout_);
-  if (bytes[kUnitCount] != n_.units) return "the unit count is not the scenario's";
   const double score = s.score();
   if (!std::isfinite(score)) return "the score is not a finite number";
   if (score == 0.0 && std::signbit(score)) return "the score is -0.0 (states hold 0.0)";
-  const int stage = s.stage();
-  if (stage > kOver) return "stage " + std::to_string(stage) + " is not a stage (0 to 15)";
+  if ((bytes[kFlags] & 0x80) != 0) return "bit 7 of the flags byte is set";
+  const int stage = s.stage();  // 4 bits: every value is a stage (0 to 15)
   if (stage != kOver && s.phase() >= n_.total_phases)
     return "phase " + std::to_string(s.phase()) + " is past the game's phases";
-  if (s.active() > 1) return "the active player is not 0 or 1";
   for (int side = 0; side < 2; ++side)
     if (s.pool(side) > n_.max_dice) return "a pool is larger than the largest possible pool";
-  if (bytes[kHasCast] > 1) return "has_cast is not 0 or 1";
   if (!s.has_cast()) {
+    if (s.perils()) return "a perils flag without a cast";
     for (int f = kCaster; f <= kDenyDice; ++f)
       if (bytes[f] != 0) return "cast fields are set without a cast";
   } else {
     if (s.caster() >= n_.units || s.target() >= n_.units) return "the cast's unit is out of range";
+    if (!n_.unit[static_cast<std::size_t>(s.caster())].psyker)
+      return "the cast's caster has no psyker profile";
     if (s.power() >= n_.powers) return "the cast's power is out of range";
     if (s.dice() > n_.max_dice || s.successes() > n_.max_dice || s.deny_dice() > n_.max_dice)
       return "the cast's dice are out of range";
-    if (bytes[kPerilsFlag] > 1) return "the cast's perils flag is not 0 or 1";
   }
   if (s.perils_roll() > 6) return "the perils roll is out of range";
   if (s.gen_unit() >= n_.units || s.gen_disc() >= n_.disciplines || s.gen_power() >= n_.powers)
     return "a generation field is out of range";
   if (s.gen_pick() > kMaxGenerated) return "gen_pick is out of range";
-  const int power_bytes = layout_.unit_stride - kUnitFixed;
   for (int u = 0; u < n_.units; ++u) {
-    const int at = layout_.unit(u);
-    if (s.wounds(u) > n_.unit[u].max_wounds) return "a unit has more than its wounds";
-    if (bytes[at + 2] > 1 || bytes[at + 3] > 1) return "a unit flag is not 0 or 1";
-    if (s.psyker(u) && !n_.unit[u].psyker) return "a unit without a psyker profile is a psyker";
+    const UnitData& spec = n_.unit[static_cast<std::size_t>(u)];
+    if (s.wounds(u) > spec.max_wounds) return "a unit has more than its wounds";
+    if (s.psyker(u) && !spec.psyker) return "a unit without a psyker profile is a psyker";
+    if (!spec.psyker || !layout_.generate) continue;
     const int count = s.generated_count(u);
     if (count > kMaxGenerated) return "a unit generated more than 4 powers";
     for (int k = 0; k < kMaxGenerated; ++k) {
-      if (k < count && s.generated(u, k) >= n_.disciplines) return "a generated discipline is out of range";
+      if (k < count && s.generated(u, k) >= n_.disciplines)
+        return "a generated discipline is out of range";
       if (k >= count && s.generated(u, k) != 0) return "generated entries past the count";
     }
-    if (!bits_within(bytes, at + kUnitFixed, power_bytes, kPowerBits, n_.powers))
-      return "a unit knows a power past the scenario's powers";
   }
-  const int units2 = 2 * n_.units;
-  if (!bits_within(bytes, layout_.attempted, layout_.effects - layout_.attempted, kPowerBits,
-                   n_.powers) ||
-      !bits_within(bytes, layout_.effects, layout_.targets - layout_.effects, kPowerBits * units2,
-                   n_.powers * units2) ||
-      !bits_within(bytes, layout_.targets, layout_.size - layout_.targets, 8 * layout_.size,
-                   n_.units))
-    return "bits past the scenario's units and powers";
+  // Every bit of the bitset means something (state.h); the bits after it and the padding are 0.
+  const int used = layout_.bits * 8 + layout_.bit_count;
+  for (int i = used / 8; i < layout_.size; ++i)
+    if ((i == used / 8 ? bytes[i] >> (used % 8) : bytes[i]) != 0)
+      return "bits past the state's sets are set";
 
   // Each stage's preconditions.
   const bool needs_cast = stage == kDice || (stage >= kCastRoll && stage <= kEffect);
@@ -99,10 +79,12 @@ std::string SeventhGame::check_state(const uint8_t* bytes) const {
       if (stage != kDiscipline && s.gen_disc() < 0) return "no discipline chosen";
       if (stage == kGenRoll) {
         bool left = false;
-        for (int p : n_.numbered[static_cast<std::size_t>(s.gen_disc())]) left = left || !s.knows(u, p);
+        for (int p : n_.numbered[static_cast<std::size_t>(s.gen_disc())])
+          left = left || !s.knows(u, p);
         if (!left) return "no power left to roll";
       }
-      if (stage == kSwap && (s.gen_power() < 0 || n_.primaris[static_cast<std::size_t>(s.gen_disc())] < 0))
+      if (stage == kSwap &&
+          (s.gen_power() < 0 || n_.primaris[static_cast<std::size_t>(s.gen_disc())] < 0))
         return "nothing to keep or swap";
       break;
     }
@@ -119,9 +101,7 @@ std::string SeventhGame::check_state(const uint8_t* bytes) const {
       if (s.perils_roll() < 1) return "a Leadership test without a perils roll";
       break;
     case kPurge: {
-      bool any = false;
-      for (int p = 0; p < n_.powers; ++p) any = any || s.knows(s.caster(), p);
-      if (!any) return "Mental Purge with no power to take";
+      if (s.known_count(s.caster()) == 0) return "Mental Purge with no power to take";
       break;
     }
     case kDenyRoll:

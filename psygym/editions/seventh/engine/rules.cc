@@ -26,14 +26,18 @@ Table fixed_die(int sides) {
 }  // namespace
 
 SeventhGame::SeventhGame(ScenarioNumbers numbers)
-    : n_(std::move(numbers)), layout_(n_.units) {
+    : n_(std::move(numbers)), layout_(n_) {
   dice_base_ = kCast + n_.units * n_.powers * n_.units;
   deny_base_ = dice_base_ + n_.max_dice;
   disc_base_ = deny_base_ + n_.max_dice + 1;
   swap_base_ = disc_base_ + n_.disciplines;
   last_round_ = n_.rounds - 1;
   side_units_.resize(2);
-  for (int u = 0; u < n_.units; ++u) side_units_[n_.unit[u].owner].push_back(u);
+  side_psykers_.resize(2);
+  for (int u = 0; u < n_.units; ++u) {
+    side_units_[n_.unit[u].owner].push_back(u);
+    if (n_.unit[u].psyker) side_psykers_[n_.unit[u].owner].push_back(u);
+  }
 
   // rules._candidates and the nova reach of rules._cast_plan, per battle round.
   const std::size_t cells = static_cast<std::size_t>(n_.rounds) * n_.units * n_.powers;
@@ -72,13 +76,12 @@ SeventhGame::SeventhGame(ScenarioNumbers numbers)
   // rules._build_initial_state: units with their fixed powers, then generation or a phase.
   initial_.assign(state_size(), 0);
   Draft d(initial_.data(), layout_);
-  d.set(kUnitCount, n_.units);
   for (int u = 0; u < n_.units; ++u) {
     d.set_wounds(u, n_.unit[u].max_wounds);
     d.set_psyker(u, n_.unit[u].psyker);
     for (int p : n_.unit[u].initial_powers) d.set_known(u, p, true);
   }
-  d.set(kStage, kPhaseRoll);
+  d.set_stage(kPhaseRoll);
   d.set_gen_unit(-1);
   d.set_gen_disc(-1);
   d.set_gen_power(-1);
@@ -96,17 +99,14 @@ void SeventhGame::initial_state(uint8_t* out) const {
 // ----------------------------------------------------------------------------- facts
 int SeventhGame::living_ml(const ConstState& s, int side) const {
   int total = 0;
-  for (int i : side_units_[side])
+  for (int i : side_psykers_[side])
     if (s.psyker(i) && s.wounds(i) > 0) total += n_.unit[i].mastery;
   return total;
 }
 
 bool SeventhGame::can_cast(const ConstState& s, int side) const {
-  for (int i : side_units_[side]) {
-    if (!s.psyker(i) || s.wounds(i) <= 0) continue;
-    for (int p = 0; p < n_.powers; ++p)
-      if (s.knows(i, p)) return true;
-  }
+  for (int i : side_psykers_[side])
+    if (s.psyker(i) && s.wounds(i) > 0 && s.known_count(i) > 0) return true;
   return false;
 }
 
@@ -125,54 +125,50 @@ bool SeventhGame::both_sides_alive(const ConstState& s) const {
 
 // rules._compute_legal_casts. Casters, powers and targets are walked in ascending order, so
 // the actions come out sorted, as the reference sorts them.
-void SeventhGame::legal_casts(const ConstState& s, std::vector<int32_t>* out) const {
+bool SeventhGame::legal_casts(const ConstState& s, std::vector<int32_t>* out) const {
   const int rnd = round_of(s.phase());
-  for (int c : side_units_[s.active()]) {
+  bool found = false;
+  for (int c : side_psykers_[s.active()]) {
     if (!s.psyker(c) || s.wounds(c) <= 0) continue;
-    for (int p = 0; p < n_.powers; ++p) {
-      if (!s.knows(c, p) || s.attempted(c, p)) continue;
+    const bool stop = s.each_known(c, [&](int p) {
+      if (s.attempted(c, p)) return false;
       const std::size_t at = (static_cast<std::size_t>(rnd) * n_.units + c) * n_.powers + p;
-      const PowerData& power = n_.power[p];
+      const PowerData& power = n_.power[static_cast<std::size_t>(p)];
       if (power.target == kEnemies) {  // a nova needs a living enemy in range (7E-7.1)
         bool any = false;
         for (int t : reach_[at]) any = any || s.wounds(t) > 0;
-        if (!any) continue;
+        if (!any) return false;
       }
       const bool blessing = power.effect == kValue;
       for (int t : candidates_[at]) {
         if (s.wounds(t) <= 0) continue;
         if (blessing && (s.effect(p, t, 0) || s.effect(p, t, 1))) continue;  // 7E-7.2
+        if (out == nullptr) return true;
         out->push_back(cast_action(c, p, t));
+        found = true;
       }
-    }
+      return false;
+    });
+    if (stop) return true;
   }
+  return found;
 }
 
-bool SeventhGame::has_legal_cast(const ConstState& s) const {
-  std::vector<int32_t> casts;
-  legal_casts(s, &casts);
-  return !casts.empty();
+// rules._find_open_disciplines: a discipline with a numbered power the psyker does not know.
+bool SeventhGame::discipline_open(const ConstState& s, int unit, int discipline) const {
+  for (int p : n_.numbered[static_cast<std::size_t>(discipline)])
+    if (!s.knows(unit, p)) return true;
+  return false;
 }
 
-int SeventhGame::open_disciplines(const ConstState& s, int unit, int* out) const {
+int SeventhGame::open_disciplines(const ConstState& s, int unit, int* first) const {
   int n = 0;
   for (int d : n_.unit[unit].disciplines) {
-    bool open = false;
-    for (int p : n_.numbered[d]) open = open || !s.knows(unit, p);
-    if (open && out != nullptr) out[n] = d;
-    if (open) ++n;
+    if (!discipline_open(s, unit, d)) continue;
+    if (n == 0 && first != nullptr) *first = d;
+    ++n;
   }
   return n;
-}
-
-void SeventhGame::nova_targets(const ConstState& s, int caster, int power,
-                               std::vector<int>* out) const {
-  const int rnd = round_of(s.phase());
-  const PowerData& p = n_.power[power];
-  for (int t = 0; t < n_.units; ++t)
-    if (n_.unit[t].owner != n_.unit[caster].owner && s.wounds(t) > 0 &&
-        in_range(caster, t, p.range, rnd))
-      out->push_back(t);
 }
 
 // rules.deny_unit_and_threshold: the roll the denier needs (7E-5.2).
@@ -181,16 +177,16 @@ int SeventhGame::deny_threshold(const ConstState& s) const {
   const int c = s.caster();
   if (power.target == kEnemy) {
     const int t = s.target();
-    if (s.psyker(t) && s.wounds(t) > 0) return deny_needs_[static_cast<std::size_t>(c) * n_.units + t];
+    if (s.psyker(t) && s.wounds(t) > 0)
+      return deny_needs_[static_cast<std::size_t>(c) * n_.units + t];
     return 6;
   }
   if (power.target != kEnemies) return 6;
-  std::vector<int> units;
-  nova_targets(s, c, s.power(), &units);
   int best = 6;
-  for (int t : units) {  // the best modifiers deny
+  for (int t : reach(s, c, s.power())) {  // the nova's targets: the best modifiers deny
+    if (s.wounds(t) <= 0) continue;
     int mods = 0;
-    if (s.psyker(t) && s.wounds(t) > 0) {
+    if (s.psyker(t)) {
       mods += 1;
       if (n_.unit[t].mastery > n_.unit[c].mastery) mods += 1;
       if (n_.unit[t].psyker && n_.unit[t].adamantium_will) mods += 1;
@@ -241,9 +237,9 @@ void SeventhGame::legal_actions(const uint8_t* bytes, std::vector<int32_t>* out)
       for (int m = 0; m <= s.pool(1 - s.active()); ++m) out->push_back(deny_base_ + m);
       return;
     case kDiscipline: {
-      std::vector<int> open(n_.unit[s.gen_unit()].disciplines.size());
-      const int n = open_disciplines(s, s.gen_unit(), open.data());
-      for (int k = 0; k < n; ++k) out->push_back(disc_base_ + open[static_cast<std::size_t>(k)]);
+      const int unit = s.gen_unit();
+      for (int d : n_.unit[unit].disciplines)
+        if (discipline_open(s, unit, d)) out->push_back(disc_base_ + d);
       std::sort(out->begin(), out->end());
       return;
     }
@@ -269,10 +265,8 @@ void SeventhGame::chance_outcomes(const uint8_t* bytes, std::vector<Outcome>* ou
       return;
     }
     case kPurge: {  // uniform over the powers known (7E-6.2)
-      int known = 0;
-      for (int p = 0; p < n_.powers; ++p) known += s.knows(s.caster(), p) ? 1 : 0;
-      for (int p = 0; p < n_.powers; ++p)
-        if (s.knows(s.caster(), p)) out->push_back(Outcome{p, uniform_[known]});
+      const double each = uniform_[static_cast<std::size_t>(s.known_count(s.caster()))];
+      s.each_known(s.caster(), [&](int p) { return out->push_back(Outcome{p, each}), false; });
       return;
     }
     case kPhaseRoll:
@@ -297,23 +291,13 @@ void SeventhGame::returns(const uint8_t* bytes, double out[2]) const {
 }
 
 int32_t SeventhGame::sample_chance(const uint8_t* s, Pcg64& rng) const {
-  std::vector<Outcome> outcomes;
+  thread_local std::vector<Outcome> outcomes;  // no allocation per chance node
   chance_outcomes(s, &outcomes);
   if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
   return outcomes[table_index(outcomes, rng)].action;
 }
 
 // ----------------------------------------------------------------------------- tables
-const Table& SeventhGame::cached(uint64_t k, const std::function<Table()>& build) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = tables_.find(k);
-  if (it != tables_.end()) return *it->second;
-  auto made = std::make_unique<Table>(build());
-  const Table& ref = *made;
-  tables_.emplace(k, std::move(made));
-  return ref;
-}
-
 const Table& SeventhGame::table(const ConstState& s) const {
   switch (s.stage()) {
     case kPhaseRoll:
@@ -326,21 +310,21 @@ const Table& SeventhGame::table(const ConstState& s) const {
     case kCastRoll: {
       const int dice = s.dice();
       const bool doubles = doubles_peril(s.caster(), s.power());
-      return cached(key(kCastKey, static_cast<uint64_t>(dice) * 2 + (doubles ? 1 : 0)),
-                    [&] { return Table{cast_outcomes(dice, doubles)}; });
+      return tables_.get(key(kCastKey, static_cast<uint64_t>(dice) * 2 + (doubles ? 1 : 0)),
+                         [&] { return Table{cast_outcomes(dice, doubles)}; });
     }
     case kPerilsHits: {
       const int unit = s.caster(), wounds = s.wounds(unit);
-      return cached(key(kHitsKey, (static_cast<uint64_t>(unit) << 16) | static_cast<uint64_t>(wounds)),
-                    [&] { return build_removed_hits(unit, wounds); });
+      const uint64_t fields = (static_cast<uint64_t>(unit) << 16) | static_cast<uint64_t>(wounds);
+      return tables_.get(key(kHitsKey, fields), [&] { return build_removed_hits(unit, wounds); });
     }
     case kDenyRoll: {
       const int dice = s.deny_dice(), threshold = deny_threshold(s), successes = s.successes();
       const uint64_t fields = (static_cast<uint64_t>(dice) << 16) |
                               (static_cast<uint64_t>(threshold) << 8) |
                               static_cast<uint64_t>(successes);
-      return cached(key(kDenyKey, fields),
-                    [&] { return Table{deny_outcomes(dice, threshold, successes)}; });
+      return tables_.get(key(kDenyKey, fields),
+                         [&] { return Table{deny_outcomes(dice, threshold, successes)}; });
     }
     default:  // kEffect
       return effect_table(s, s.first_target());
@@ -355,8 +339,8 @@ const Table& SeventhGame::effect_table(const ConstState& s, int target) const {
                           (static_cast<uint64_t>(caster) << 32) |
                           (static_cast<uint64_t>(target) << 24) |
                           (static_cast<uint64_t>(wounds) << 1) | (surge ? 1 : 0);
-  return cached(key(kEffectKey, fields),
-                [&] { return build_effect(power, caster, target, wounds, surge); });
+  return tables_.get(key(kEffectKey, fields),
+                     [&] { return build_effect(power, caster, target, wounds, surge); });
 }
 
 // rules._effect_distribution (7E-7.1).
@@ -378,7 +362,8 @@ Table SeventhGame::build_effect(int power, int caster, int target, int wounds, b
     const WeightedDist cap = capped(dice_distribution(pw.dice), wounds);
     WeightedDist out;
     out.total = cap.total * BigUInt(36);
-    for (const auto& [k, w] : cap.weights) out.weights[k] += w * BigUInt(static_cast<uint64_t>(win));
+    for (const auto& [k, w] : cap.weights)
+      out.weights[k] += w * BigUInt(static_cast<uint64_t>(win));
     out.weights[0] += cap.total * BigUInt(static_cast<uint64_t>(36 - win));
     return Table{outcomes_of(out)};
   }
@@ -390,7 +375,8 @@ Table SeventhGame::build_effect(int power, int caster, int target, int wounds, b
   } else {
     hits = dice_distribution(pw.dice);
   }
-  const int p_hit = pw.to_hit_bs ? roll_sixths(std::max(2, 7 - n_.unit[caster].ballistic_skill)) : 6;
+  const int p_hit =
+      pw.to_hit_bs ? roll_sixths(std::max(2, 7 - n_.unit[caster].ballistic_skill)) : 6;
   int invulnerable = spec.invulnerable;
   if (surge) invulnerable = invulnerable == 0 ? 3 : std::min(invulnerable, 3);  // 7E-6.6: 3++
   WeightedDist ap;

@@ -1,28 +1,20 @@
 // The compiled twin of rules.py (SeventhRules): legality, chance and transitions of one
 // 7th-edition scenario over the byte states of state.h. rules.cc holds the structure, the
 // legal actions and the chance tables; transitions.cc the handlers, one per stage, as
-// SeventhRules._on_stage.
+// SeventhRules._on_stage; views.cc the observation (views.py's Observer).
 #pragma once
 
-#include <functional>
-#include <memory>
-#include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "game.h"
 #include "odds.h"
 #include "scenario.h"
 #include "state.h"
+#include "table_cache.h"
 
 namespace psygym {
 namespace seventh {
-
-// One chance table (outcomes in the reference's order, exact probabilities).
-struct Table {
-  std::vector<Outcome> outcomes;
-};
 
 class SeventhGame : public Game {
  public:
@@ -36,9 +28,14 @@ class SeventhGame : public Game {
   void chance_outcomes(const uint8_t* s, std::vector<Outcome>* out) const override;
   void apply(const uint8_t* s, int32_t action, uint8_t* out) const override;
   void returns(const uint8_t* s, double out[2]) const override;
+  void horizon(const uint8_t* s, int32_t out[2]) const override;  // horizon.cc
+  bool has_horizon() const override { return true; }
   // SeventhRules.sample_chance: ChanceTable.sample over the node's table (one uniform number
   // even for a single outcome, unlike the default's weighted_choice).
   int32_t sample_chance(const uint8_t* s, Pcg64& rng) const override;
+  // views.py's Observer (views.cc).
+  std::size_t observation_size() const override;
+  void observe(const uint8_t* s, int player, float* out) const override;
 
  private:
   // Action layout (actions.py's ActionLayout).
@@ -54,15 +51,20 @@ class SeventhGame : public Game {
   int living_ml(const ConstState& s, int side) const;
   bool can_cast(const ConstState& s, int side) const;
   bool both_sides_alive(const ConstState& s) const;
-  void legal_casts(const ConstState& s, std::vector<int32_t>* out) const;
-  bool has_legal_cast(const ConstState& s) const;
-  int open_disciplines(const ConstState& s, int unit, int* out) const;  // returns the count
-  void nova_targets(const ConstState& s, int caster, int power, std::vector<int>* out) const;
+  // The legal casts into `out`, ascending; with `out` null, whether there is one.
+  bool legal_casts(const ConstState& s, std::vector<int32_t>* out) const;
+  bool has_legal_cast(const ConstState& s) const { return legal_casts(s, nullptr); }
+  bool discipline_open(const ConstState& s, int unit, int discipline) const;
+  int open_disciplines(const ConstState& s, int unit, int* first) const;  // returns the count
+  // The enemy units a nova of `caster` reaches this round (rules.nova_targets: alive too).
+  const std::vector<int>& reach(const ConstState& s, int caster, int power) const {
+    return reach_[(static_cast<std::size_t>(round_of(s.phase())) * n_.units + caster) *
+                      n_.powers + power];
+  }
   int deny_threshold(const ConstState& s) const;
   bool doubles_peril(int caster, int power) const;
   const Table& table(const ConstState& s) const;
   const Table& effect_table(const ConstState& s, int target) const;
-  const Table& cached(uint64_t key, const std::function<Table()>& build) const;
   Table build_effect(int power, int caster, int target, int wounds, bool surge) const;
   Table build_removed_hits(int unit, int wounds) const;
 
@@ -96,6 +98,7 @@ class SeventhGame : public Game {
   Layout layout_;
   int last_round_ = 0;
   std::vector<std::vector<int>> side_units_;
+  std::vector<std::vector<int>> side_psykers_;  // the units with a psyker profile, per side
   // Per round, caster and power: candidate targets (rules._candidates) and, for a nova, the
   // enemy units in range (rules._cast_plan's reach); index (round * U + c) * R + p.
   std::vector<std::vector<int>> candidates_;
@@ -105,9 +108,7 @@ class SeventhGame : public Game {
   std::vector<Table> ld_tables_;  // per unit
   std::vector<double> uniform_;   // uniform_[n] = 1 / n
   std::vector<uint8_t> initial_;
-
-  mutable std::mutex mutex_;  // the lazily built tables below
-  mutable std::unordered_map<uint64_t, std::unique_ptr<Table>> tables_;
+  TableCache tables_;  // the tables built once per key (casting, deny, hits, effects)
 };
 
 }  // namespace seventh

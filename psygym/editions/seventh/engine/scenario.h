@@ -14,7 +14,7 @@ namespace seventh {
 
 constexpr int kFormat = 1;          // version of the numbers (FORMAT in __init__.py)
 constexpr int kMaxUnits = 60;       // two sides of MAX_UNITS (unit indices are uint8)
-constexpr int kMaxPowers = 104;     // powers of a scenario (kPowerBits in state.h)
+constexpr int kMaxPowers = 104;     // powers of a scenario (MAX_POWERS in the codec)
 constexpr int kMaxDisciplines = 120;
 constexpr int kMaxMastery = 4;      // generated powers per psyker (Psyker.mastery <= 4)
 constexpr int kMaxWounds = 65535;   // a unit's wound pool (uint16)

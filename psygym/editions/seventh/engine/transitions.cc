@@ -8,19 +8,24 @@ namespace psygym {
 namespace seventh {
 
 void SeventhGame::apply(const uint8_t* s, int32_t a, uint8_t* out) const {
-  std::memcpy(out, s, state_size());
+  // A state is a few words (state.h): copied a word at a time, inline.
+  for (int i = 0; i < layout_.size; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, s + i, 8);
+    std::memcpy(out + i, &word, 8);
+  }
   Draft d(out, layout_);
   switch (d.stage()) {
     case kSelect:
       return on_select(d, a);
     case kDice:  // _on_dice (7E-4.3)
-      d.set(kStage, kCastRoll);
+      d.set_stage(kCastRoll);
       d.set(kDiceField, a - dice_base_ + 1);
       return;
     case kDeny:
       return deny(d, a - deny_base_);
     case kDiscipline:  // _on_discipline (7E-2.1)
-      d.set(kStage, kGenRoll);
+      d.set_stage(kGenRoll);
       d.set_gen_disc(a - disc_base_);
       return;
     case kSwap:
@@ -54,12 +59,8 @@ void SeventhGame::apply(const uint8_t* s, int32_t a, uint8_t* out) const {
 void SeventhGame::on_select(const Draft& d, int a) const {
   if (a == 0) return start_phase(d, d.phase() + 1);  // 7E-4.1: end the phase
   const int k = (a - kCast) / n_.units, t = (a - kCast) % n_.units;
-  d.set(kStage, kDice);
-  d.clear_cast();
-  d.set(kHasCast, 1);
-  d.set(kCaster, k / n_.powers);
-  d.set(kPower, k % n_.powers);
-  d.set(kTarget, t);
+  d.set_stage(kDice);
+  d.begin_cast(k / n_.powers, k % n_.powers, t);
 }
 
 void SeventhGame::on_phase_roll(const Draft& d, int a) const {
@@ -69,7 +70,7 @@ void SeventhGame::on_phase_roll(const Draft& d, int a) const {
   const int p1 = a + living_ml(d, 1) + (active == 1 ? n_.pool_bonus[1] : 0);
   d.set(kPool0, p0);
   d.set(kPool1, p1);
-  d.set(kStage, kSelect);
+  d.set_stage(kSelect);
   settle_select(d);
 }
 
@@ -77,7 +78,7 @@ void SeventhGame::on_gen_roll(const Draft& d, int a) const {
   d.set_gen_power(a);
   const int prim = n_.primaris[static_cast<std::size_t>(d.gen_disc())];
   if (prim < 0 || d.knows(d.gen_unit(), prim)) return finish_pick(d, false);
-  d.set(kStage, kSwap);  // 7E-2.2
+  d.set_stage(kSwap);  // 7E-2.2
 }
 
 void SeventhGame::on_ld_test(const Draft& d, int a) const {
@@ -98,7 +99,7 @@ void SeventhGame::on_drain(const Draft& d, int a) const {
 
 void SeventhGame::on_deny_roll(const Draft& d, int a) const {
   if (a != 0) {  // denied
-    d.set(kStage, kSelect);
+    d.set_stage(kSelect);
     d.clear_cast();
     return settle_select(d);
   }
@@ -119,12 +120,12 @@ void SeventhGame::next_generation(const Draft& d, int after) const {
   for (int u = after + 1; u < n_.units; ++u) {
     if (n_.unit[u].psyker && !n_.unit[u].disciplines.empty()) {
       d.set_gen_unit(u);
-      d.set(kGenPick, 0);
+      d.set_gen_pick(0);
       return begin_pick(d);
     }
   }
   d.set_gen_unit(-1);
-  d.set(kGenPick, 0);
+  d.set_gen_pick(0);
   d.set_gen_disc(-1);
   d.set_gen_power(-1);
   start_phase(d, 0);
@@ -134,15 +135,13 @@ void SeventhGame::begin_pick(const Draft& d) const {
   const int unit = d.gen_unit();
   if (d.gen_pick() >= n_.unit[unit].mastery) return focus(d);
   int first = -1;
-  std::vector<int> open(n_.unit[unit].disciplines.size());
-  const int n = open_disciplines(d, unit, open.data());
-  if (n > 0) first = open[0];
+  const int n = open_disciplines(d, unit, &first);
   if (n == 0) return focus(d);
   if (n == 1) {
-    d.set(kStage, kGenRoll);
+    d.set_stage(kGenRoll);
     d.set_gen_disc(first);
   } else {
-    d.set(kStage, kDiscipline);
+    d.set_stage(kDiscipline);
     d.set_gen_disc(-1);
     d.set_gen_power(-1);
   }
@@ -153,7 +152,7 @@ void SeventhGame::finish_pick(const Draft& d, bool swap) const {
   const int power = swap ? n_.primaris[static_cast<std::size_t>(disc)] : d.gen_power();
   d.set_known(unit, power, true);
   if (d.generated_count(unit) < kMaxGenerated) d.add_generated(unit, disc);
-  d.set(kGenPick, d.gen_pick() + 1);
+  d.set_gen_pick(d.gen_pick() + 1);
   d.set_gen_disc(-1);
   d.set_gen_power(-1);
   begin_pick(d);
@@ -175,26 +174,23 @@ void SeventhGame::focus(const Draft& d) const {
 void SeventhGame::start_phase(const Draft& d, int phase) const {
   while (true) {
     if (phase >= n_.total_phases || !both_sides_alive(d)) {
-      d.set(kStage, kOver);
+      d.set_stage(kOver);
       d.set(kPhase, phase);
       d.clear_cast();
       d.clear_targets();
       return;
     }
     const int active = phase % 2 == 0 ? n_.first_player : 1 - n_.first_player;
-    // Blessings, maledictions and Warp Surge end at their owner's next phase (7E-6.6).
-    for (int i : side_units_[active]) d.set_surge(i, false);
     d.set(kPhase, phase);
-    d.set(kActive, active);
+    d.set_active(active);
     d.set(kPool0, 0);
     d.set(kPool1, 0);
     d.clear_cast();
-    d.clear_targets();
-    d.clear_attempted();
-    for (int p = 0; p < n_.powers; ++p)
-      for (int t = 0; t < n_.units; ++t) d.set_effect(p, t, active, false);
+    // Blessings, maledictions and Warp Surge end at their owner's next phase (7E-6.6); no
+    // power is attempted yet and none resolving.
+    d.start_phase_sets(active);
     if (can_cast(d, active)) {
-      d.set(kStage, kPhaseRoll);
+      d.set_stage(kPhaseRoll);
       return;
     }
     ++phase;
@@ -205,7 +201,7 @@ void SeventhGame::start_phase(const Draft& d, int phase) const {
 // no units left ends the game at once (7E-8.1).
 void SeventhGame::settle_select(const Draft& d) const {
   if (d.pool(d.active()) > 0 && both_sides_alive(d) && has_legal_cast(d)) return;
-  d.set(kStage, kSelect);
+  d.set_stage(kSelect);
   start_phase(d, d.phase() + 1);
 }
 
@@ -218,8 +214,8 @@ void SeventhGame::cast_rolled(const Draft& d, int successes, bool perils_rolled)
   const bool passed = successes >= power.warp_charge;
   d.set(kSuccesses, successes);
   if (perils_rolled || (power.perils_on_fail && !passed)) {  // 7E-4.4, Vortex of Doom
-    d.set(kStage, kPerils);
-    d.set(kPerilsFlag, perils_rolled ? 1 : 0);
+    d.set_stage(kPerils);
+    d.set_perils(perils_rolled);
     return;
   }
   d.set(kDiceField, 0);  // no Perils: the dice are forgotten at once
@@ -229,7 +225,7 @@ void SeventhGame::cast_rolled(const Draft& d, int successes, bool perils_rolled)
 void SeventhGame::perils(const Draft& d, int roll) const {
   d.set(kPerilsRoll, roll);
   if (n_.perils[roll].ld_test) {
-    d.set(kStage, kLdTest);
+    d.set_stage(kLdTest);
     return;
   }
   perils_outcome(d, n_.perils[roll].on_pass);
@@ -249,16 +245,14 @@ void SeventhGame::perils_outcome(const Draft& d, int outcome) const {
     wound(d, caster, lost);
     d.set_psyker(caster, false);
     if (d.wounds(caster) > 0) {
-      d.set(kStage, kPerilsHits);
+      d.set_stage(kPerilsHits);
       return;
     }
   }
-  bool knows_any = false;
-  for (int p = 0; p < n_.powers && !knows_any; ++p) knows_any = d.knows(caster, p);
-  if (row.extra == kExtraPurge && d.wounds(caster) > 0 && knows_any) {
-    d.set(kStage, kPurge);
+  if (row.extra == kExtraPurge && d.wounds(caster) > 0 && d.known_count(caster) > 0) {
+    d.set_stage(kPurge);
   } else if (row.extra == kExtraDrain) {
-    d.set(kStage, kDrain);
+    d.set_stage(kDrain);
   } else {
     after_perils(d);
   }
@@ -271,14 +265,14 @@ void SeventhGame::after_perils(const Draft& d) const {
   // 7E-6 note: a power aimed at a unit needs that unit still on the table.
   const bool aimed = power.target == kEnemy || power.target == kFriendly || power.target == kSelf;
   if (d.successes() < power.warp_charge || (aimed && d.wounds(d.target()) <= 0)) {
-    d.set(kStage, kSelect);
+    d.set_stage(kSelect);
     d.clear_cast();
     return settle_select(d);
   }
   d.set(kDiceField, 0);
-  d.set(kPerilsFlag, 0);
+  d.set_perils(false);
   if (d.pool(1 - d.active()) > 0) {
-    d.set(kStage, kDeny);
+    d.set_stage(kDeny);
     return;
   }
   manifest(d);
@@ -288,7 +282,7 @@ void SeventhGame::deny(const Draft& d, int dice) const {
   if (dice == 0) return manifest(d);
   const int denier = 1 - d.active();
   d.set(kPool0 + denier, d.pool(denier) - dice);
-  d.set(kStage, kDenyRoll);
+  d.set_stage(kDenyRoll);
   d.set(kDenyDice, dice);
 }
 
@@ -298,15 +292,14 @@ void SeventhGame::manifest(const Draft& d) const {
   if (power.effect == kValue) {
     score(d, side, power.value);
     d.set_effect(d.power(), d.target(), side, true);
-    d.set(kStage, kSelect);
+    d.set_stage(kSelect);
     d.clear_cast();
     return settle_select(d);
   }
   d.clear_targets();
   if (power.target == kEnemies) {
-    std::vector<int> targets;
-    nova_targets(d, d.caster(), d.power(), &targets);
-    for (int t : targets) d.set_targeted(t, true);
+    for (int t : reach(d, d.caster(), d.power()))
+      if (d.wounds(t) > 0) d.set_targeted(t, true);
   } else {
     d.set_targeted(d.target(), true);
   }
@@ -320,7 +313,7 @@ void SeventhGame::next_target(const Draft& d) const {
     if (d.wounds(target) > 0) {
       const Table& dist = effect_table(d, target);
       if (dist.outcomes.size() > 1) {
-        d.set(kStage, kEffect);
+        d.set_stage(kEffect);
         return;
       }
       const int wounds = dist.outcomes.empty() ? 0 : dist.outcomes[0].action;
@@ -329,7 +322,7 @@ void SeventhGame::next_target(const Draft& d) const {
     }
     d.set_targeted(target, false);
   }
-  d.set(kStage, kSelect);
+  d.set_stage(kSelect);
   d.clear_cast();
   settle_select(d);
 }

@@ -1,0 +1,20 @@
+// EighthRules.horizon (rules.py): the unit of the search agent's lookahead is one cast.
+#include "rules.h"
+
+namespace psygym {
+namespace eighth {
+
+// (battle round, step): a step runs from a choice of psyker or power through the resolution
+// of that attempt (8E-2 to 8E-7). Every stage but SELECT and POWER is inside a cast whose
+// attempt is already counted, so it counts one less, as the reference's `in_cast`.
+void EighthGame::horizon(const uint8_t* s, int32_t out[2]) const {
+  const Header h = load_header(s);
+  int attempts = 0;
+  for (int p = 0; p < layout_.p; ++p) attempts += s[layout_.attempts + static_cast<std::size_t>(p)];
+  const bool in_cast = h.stage != kSelect && h.stage != kPower;
+  out[0] = h.round;
+  out[1] = h.phase * 256 + attempts - (in_cast ? 1 : 0);
+}
+
+}  // namespace eighth
+}  // namespace psygym

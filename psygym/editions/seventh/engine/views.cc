@@ -1,0 +1,101 @@
+// What the 7th-edition players see: the twin of views.py's Observer (layout in its observe's
+// docstring). 7th edition has no hidden information (7E-1), so both players see the whole state
+// from their own side.
+//
+// Each entry is computed as the reference computes it, in double (Python's float: the same
+// correctly rounded divisions), then rounded once to float32 as the reference's float32 vector
+// does, so the vector is bit-identical to the reference's.
+#include <algorithm>
+
+#include "rules.h"
+
+namespace psygym {
+namespace seventh {
+namespace {
+
+constexpr int kHead = 11;        // decision kind (6), round, own phase, both pools, phases left
+constexpr int kUnitFixed = 6;    // own, alive, wounds, psyker, mastery, Warp Surge
+constexpr int kCastScalars = 5;  // dice, successes, warp charge, deny threshold, perils
+
+// views._KIND_INDEX: the one-hot decision kind of a stage (5: none, every chance stage).
+int kind_of(int stage) {
+  switch (stage) {
+    case kDiscipline:
+      return 0;
+    case kSwap:
+      return 1;
+    case kSelect:
+      return 2;
+    case kDice:
+      return 3;
+    case kDeny:
+      return 4;
+    default:
+      return 5;
+  }
+}
+
+float f32(double x) { return static_cast<float>(x); }
+float flag(bool on) { return on ? 1.0f : 0.0f; }
+
+}  // namespace
+
+std::size_t SeventhGame::observation_size() const {  // rules.observation_size
+  const int u = n_.units, r = n_.powers;
+  return static_cast<std::size_t>(kHead + u * (kUnitFixed + 3 * r) + 2 * u + r + kCastScalars +
+                                  u + n_.disciplines + r);
+}
+
+void SeventhGame::observe(const uint8_t* bytes, int player, float* out) const {
+  const ConstState s(bytes, layout_);
+  const int units = n_.units, powers = n_.powers;
+  std::fill(out, out + observation_size(), 0.0f);
+  out[kind_of(s.stage())] = 1.0f;
+  const int phase = s.phase(), total = n_.total_phases;
+  const int round_div = std::max(1, (total + 1) / 2);
+  out[6] = f32(static_cast<double>(phase / 2 + 1) / static_cast<double>(round_div));
+  out[7] = flag(s.active() == player);
+  out[8] = f32(static_cast<double>(s.pool(player)) / 10.0);
+  out[9] = f32(static_cast<double>(s.pool(1 - player)) / 10.0);
+  out[10] = f32(static_cast<double>(std::max(0, total - phase)) / static_cast<double>(total));
+  // Per unit (Observer._with_units, and the attempted and in-force blocks of observe).
+  for (int t = 0; t < units; ++t) {
+    const UnitData& spec = n_.unit[static_cast<std::size_t>(t)];
+    float* v = out + kHead + t * (kUnitFixed + 3 * powers);
+    const int wounds = s.wounds(t);
+    v[0] = flag(spec.owner == player);
+    v[1] = flag(wounds > 0);
+    v[2] = f32(static_cast<double>(wounds) / static_cast<double>(spec.max_wounds));
+    v[3] = flag(s.psyker(t));
+    v[4] = f32(static_cast<double>(spec.mastery) / 4.0);
+    v[5] = flag(s.surge(t));
+    for (int p = 0; p < powers; ++p) {
+      v[kUnitFixed + p] = flag(s.knows(t, p));
+      v[kUnitFixed + powers + p] = flag(s.attempted(t, p));
+      v[kUnitFixed + 2 * powers + p] = flag(s.effect(p, t, 0) || s.effect(p, t, 1));
+    }
+  }
+  // The pending cast, then power generation.
+  float* c = out + kHead + units * (kUnitFixed + 3 * powers);
+  if (s.has_cast()) {
+    const PowerData& power = n_.power[static_cast<std::size_t>(s.power())];
+    c[s.caster()] = 1.0f;
+    c[units + s.power()] = 1.0f;
+    c[units + powers + s.target()] = 1.0f;
+    float* x = c + 2 * units + powers;
+    x[0] = f32(static_cast<double>(s.dice()) / 10.0);
+    x[1] = f32(static_cast<double>(s.successes()) / 10.0);
+    x[2] = f32(static_cast<double>(power.warp_charge) / 3.0);
+    x[3] = f32(static_cast<double>(deny_threshold(s)) / 6.0);  // 7E-5.2
+    x[4] = flag(s.perils());
+  }
+  if (s.gen_unit() >= 0) {
+    float* g = c + 2 * units + powers + kCastScalars;
+    g[s.gen_unit()] = 1.0f;
+    if (s.gen_disc() >= 0) g[units + s.gen_disc()] = 1.0f;
+    if (s.gen_power() >= 0) g[units + n_.disciplines + s.gen_power()] = 1.0f;
+  }
+}
+
+}  // namespace seventh
+}  // namespace psygym
