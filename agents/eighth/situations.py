@@ -128,8 +128,7 @@ def eighth_situation(rules: EighthRules, **options: Any) -> Hashable:
     Raises:
         ValueError: one line naming the key and what is allowed.
     """
-    from psygym.editions.eighth.rules import _PHASE_START
-    from psygym.editions.eighth.state import Stage
+    from psygym.editions.eighth.state import PHASE_START, Stage
 
     opts = normalize(options)
     caster = _unit(rules, str(opts["caster"]), "caster") if "caster" in opts else None
@@ -166,7 +165,7 @@ def eighth_situation(rules: EighthRules, **options: Any) -> Hashable:
         for i in psykers:
             if i != caster and not still & set(rules.known[i]):
                 selected |= 1 << i  # done this phase (8E-2.3)
-    start = {**_PHASE_START, "selected": selected}
+    start = {**PHASE_START, "selected": selected}
     s = evolve(
         rules.initial_state(), **start, wounds=tuple(wounds), deny_left=tuple(deny_left),
         attempts=tuple(attempts), round=rnd, phase=phase, active=side,

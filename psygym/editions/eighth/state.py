@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Any
 
 
 class Stage(IntEnum):
@@ -21,6 +22,21 @@ class Stage(IntEnum):
 
 
 DECISION_STAGES = (Stage.SELECT, Stage.POWER, Stage.DENY)
+
+PHASE_START: dict[str, Any] = {
+    "stage": Stage.SELECT,
+    "selected": 0,
+    "caster": -1,
+    "manifests_left": 0,
+    "unit_powers": 0,
+    "power": -1,
+    "target": -1,
+    "warp_charge": 0,
+    "total": 0,
+    "denier": -1,
+    "blast": (),
+}
+"""Per-phase fields of a state at the start of a Psychic phase (the ``State`` defaults)."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
 """What the 8th-edition players see: observations, typed action views and text rendering.
 
 :class:`EighthView` is built once per rules object (``rules.view``); the rules' ``observe``,
-``describe`` and ``render`` delegate to it. 8th edition has no hidden information (8E-1), so every
-view shows the whole state.
+``describe`` and ``render`` delegate to it. It reads a state and the scenario's read-only
+:class:`~.facts.EighthFacts` only, never the rules class (the rules hand it their memoised
+``cast_options``). 8th edition has no hidden information (8E-1), so every view shows the whole
+state.
 
 Observations are assembled from three cached float32 blocks (the header, the per-unit wounds
 and denies, the per-power block), each keyed by the few state fields it reads; then the per-unit
@@ -14,19 +16,18 @@ Python floats.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from psygym.core import ActionView
 from psygym.editions.eighth.actions import CastAction
 from psygym.editions.eighth.effects import deny_chance, is_perils
+from psygym.editions.eighth.facts import EighthFacts
 from psygym.editions.eighth.state import Stage, State
 from psygym.text import plural
-
-if TYPE_CHECKING:
-    from psygym.editions.eighth.rules import EighthRules
 
 DECISION_KINDS = 5
 """Observation entries of the one-hot node kind: select, power, deny, chance, game over."""
@@ -102,19 +103,22 @@ class Outcome(ActionView):
 
 
 class EighthView:
-    """Observations, action views and rendering for one :class:`EighthRules` scenario.
+    """Observations, action views and rendering for one scenario (:class:`~.rules.EighthRules`).
 
     Args:
-        rules: the rules whose states this view shows.
+        facts: the scenario's facts.
+        cast_options: the rules' ``cast_options(state, unit)`` (8E-3), which the board lists as
+            the powers a unit may still attempt.
     """
 
-    def __init__(self, rules: EighthRules):
-        self.rules = rules
-        n = rules.n_units
-        first = rules.game.first_player
+    def __init__(self, facts: EighthFacts, cast_options: Callable[[State, int], list[int]]):
+        self.facts = facts
+        self._cast_options = cast_options
+        n = facts.n_units
+        first = facts.game.first_player
         self._first = (float(first == 0), float(first == 1))
-        self._mine = tuple(tuple(float(rules.side_of[i] == p) for i in range(n)) for p in (0, 1))
-        self._psyker = tuple(float(u.psyker) for u in rules.units)
+        self._mine = tuple(tuple(float(facts.side_of[i] == p) for i in range(n)) for p in (0, 1))
+        self._psyker = tuple(float(u.psyker) for u in facts.units)
         self._deny = [float(deny_chance(t)) if t else 0.0 for t in range(13)]
         self._heads: dict[tuple[Any, ...], np.ndarray] = {}
         self._unit_blocks: dict[tuple[Any, ...], np.ndarray] = {}
@@ -124,7 +128,7 @@ class EighthView:
     # ------------------------------------------------------------------ observation
 
     def observe(self, state: State, player: int) -> np.ndarray:
-        """Everything ``player`` may see, float32 (layout: :meth:`EighthRules.observe`)."""
+        """Everything ``player`` may see, float32 (layout: :meth:`.rules.EighthRules.observe`)."""
         pending = state.power >= 0
         total = state.total if pending else 0
         head_key = (state.stage, state.round, state.active == player, player, total)
@@ -155,7 +159,7 @@ class EighthView:
         """Positions of the 1s among the per-unit selection flags (the rest of those are 0)."""
         selected, caster, target, denier = key
         positions = []
-        for i in range(self.rules.n_units):
+        for i in range(self.facts.n_units):
             base = _HEAD + UNIT_FEATURES * i
             for column, on in enumerate(
                 ((selected >> i) & 1, caster == i, target == i, denier == i), start=_FLAG_COLUMN
@@ -184,7 +188,7 @@ class EighthView:
         pending = state.power >= 0
         total = state.total if pending else 0
         return kind + [
-            state.round / self.rules.game.battle_rounds,
+            state.round / self.facts.game.battle_rounds,
             float(state.active == player),
             self._first[player],
             total / 12,
@@ -196,7 +200,7 @@ class EighthView:
 
     def _units(self, state: State, player: int) -> list[float]:
         """Per-unit entries, with the four selection flags left at 0 (set per call)."""
-        mine, psyker, max_wounds = self._mine[player], self._psyker, self.rules.max_wounds
+        mine, psyker, max_wounds = self._mine[player], self._psyker, self.facts.max_wounds
         deny_left = state.deny_left
         values: list[float] = []
         for i, w in enumerate(state.wounds):
@@ -215,11 +219,11 @@ class EighthView:
         return values
 
     def _powers(self, state: State) -> list[float]:
-        rules = self.rules
-        known = rules.known[state.caster] if state.caster >= 0 else ()
+        facts = self.facts
+        known = facts.known[state.caster] if state.caster >= 0 else ()
         values: list[float] = []
         for p, tries in enumerate(state.attempts):
-            power = rules.powers[p]
+            power = facts.powers[p]
             values += (
                 (power.warp_charge + power.escalation * tries) / 12,
                 tries,
@@ -232,33 +236,33 @@ class EighthView:
 
     def describe(self, state: State, action: int) -> ActionView:
         """Typed view of a decision, or of a chance outcome at chance nodes."""
-        rules = self.rules
-        layout = rules.actions
+        facts = self.facts
+        layout = facts.actions
         stage, a = state.stage, int(action)
         if stage == Stage.SELECT:
             if a == layout.END_PHASE:
-                side = rules.side_names[state.active]
+                side = facts.side_names[state.active]
                 return EndPhase(label=f"End {side}'s Psychic phase", side=side)
-            if 0 <= a < rules.n_units:
-                return SelectUnit(label=f"Select {rules.names[a]}", unit=rules.names[a])
+            if 0 <= a < facts.n_units:
+                return SelectUnit(label=f"Select {facts.names[a]}", unit=facts.names[a])
         elif stage == Stage.POWER:
-            caster = rules.names[state.caster]
+            caster = facts.names[state.caster]
             if a == layout.STOP:
                 return StopUnit(label=f"{caster} stops manifesting", unit=caster)
             if layout.is_cast(a):
                 cast: CastAction = layout.decode_cast(a)
-                power = rules.powers[cast.power]
-                wc = rules.warp_charge(state, cast.power)
+                power = facts.powers[cast.power]
+                wc = facts.warp_charge(state, cast.power)
                 if power.target in ("self", "none"):
                     label, target = f"{caster} casts {power.name} (WC {wc})", None
                 else:
-                    target = rules.names[cast.target]
+                    target = facts.names[cast.target]
                     label = f"{caster} casts {power.name} (WC {wc}) at {target}"
                 return Cast(
                     label=label, caster=caster, power=power.name, warp_charge=wc, target=target
                 )
         elif stage == Stage.DENY:
-            power = rules.powers[state.power].name
+            power = facts.powers[state.power].name
             chance = float(deny_chance(state.total))
             if a == layout.NO_DENY:
                 return Deny(
@@ -267,7 +271,7 @@ class EighthView:
                     test_total=state.total,
                 )
             if layout.is_deny(a):
-                d = rules.names[layout.decode(a).unit]  # type: ignore[union-attr]
+                d = facts.names[layout.decode(a).unit]  # type: ignore[union-attr]
                 return Deny(
                     label=f"{d} denies {power} (test {state.total}, {chance:.0%} to deny)",
                     denier=d,
@@ -282,7 +286,7 @@ class EighthView:
                 label=f"test {a}: {'passed' if passed else 'failed'}{tag}",
                 kind="test",
                 value=a,
-                unit=rules.names[state.caster],
+                unit=facts.names[state.caster],
             )
         elif stage in (Stage.PERILS, Stage.BLAST, Stage.EFFECT):
             unit = {
@@ -291,7 +295,7 @@ class EighthView:
                 Stage.EFFECT: state.target,
             }[stage]
             kind = stage.name.lower()
-            name = rules.names[unit] if unit >= 0 else None
+            name = facts.names[unit] if unit >= 0 else None
             return Outcome(
                 label=f"{kind}: {name} loses {plural(a, 'wound')}", kind=kind, value=a, unit=name
             )
@@ -300,7 +304,7 @@ class EighthView:
                 label="denied" if a else "not denied",
                 kind="deny",
                 value=a,
-                unit=rules.names[state.denier],
+                unit=facts.names[state.denier],
             )
         elif stage == Stage.OVER:
             return Outcome(label="game over", kind="over", value=a)
@@ -310,24 +314,24 @@ class EighthView:
 
     def render(self, state: State, player: int | None = None) -> str:
         """Text picture of the state for terminal play (everything is public in 8th edition)."""
-        rules = self.rules
-        who = rules.side_names[state.active]
+        facts = self.facts
+        who = facts.side_names[state.active]
         view = 0 if player is None else player
         score = (state.score if view == 0 else -state.score) + 0.0  # never "-0"
         if state.stage == Stage.OVER:
             head = f"Game over after battle round {state.round}"
         else:
             head = (
-                f"Battle round {state.round}/{rules.game.battle_rounds}: {who}'s Psychic phase "
+                f"Battle round {state.round}/{facts.game.battle_rounds}: {who}'s Psychic phase "
                 f"({state.stage.name.lower()})"
             )
-        lines = [f"{head}; score {score:+g} for {rules.side_names[view]}"]
+        lines = [f"{head}; score {score:+g} for {facts.side_names[view]}"]
         for side in (0, 1):
-            lines.append(f"  {rules.side_names[side]}:")
-            for i in rules.side_units[side]:
-                u = rules.units[i]
+            lines.append(f"  {facts.side_names[side]}:")
+            for i in facts.side_units[side]:
+                u = facts.units[i]
                 w = state.wounds[i]
-                bits = [f"{w}/{rules.max_wounds[i]} W" if w else "destroyed"]
+                bits = [f"{w}/{facts.max_wounds[i]} W" if w else "destroyed"]
                 if u.models > 1 and w:
                     bits.append(plural(-(-w // u.wounds), "model"))
                 if u.psyker:
@@ -341,7 +345,7 @@ class EighthView:
                     bits.append(f"may still attempt {still}")
                 lines.append(f"    [{i}] {u.name}: {', '.join(bits)}")
         if state.power >= 0:
-            p = rules.powers[state.power]
+            p = facts.powers[state.power]
             line = f"  Pending: {p.name} (WC {state.warp_charge})"
             if state.total:
                 line += f", test {state.total}"
@@ -356,16 +360,16 @@ class EighthView:
         phase are left out (8E-3.2, 8E-3.3), so the board says which powers are still to come,
         as an answer of ``psygym advise`` assumed them.
         """
-        rules = self.rules
-        if state.stage == Stage.OVER or rules.side_of[unit] != state.active:
+        facts = self.facts
+        if state.stage == Stage.OVER or facts.side_of[unit] != state.active:
             return ""
-        if not rules.units[unit].psyker or not state.wounds[unit]:
+        if not facts.units[unit].psyker or not state.wounds[unit]:
             return ""
         if (state.selected >> unit) & 1 and (state.caster != unit or not state.manifests_left):
             return ""
-        decode = rules.actions.decode_cast
-        powers = sorted({decode(a).power for a in rules.cast_options(state, unit)})
-        return ", ".join(rules.powers[p].name for p in powers)
+        decode = facts.actions.decode_cast
+        powers = sorted({decode(a).power for a in self._cast_options(state, unit)})
+        return ", ".join(facts.powers[p].name for p in powers)
 
     def power_texts(self, state: State, player: int | None = None) -> dict[str, str]:
         """One line of rules text per power a living PSYKER knows, by name (8E-1.2, 8E-3.1).
@@ -376,25 +380,25 @@ class EighthView:
         power with no description gets a line made from its fields. Everything is public in 8th
         edition (8E-1), so ``player`` does not change the result.
         """
-        rules = self.rules
+        facts = self.facts
         texts: dict[str, str] = {}
-        for i, known in enumerate(rules.known):
+        for i, known in enumerate(facts.known):
             if not known or state.wounds[i] <= 0:
                 continue
             for p in known:
-                power = rules.powers[p]
+                power = facts.powers[p]
                 if power.name not in texts:
                     texts[power.name] = self.power_line(p)
         return texts
 
     def power_line(self, p: int) -> str:
         """One line of rules text for power ``p`` (see :meth:`power_texts`)."""
-        rules = self.rules
-        power = rules.powers[p]
+        facts = self.facts
+        power = facts.powers[p]
         wc = f"WC {power.warp_charge}"
         if power.escalation:
             wc += f", +{power.escalation} per earlier attempt this phase"
-        shipped = {d.name: d for d in rules.catalogue.powers}.get(power.name)
+        shipped = {d.name: d for d in facts.catalogue.powers}.get(power.name)
         if shipped is not None and shipped.description:
             text = shipped.description
             if power.value is not None and power.value != shipped.effect.value:

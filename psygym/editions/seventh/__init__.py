@@ -1,9 +1,10 @@
 """7th edition: warp charge pools, casting dice, Perils of the Warp and Deny the Witch.
 
-See ``rules.py`` for the rules (rules/seventh.md 7E-1 to 7E-9: legality, chance, transitions),
-``actions.py`` for the public action layout, ``views.py`` for observations, action views and the
-text picture, ``state.py`` for the state, ``spec.py`` for the scenario and data formats,
-``odds.py`` for the exact casting, deny and generation tables.
+See ``rules.py`` for the rules (rules/seventh.md 7E-1 to 7E-9; its docstring says which module
+holds each rule section), ``facts.py`` for a scenario's read-only facts, ``actions.py`` for the
+public action layout, ``views.py`` for observations, action views and the text picture,
+``state.py`` for the state, ``spec.py`` for the scenario and data formats, ``odds.py`` for the
+exact casting, deny and generation tables.
 """
 
 from __future__ import annotations

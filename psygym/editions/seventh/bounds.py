@@ -31,55 +31,52 @@ dead Sorcerer and two Warp Surges), far below a tampered 100 (``tests/test_seven
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from psygym.editions.seventh.rules import SeventhRules
+from psygym.editions.seventh.facts import SeventhFacts
 
 FLOAT_MARGIN = 1e-9
 """Relative room added to each bound, so that float sums in another order never step over it."""
 
 
-def held_powers_most(rules: SeventhRules, unit: int) -> int:
+def held_powers_most(facts: SeventhFacts, unit: int) -> int:
     """The most powers psyker ``unit`` can hold at once (7E-2.1 to 7E-2.4); 0 for no psyker."""
-    psy = rules.specs[unit].psyker
+    psy = facts.specs[unit].psyker
     if psy is None:
         return 0
     fixed = set(psy.powers) | ({"Force"} if psy.force_weapon else set())
-    generated = psy.mastery + 1 if rules.scenario.game.generate_powers and psy.disciplines else 0
-    return min(len(rules.powers), len(fixed) + generated)
+    generated = psy.mastery + 1 if facts.scenario.game.generate_powers and psy.disciplines else 0
+    return min(len(facts.powers), len(fixed) + generated)
 
 
-def attempts_most(rules: SeventhRules) -> tuple[int, int]:
+def attempts_most(facts: SeventhFacts) -> tuple[int, int]:
     """The most cast attempts each side can make in a whole game (7E-3.1, 7E-4.1, 7E-4.2)."""
-    first = rules.scenario.game.first_player
+    first = facts.scenario.game.first_player
     phases = [0, 0]
-    for k in range(rules.total_phases):
+    for k in range(facts.total_phases):
         phases[first if k % 2 == 0 else 1 - first] += 1
     out = []
     for side in (0, 1):
-        units = rules.side_units[side]
-        pool = 6 + sum(rules.mastery[i] for i in units) + rules.scenario.sides[side].pool_bonus
-        pairs = sum(held_powers_most(rules, i) for i in units)
+        units = facts.side_units[side]
+        pool = 6 + sum(facts.mastery[i] for i in units) + facts.scenario.sides[side].pool_bonus
+        pairs = sum(held_powers_most(facts, i) for i in units)
         out.append(phases[side] * min(pool, pairs))
     return out[0], out[1]
 
 
-def utility_bounds(rules: SeventhRules) -> tuple[float, float]:
+def utility_bounds(facts: SeventhFacts) -> tuple[float, float]:
     """Seat 0's lowest and highest possible score (7E-8.2), as the module docstring argues."""
-    values = [p.effect.value for p in rules.powers if p.effect.value is not None]
-    surge = rules.scenario.game.warp_surge_value
+    values = [p.effect.value for p in facts.powers if p.effect.value is not None]
+    surge = facts.scenario.game.warp_surge_value
     # What one attempt can add to its caster's side, and take from it (values are never below 0
     # in a valid scenario, so the second is 0 there).
     gain = max([0.0, *values]) + max(0.0, surge)
     loss = max([0.0, *(-v for v in values)]) + max(0.0, -surge)
-    attempts = attempts_most(rules)
+    attempts = attempts_most(facts)
 
     def most(side: int) -> float:
         wounds = 0.0
-        for u, vpw in enumerate(s.value_per_wound for s in rules.specs):
-            enemy = rules.owner[u] != side
-            wounds += rules.max_wounds[u] * max(0.0, vpw if enemy else -vpw)
+        for u, vpw in enumerate(s.value_per_wound for s in facts.specs):
+            enemy = facts.owner[u] != side
+            wounds += facts.max_wounds[u] * max(0.0, vpw if enemy else -vpw)
         total = wounds + attempts[side] * gain + attempts[1 - side] * loss
         return total + FLOAT_MARGIN * max(1.0, total)
 

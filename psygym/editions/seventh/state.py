@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from psygym.core import CHANCE, TERMINAL
 from psygym.kernel import evolve
 
 
@@ -36,6 +37,28 @@ class Stage(IntEnum):
     OVER = 15  # terminal
 
 
+CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _ENDED = range(5)
+_ROLE_OF = {
+    Stage.DISCIPLINE: _GENERATOR,
+    Stage.SWAP: _GENERATOR,
+    Stage.SELECT: _ACTIVE,
+    Stage.DICE: _ACTIVE,
+    Stage.DENY: _DENIER,
+    Stage.OVER: _ENDED,
+}
+ROLE = tuple(_ROLE_OF.get(st, CHANCE_NODE) for st in Stage)  # Stage values are 0, 1, 2, ...
+"""Who moves at each stage (indexed by ``Stage``; ``CHANCE_NODE`` at chance nodes): one tuple
+lookup in ``current_player`` and the fast walks."""
+MOVER = tuple(
+    tuple(
+        {CHANCE_NODE: CHANCE, _ACTIVE: active, _DENIER: 1 - active, _ENDED: TERMINAL}.get(role)
+        for active in (0, 1)
+    )
+    for role in ROLE
+)
+"""``current_player`` by stage and active player (``None``: the generating psyker's owner)."""
+
+
 @dataclass(frozen=True)
 class Cast:
     """The casting attempt being resolved."""
@@ -47,6 +70,41 @@ class Cast:
     successes: int = 0
     perils: bool = False
     deny_dice: int = 0
+
+
+_new = object.__new__
+
+
+class _Blank:
+    """A plain instance to fill with a dictionary and turn into a frozen class (``recast``)."""
+
+
+def recast(
+    c: Cast,
+    *,
+    dice: int | None = None,
+    successes: int | None = None,
+    perils: bool | None = None,
+    deny_dice: int | None = None,
+) -> Cast:
+    """``evolve(c, ...)`` for the casting fields a transition changes.
+
+    As ``evolve``: the dictionary is copied and the changes set in it (the fields keep their
+    order); the instance is a plain one given that dictionary and then the class ``Cast``.
+    """
+    values = c.__dict__.copy()
+    if dice is not None:
+        values["dice"] = dice
+    if successes is not None:
+        values["successes"] = successes
+    if perils is not None:
+        values["perils"] = perils
+    if deny_dice is not None:
+        values["deny_dice"] = deny_dice
+    out = _new(_Blank)
+    out.__dict__ = values
+    out.__class__ = Cast
+    return out  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -89,6 +147,10 @@ class State:
         units = list(self.units)
         units[index] = evolve(units[index], **changes)
         return evolve(self, units=tuple(units))
+
+
+NO_ATTEMPTS: frozenset[tuple[int, int]] = frozenset()
+"""The empty ``attempted`` of a new phase (one object, so the casting-choice memo can match it)."""
 
 
 class Draft:

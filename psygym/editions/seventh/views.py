@@ -3,28 +3,26 @@
 :class:`Observer` builds the flat observation vector (layout in :meth:`Observer.observe`),
 :func:`describe` the typed view of an action, :func:`render` the text picture, :func:`power_texts`
 one line of rules text per known power. The rules class (``rules.py``) delegates its ``observe``,
-``describe``, ``render`` and ``power_texts`` here; nothing here changes a state. 7th edition has
-no hidden information (7E-1), so every player sees everything.
+``describe``, ``render`` and ``power_texts`` here; nothing here changes a state. Everything here
+reads a state and the scenario's read-only :class:`~.facts.SeventhFacts` only, never the rules
+class. 7th edition has no hidden information (7E-1), so every player sees everything.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from psygym.core import ActionView
+from psygym.editions.seventh.facts import SeventhFacts
 from psygym.editions.seventh.spec import AREA_HITS, Power
 from psygym.editions.seventh.state import Stage, State
 from psygym.text import plural
 
-if TYPE_CHECKING:
-    from psygym.editions.seventh.rules import SeventhRules
 
-
-def _side(rules: SeventhRules, side: int) -> str:
-    return rules.scenario.sides[side].name
+def _side(facts: SeventhFacts, side: int) -> str:
+    return facts.scenario.sides[side].name
 
 
 # ----------------------------------------------------------------------------- action views
@@ -83,63 +81,63 @@ class Outcome(ActionView):
     """A chance outcome."""
 
 
-def describe(rules: SeventhRules, s: State, a: int) -> ActionView:
+def describe(facts: SeventhFacts, s: State, a: int) -> ActionView:
     """Typed view of a decision or chance outcome."""
     st = s.stage
     if st == Stage.SELECT:
         if a == 0:
             return EndPhase(label="End the Psychic phase")
-        c, p, t = rules.actions.decode_cast(a)
-        power = rules.powers[p]
+        c, p, t = facts.actions.decode_cast(a)
+        power = facts.powers[p]
         at = (
             ""
             if t == c and power.target in ("self", "none", "enemies")
-            else f" at {rules.names[t]}"
+            else f" at {facts.names[t]}"
         )
         return Choose(
-            label=f"{rules.names[c]}: {power.name} (WC {power.warp_charge}){at}",
-            psyker=rules.names[c],
+            label=f"{facts.names[c]}: {power.name} (WC {power.warp_charge}){at}",
+            psyker=facts.names[c],
             power=power.name,
-            target=rules.names[t],
+            target=facts.names[t],
             warp_charge=power.warp_charge,
         )
     if st == Stage.DICE:
         cast = s.cast
-        n = rules.actions.dice_of(a)
-        power = rules.powers[cast.power]
+        n = facts.actions.dice_of(a)
+        power = facts.powers[cast.power]
         return CastDice(
             label=f"Cast {power.name} with {plural(n, 'die')}",
-            psyker=rules.names[cast.caster],
+            psyker=facts.names[cast.caster],
             power=power.name,
-            target=rules.names[cast.target],
+            target=facts.names[cast.target],
             dice=n,
         )
     if st == Stage.DENY:
-        m = rules.actions.deny_dice_of(a)
-        unit, _ = rules.deny_unit_and_threshold(s, s.cast)
+        m = facts.actions.deny_dice_of(a)
+        unit, _ = facts.deny_unit_and_threshold(s, s.cast)
         label = "Do not deny" if m == 0 else f"Deny with {plural(m, 'die')}"
-        return Deny(label=label, unit=rules.names[unit] if unit is not None else "", dice=m)
+        return Deny(label=label, unit=facts.names[unit] if unit is not None else "", dice=m)
     if st == Stage.DISCIPLINE:
-        d = rules.disciplines[a - rules.actions.DISC]
+        d = facts.disciplines[a - facts.actions.DISC]
         return ChooseDiscipline(
-            label=f"{rules.names[s.gen_unit]} rolls on {d}",
-            psyker=rules.names[s.gen_unit],
+            label=f"{facts.names[s.gen_unit]} rolls on {d}",
+            psyker=facts.names[s.gen_unit],
             discipline=d,
         )
     if st == Stage.SWAP:
-        swap = a == rules.actions.swap(True)
-        d = rules.disciplines[s.gen_disc]
-        name = rules.powers[rules.primaris[d] if swap else s.gen_power].name
+        swap = a == facts.actions.swap(True)
+        d = facts.disciplines[s.gen_disc]
+        name = facts.powers[facts.primaris[d] if swap else s.gen_power].name
         return KeepOrSwap(
             label=f"{'Swap for' if swap else 'Keep'} {name}",
-            psyker=rules.names[s.gen_unit],
+            psyker=facts.names[s.gen_unit],
             power=name,
             swap=swap,
         )
-    return Outcome(label=outcome_label(rules, s, a))
+    return Outcome(label=outcome_label(facts, s, a))
 
 
-def outcome_label(rules: SeventhRules, s: State, a: int) -> str:
+def outcome_label(facts: SeventhFacts, s: State, a: int) -> str:
     """Readable label of chance outcome ``a`` at ``s``."""
     st = s.stage
     if st in (Stage.PHASE_ROLL, Stage.PERILS, Stage.DRAIN):
@@ -151,34 +149,34 @@ def outcome_label(rules: SeventhRules, s: State, a: int) -> str:
     if st == Stage.DENY_ROLL:
         return "denied" if a else "not denied"
     if st in (Stage.GEN_ROLL, Stage.PURGE):
-        return rules.powers[a].name
+        return facts.powers[a].name
     return plural(a, "wound")
 
 
-def render(rules: SeventhRules, s: State, player: int | None = None) -> str:
+def render(facts: SeventhFacts, s: State, player: int | None = None) -> str:
     """Text picture: round, pools, every unit with wounds and powers, the pending cast."""
     lines = []
     if s.stage == Stage.OVER:
-        lines.append(f"Game over. Score {s.score:+.2f} for {_side(rules, 0)}")
+        lines.append(f"Game over. Score {s.score:+.2f} for {_side(facts, 0)}")
     elif s.gen_unit >= 0:
-        lines.append(f"Generating powers: {rules.names[s.gen_unit]}")
+        lines.append(f"Generating powers: {facts.names[s.gen_unit]}")
     else:
         lines.append(
-            f"Battle round {s.phase // 2 + 1}, {_side(rules, s.active)}'s Psychic "
-            f"phase. Dice: {_side(rules, 0)} {s.pools[0]}, {_side(rules, 1)} "
+            f"Battle round {s.phase // 2 + 1}, {_side(facts, s.active)}'s Psychic "
+            f"phase. Dice: {_side(facts, 0)} {s.pools[0]}, {_side(facts, 1)} "
             f"{s.pools[1]}. Score {s.score:+.2f}"
         )
     for side in (0, 1):
-        lines.append(f"{_side(rules, side)}:")
+        lines.append(f"{_side(facts, side)}:")
         for t, u in enumerate(s.units):
-            if rules.owner[t] != side:
+            if facts.owner[t] != side:
                 continue
-            spec = rules.specs[t]
-            status = f"{u.wounds}/{rules.max_wounds[t]} W" if u.alive() else "destroyed"
+            spec = facts.specs[t]
+            status = f"{u.wounds}/{facts.max_wounds[t]} W" if u.alive() else "destroyed"
             extra = ""
             if spec.psyker is not None and u.psyker:
                 names = ", ".join(
-                    f"{rules.powers[p].name}{'*' if (t, p) in s.attempted else ''}"
+                    f"{facts.powers[p].name}{'*' if (t, p) in s.attempted else ''}"
                     for p in u.powers
                 )
                 extra = f"  ML{spec.psyker.mastery} [{names}]"
@@ -186,13 +184,13 @@ def render(rules: SeventhRules, s: State, player: int | None = None) -> str:
                     extra += " (Warp Surge)"
             lines.append(f"  {spec.name:<16} {status}{extra}")
     if s.cast is not None:
-        lines.append(_cast_line(rules, s))
+        lines.append(_cast_line(facts, s))
     if s.attempted and s.stage != Stage.OVER:
         lines.append("* attempted this phase: not again until the next (7E-4.2)")
     return "\n".join(lines)
 
 
-def _cast_line(rules: SeventhRules, s: State) -> str:
+def _cast_line(facts: SeventhFacts, s: State) -> str:
     """The pending cast: the dice before the roll, the successes after it.
 
     A rolled cast keeps its successes but not its dice (the state forgets them once the roll is
@@ -202,8 +200,8 @@ def _cast_line(rules: SeventhRules, s: State) -> str:
     c = s.cast
     assert c is not None
     line = (
-        f"Casting: {rules.names[c.caster]} -> {rules.powers[c.power].name}"
-        f" at {rules.names[c.target]}"
+        f"Casting: {facts.names[c.caster]} -> {facts.powers[c.power].name}"
+        f" at {facts.names[c.target]}"
     )
     if s.stage == Stage.DICE:
         return f"{line}, dice not yet chosen"
@@ -288,7 +286,7 @@ def power_line(power: Power) -> str:
     return text
 
 
-def power_texts(rules: SeventhRules, s: State, player: int | None = None) -> dict[str, str]:
+def power_texts(facts: SeventhFacts, s: State, player: int | None = None) -> dict[str, str]:
     """One line per power a living psyker on the table knows, by name (7E-1.3, 7E-2).
 
     Every player sees every psyker's powers (7E-1: no hidden information), so ``player`` does not
@@ -297,10 +295,10 @@ def power_texts(rules: SeventhRules, s: State, player: int | None = None) -> dic
     """
     texts: dict[str, str] = {}
     for t, u in enumerate(s.units):
-        if rules.specs[t].psyker is None or not u.psyker:
+        if facts.specs[t].psyker is None or not u.psyker:
             continue
         for p in u.powers:
-            power = rules.powers[p]
+            power = facts.powers[p]
             if power.name not in texts:
                 texts[power.name] = power_line(power)
     return texts
@@ -320,20 +318,20 @@ class Observer:
     to writing every entry.
 
     Args:
-        rules: the scenario's rules.
+        facts: the scenario's facts.
     """
 
-    def __init__(self, rules: SeventhRules):
-        self.rules = rules
-        n_units, n_powers = len(rules.specs), len(rules.powers)
+    def __init__(self, facts: SeventhFacts):
+        self.facts = facts
+        n_units, n_powers = len(facts.specs), len(facts.powers)
         self.n_units, self.n_powers = n_units, n_powers
-        self.size = rules.observation_size
+        self.size = facts.observation_size
         self.unit_base = tuple(11 + t * (6 + 3 * n_powers) for t in range(n_units))
         self.attempted_base = tuple(i + 6 + n_powers for i in self.unit_base)
         self.effect_base = tuple(i + 6 + 2 * n_powers for i in self.unit_base)
         self.cast_base = 11 + n_units * (6 + 3 * n_powers)
         self.gen_base = self.cast_base + 2 * n_units + n_powers + 5
-        total = rules.total_phases
+        total = facts.total_phases
         self.round_div = max(1, (total + 1) // 2)
         self.total_phases = total
         self.phase_values = tuple(
@@ -341,15 +339,15 @@ class Observer:
             for phase in range(total + 1)
         )
         """Entries 6 (battle round / rounds) and 10 (phases left / total) of each phase."""
-        self.max_wounds = rules.max_wounds
-        self.wc = tuple(p.warp_charge / 3 for p in rules.powers)
+        self.max_wounds = facts.max_wounds
+        self.wc = tuple(p.warp_charge / 3 for p in facts.powers)
         self.no_powers = np.zeros(n_powers, dtype=np.float32)
         self.templates = []
         for player in (0, 1):
             obs = np.zeros(self.size, dtype=np.float32)
             for t, i in enumerate(self.unit_base):
-                obs[i] = rules.owner[t] == player
-                obs[i + 4] = rules.mastery[t] / 4
+                obs[i] = facts.owner[t] == player
+                obs[i + 4] = facts.mastery[t] / 4
             self.templates.append(obs)
         self._last: list[tuple[tuple | None, np.ndarray]] = [(None, t) for t in self.templates]
 
@@ -435,7 +433,7 @@ class Observer:
             out[i + n_units + cast.power] = 1
             out[i + n_units + n_powers + cast.target] = 1
             i += 2 * n_units + n_powers
-            _, threshold = self.rules.deny_unit_and_threshold(s, cast)
+            _, threshold = self.facts.deny_unit_and_threshold(s, cast)
             out[i] = cast.dice / 10
             out[i + 1] = cast.successes / 10
             out[i + 2] = self.wc[cast.power]
@@ -447,7 +445,7 @@ class Observer:
             if s.gen_disc >= 0:
                 out[i + n_units + s.gen_disc] = 1
             if s.gen_power >= 0:
-                out[i + n_units + len(self.rules.disciplines) + s.gen_power] = 1
+                out[i + n_units + len(self.facts.disciplines) + s.gen_power] = 1
         return obs
 
 
