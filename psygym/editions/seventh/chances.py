@@ -27,27 +27,28 @@ from psygym.combat import (
 from psygym.dice import Dist, at_least, binomial, distribution, pool, pool_any_double
 from psygym.editions.seventh.facts import MEMO_SIZE
 from psygym.editions.seventh.spec import AREA_HITS
-from psygym.editions.seventh.state import Cast, Stage, State
+from psygym.editions.seventh.state import (
+    _CAST_ROLL,
+    _DENY,
+    _DENY_ROLL,
+    _DICE,
+    _DISCIPLINE,
+    _DRAIN,
+    _EFFECT,
+    _GEN_ROLL,
+    _LD_TEST,
+    _OVER,
+    _PERILS,
+    _PERILS_HITS,
+    _PHASE_ROLL,
+    _PURGE,
+    _SELECT,
+    _SWAP,
+    Cast,
+    Stage,
+    State,
+)
 from psygym.kernel import ChanceTable
-
-# Stage members as module constants (the same objects): in Python 3.11 ``Stage.SELECT`` is a
-# class-attribute lookup through the enum metaclass, and transitions make dozens.
-_DISCIPLINE = Stage.DISCIPLINE
-_GEN_ROLL = Stage.GEN_ROLL
-_SWAP = Stage.SWAP
-_PHASE_ROLL = Stage.PHASE_ROLL
-_SELECT = Stage.SELECT
-_DICE = Stage.DICE
-_CAST_ROLL = Stage.CAST_ROLL
-_PERILS = Stage.PERILS
-_LD_TEST = Stage.LD_TEST
-_PERILS_HITS = Stage.PERILS_HITS
-_PURGE = Stage.PURGE
-_DRAIN = Stage.DRAIN
-_DENY = Stage.DENY
-_DENY_ROLL = Stage.DENY_ROLL
-_EFFECT = Stage.EFFECT
-_OVER = Stage.OVER
 
 _DECISIONS = frozenset((_DISCIPLINE, _SWAP, _SELECT, _DICE, _DENY))
 _CHANCE_STAGES = frozenset(Stage) - _DECISIONS - {_OVER}

@@ -15,14 +15,9 @@ from __future__ import annotations
 
 from psygym.core import Event, EventKind
 from psygym.editions.seventh.facts import MEMO_SIZE
-from psygym.editions.seventh.state import Draft, Stage, State
+from psygym.editions.seventh.state import _DISCIPLINE, _GEN_ROLL, _SWAP, Draft, State
 from psygym.editions.seventh.transitions import new_event
 
-# Stage members as module constants (the same objects): in Python 3.11 ``Stage.SELECT`` is a
-# class-attribute lookup through the enum metaclass, and transitions make dozens.
-_DISCIPLINE = Stage.DISCIPLINE
-_GEN_ROLL = Stage.GEN_ROLL
-_SWAP = Stage.SWAP
 # Event kinds likewise (``EventKind.PERILS`` is the same slow lookup).
 _EV_GENERATE = EventKind.GENERATE
 

@@ -17,15 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from psygym.editions.seventh.state import Stage, State
-
-# Stage members as module constants (the same objects): in Python 3.11 ``Stage.SELECT`` is a
-# class-attribute lookup through the enum metaclass, and transitions make dozens.
-_DISCIPLINE = Stage.DISCIPLINE
-_SWAP = Stage.SWAP
-_SELECT = Stage.SELECT
-_DICE = Stage.DICE
-_DENY = Stage.DENY
+from psygym.editions.seventh.state import _DENY, _DICE, _DISCIPLINE, _SELECT, _SWAP, State
 
 _MASK_MEMO_SIZE = 4096
 """SELECT masks :meth:`SeventhLegality.legal_mask` keeps before it forgets them all."""

@@ -124,28 +124,33 @@ from psygym.editions.seventh.legality import SeventhLegality
 from psygym.editions.seventh.perils import SeventhPerils
 from psygym.editions.seventh.phases import SeventhPhases
 from psygym.editions.seventh.spec import PerilsFile, PowerFile, Scenario
-from psygym.editions.seventh.state import MOVER, Cast, Draft, Stage, State, UnitState
+from psygym.editions.seventh.state import (
+    _CAST_ROLL,
+    _DENY,
+    _DENY_ROLL,
+    _DICE,
+    _DISCIPLINE,
+    _DRAIN,
+    _EFFECT,
+    _GEN_ROLL,
+    _LD_TEST,
+    _OVER,
+    _PERILS,
+    _PERILS_HITS,
+    _PHASE_ROLL,
+    _PURGE,
+    _SELECT,
+    _SWAP,
+    MOVER,
+    Cast,
+    Draft,
+    Stage,
+    State,
+    UnitState,
+)
 from psygym.editions.seventh.transitions import SeventhTransitions
 from psygym.kernel import ChanceCache, ChanceTable, evolve
 
-# Stage members as module constants (the same objects): in Python 3.11 ``Stage.SELECT`` is a
-# class-attribute lookup through the enum metaclass, and transitions make dozens.
-_DISCIPLINE = Stage.DISCIPLINE
-_GEN_ROLL = Stage.GEN_ROLL
-_SWAP = Stage.SWAP
-_PHASE_ROLL = Stage.PHASE_ROLL
-_SELECT = Stage.SELECT
-_DICE = Stage.DICE
-_CAST_ROLL = Stage.CAST_ROLL
-_PERILS = Stage.PERILS
-_LD_TEST = Stage.LD_TEST
-_PERILS_HITS = Stage.PERILS_HITS
-_PURGE = Stage.PURGE
-_DRAIN = Stage.DRAIN
-_DENY = Stage.DENY
-_DENY_ROLL = Stage.DENY_ROLL
-_EFFECT = Stage.EFFECT
-_OVER = Stage.OVER
 _GENERATION_STAGES = frozenset((_DISCIPLINE, _GEN_ROLL, _SWAP))
 _AFTER_CAST_ROLL = frozenset(
     (_PERILS, _LD_TEST, _PERILS_HITS, _PURGE, _DRAIN, _DENY, _DENY_ROLL, _EFFECT)

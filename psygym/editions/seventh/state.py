@@ -37,6 +37,27 @@ class Stage(IntEnum):
     OVER = 15  # terminal
 
 
+# Stage members as module constants (the same objects) for the rules modules: in Python 3.11
+# ``Stage.SELECT`` is a class-attribute lookup through the enum metaclass, and transitions make
+# dozens.
+_DISCIPLINE = Stage.DISCIPLINE
+_GEN_ROLL = Stage.GEN_ROLL
+_SWAP = Stage.SWAP
+_PHASE_ROLL = Stage.PHASE_ROLL
+_SELECT = Stage.SELECT
+_DICE = Stage.DICE
+_CAST_ROLL = Stage.CAST_ROLL
+_PERILS = Stage.PERILS
+_LD_TEST = Stage.LD_TEST
+_PERILS_HITS = Stage.PERILS_HITS
+_PURGE = Stage.PURGE
+_DRAIN = Stage.DRAIN
+_DENY = Stage.DENY
+_DENY_ROLL = Stage.DENY_ROLL
+_EFFECT = Stage.EFFECT
+_OVER = Stage.OVER
+
+
 CHANCE_NODE, _ACTIVE, _DENIER, _GENERATOR, _ENDED = range(5)
 _ROLE_OF = {
     Stage.DISCIPLINE: _GENERATOR,
