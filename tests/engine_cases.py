@@ -34,6 +34,13 @@ def scenario_cases() -> list[tuple[str, str]]:
     return [(e, name) for e in compiled_editions() for name in scenario_names(e)]
 
 
+def default_scenario(edition: str) -> str:
+    """The scenario ``"default"`` means for an edition."""
+    from psygym.edition import get
+
+    return get(edition).default_scenario
+
+
 def compiled_pair(edition: str, scenario: str):
     """The reference rules of a shipped scenario and their compiled twin."""
     from psygym.editions import load

@@ -14,7 +14,13 @@ import math
 
 import numpy as np
 import pytest
-from engine_cases import compiled_pair, needs_core, scenario_cases
+from engine_cases import (
+    compiled_editions,
+    compiled_pair,
+    default_scenario,
+    needs_core,
+    scenario_cases,
+)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -112,6 +118,46 @@ def test_changed_states_never_crash(edition, scenario):
         _probe(game, bytes(data))
 
     run()
+
+
+@needs_core
+@pytest.mark.parametrize("edition", compiled_editions())
+def test_changed_states_are_refused_or_played_safely(edition):
+    """Real states with 1-3 bytes changed: refused with one ValueError, or played on to states
+    the core accepts, with sorted legal actions and chance outcomes that are probabilities. A
+    good share is accepted, so the check is no blanket refusal."""
+    _, compiled = compiled_pair(edition, default_scenario(edition))
+    game = compiled.game
+    rng = np.random.default_rng(5)
+    states = _real_states(edition, default_scenario(edition), games=5)
+    accepted = 0
+    for _ in range(3000):
+        data = bytearray(states[int(rng.integers(len(states)))])
+        for _ in range(int(rng.integers(1, 4))):
+            data[int(rng.integers(len(data)))] = int(rng.integers(256))
+        data = bytes(data)
+        if game.check_state(data):
+            with pytest.raises(ValueError, match="not a state of this game"):
+                game.current_player(data)
+            continue
+        accepted += 1
+        for _ in range(30):
+            player = game.current_player(data)
+            if player == TERMINAL:
+                break
+            if player == CHANCE:
+                outcomes = game.chance_outcomes(data)
+                assert outcomes and all(0 < p <= 1 for _, p in outcomes)
+                action = outcomes[len(outcomes) // 2][0]
+            else:
+                legal = game.legal_actions(data)
+                assert legal and legal == sorted(legal)
+                action = legal[len(legal) // 2]
+            data = game.apply(data, action)
+            assert game.check_state(data) == ""
+    assert accepted > 50
+    random_bytes = bytes(rng.integers(0, 256, game.state_size, dtype=np.uint8))
+    assert game.check_state(random_bytes)
 
 
 @needs_core

@@ -435,32 +435,6 @@ def test_check_state_refuses_out_of_range_fields():
         game.current_player(state[:-1])
 
 
-def test_random_bytes_are_refused_or_played_safely():
-    game = _twin(load("7th", "duel")).game
-    rng = np.random.default_rng(11)
-    accepted = 0
-    for k in range(3000):
-        data = bytearray(game.initial_state())
-        for _ in range(1 + k % 4):
-            data[int(rng.integers(len(data)))] = int(rng.integers(256))
-        data = bytes(data)
-        if game.check_state(data):
-            with pytest.raises(ValueError):
-                game.current_player(data)
-            continue
-        accepted += 1
-        for _ in range(40):  # play on: every state reached is accepted too
-            player = game.current_player(data)
-            if player == TERMINAL:
-                break
-            options = ([a for a, _ in game.chance_outcomes(data)] if player == CHANCE
-                       else game.legal_actions(data))  # fmt: skip
-            assert options
-            data = game.apply(data, options[int(rng.integers(len(options)))])
-            assert game.check_state(data) == ""
-    assert accepted > 100
-
-
 def test_scenario_numbers_are_checked():
     rules = load("7th", "single-phase")
     ints, reals = CODEC.encode_scenario(rules)
