@@ -3,68 +3,13 @@
 #include <cmath>
 #include <string>
 
+#include "scenario_reader.h"
+
 namespace psygym {
 namespace eighth {
-namespace {
-
-class Reader {
- public:
-  explicit Reader(const ScenarioData& data) : data_(data) {}
-
-  int64_t next(const char* what, int64_t lo, int64_t hi) {
-    if (at_ >= data_.ints.size())
-      throw EngineError(ErrorCode::kScenario,
-                        std::string("8th scenario data ends before ") + what);
-    const int64_t v = data_.ints[at_++];
-    if (v < lo || v > hi)
-      throw EngineError(ErrorCode::kScenario, std::string("8th scenario data: ") + what + " is " +
-                                                  std::to_string(v) + ", allowed " +
-                                                  std::to_string(lo) + " to " + std::to_string(hi));
-    return v;
-  }
-  int small(const char* what, int lo, int hi) { return static_cast<int>(next(what, lo, hi)); }
-
-  std::vector<int> list(const char* what, int max_len, int n_items) {
-    const int len = small(what, 0, max_len);
-    std::vector<int> out;
-    for (int i = 0; i < len; ++i) out.push_back(small(what, 0, n_items - 1));
-    return out;
-  }
-
-  DiceExpr dice(const char* what) {
-    DiceExpr e;
-    e.count = small(what, 0, 20);   // psygym.scenario.MAX_DICE
-    e.sides = small(what, 0, 20);   // MAX_DIE_SIDES
-    e.modifier = small(what, -20, 20);  // MAX_DICE_MODIFIER
-    return e;
-  }
-
-  double real(const char* what) {
-    if (real_at_ >= data_.reals.size())
-      throw EngineError(ErrorCode::kScenario,
-                        std::string("8th scenario data ends before ") + what);
-    const double v = data_.reals[real_at_++];
-    if (!std::isfinite(v) || std::fabs(v) > 1e6)
-      throw EngineError(ErrorCode::kScenario,
-                        std::string("8th scenario data: ") + what + " is not a finite value");
-    return v;
-  }
-
-  void finish() const {
-    if (at_ != data_.ints.size() || real_at_ != data_.reals.size())
-      throw EngineError(ErrorCode::kScenario, "8th scenario data has numbers left over");
-  }
-
- private:
-  const ScenarioData& data_;
-  std::size_t at_ = 0;
-  std::size_t real_at_ = 0;
-};
-
-}  // namespace
 
 ScenarioSpec read_scenario(const ScenarioData& data) {
-  Reader r(data);
+  ScenarioReader r(data, "8th scenario data");
   ScenarioSpec sc;
   r.small("format", kFormat, kFormat);
   const int n = sc.n_units = r.small("units", 2, kMaxUnits);
@@ -72,9 +17,9 @@ ScenarioSpec read_scenario(const ScenarioData& data) {
   sc.first_player = r.small("first_player", 0, 1);
   sc.battle_rounds = r.small("battle_rounds", 1, kMaxRounds);
   sc.phase_limit = r.small("phase_limit", 0, 2 * kMaxRounds);
-  sc.perils = r.dice("perils_mortal_wounds");
-  sc.blast = r.dice("perils_blast_mortal_wounds");
-  for (auto& side : sc.side_psykers) side = r.list("side_psykers", n, n);
+  sc.perils = r.dice<DiceExpr>("perils_mortal_wounds", false);
+  sc.blast = r.dice<DiceExpr>("perils_blast_mortal_wounds", false);
+  for (auto& side : sc.side_psykers) side = r.list("side_psykers", n, 0, n - 1, false);
   sc.units.resize(static_cast<std::size_t>(n));
   for (UnitData& u : sc.units) {
     u.side = r.small("unit side", 0, 1);
@@ -85,10 +30,10 @@ ScenarioSpec read_scenario(const ScenarioData& data) {
     u.full_deny = r.small("unit deny", 0, 255);
     u.leadership = r.small("unit leadership", 0, kMaxLeadership);
     u.value_per_wound = r.real("unit value_per_wound");
-    u.known = r.list("unit known powers", p, p);
-    u.deny_candidates = r.list("unit deny candidates", n, n);
-    u.blast_candidates = r.list("unit blast candidates", n, n);
-    for (int k = 0; k < p; ++k) u.targets.push_back(r.list("unit targets", n, n));
+    u.known = r.list("unit known powers", p, 0, p - 1, false);
+    u.deny_candidates = r.list("unit deny candidates", n, 0, n - 1, false);
+    u.blast_candidates = r.list("unit blast candidates", n, 0, n - 1, false);
+    for (int k = 0; k < p; ++k) u.targets.push_back(r.list("unit targets", n, 0, n - 1, false));
   }
   // A side's psykers are the indices the legal SELECT actions list (8E-2.1).
   for (int side = 0; side < 2; ++side)
@@ -104,17 +49,17 @@ ScenarioSpec read_scenario(const ScenarioData& data) {
     pw.kind = r.small("power effect kind", kValueEffect, kAttackEffect);
     pw.value = r.real("power value");
     if (pw.kind == kMortalEffect) {
-      pw.mortal = r.dice("mortal_wounds");
+      pw.mortal = r.dice<DiceExpr>("mortal_wounds", false);
       pw.boosted_at = r.small("boosted_at", 0, 255);
-      pw.boosted = r.dice("boosted");
+      pw.boosted = r.dice<DiceExpr>("boosted", false);
     } else if (pw.kind == kRolloffEffect) {
-      pw.dice = r.dice("rolloff dice");
+      pw.dice = r.dice<DiceExpr>("rolloff dice", false);
       pw.difference = r.small("rolloff difference", 0, 1) != 0;
-      pw.win = r.dice("rolloff win");
-      pw.tie = r.dice("rolloff tie");
+      pw.win = r.dice<DiceExpr>("rolloff win", false);
+      pw.tie = r.dice<DiceExpr>("rolloff tie", false);
     } else if (pw.kind == kAttackEffect) {
-      pw.hits = r.dice("attack hits");
-      pw.damage = r.dice("attack damage");
+      pw.hits = r.dice<DiceExpr>("attack hits", false);
+      pw.damage = r.dice<DiceExpr>("attack damage", false);
       for (int j = 0; j < n; ++j) {
         const int64_t num = r.next("attack unsaved numerator", 0, int64_t{1} << 40);
         const int64_t den = r.next("attack unsaved denominator", 1, int64_t{1} << 40);

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "scenario_reader.h"
+
 namespace psygym {
 namespace rogue_trader {
 namespace {
@@ -12,77 +14,19 @@ EngineError problem(const std::string& what) {
   return EngineError(ErrorCode::kScenario, "rt scenario data: " + what);
 }
 
-class Reader {
- public:
-  explicit Reader(const ScenarioData& data) : data_(data) {}
-
-  int64_t next(const char* what, int64_t lo, int64_t hi) {
-    if (at_ >= data_.ints.size())
-      throw EngineError(ErrorCode::kScenario, std::string("rt scenario data ends before ") + what);
-    const int64_t v = data_.ints[at_++];
-    if (v < lo || v > hi)
-      throw problem(std::string(what) + " is " + std::to_string(v) + ", allowed " +
-                    std::to_string(lo) + " to " + std::to_string(hi));
-    return v;
-  }
-  int small(const char* what, int lo, int hi) { return static_cast<int>(next(what, lo, hi)); }
-  bool flag(const char* what) { return small(what, 0, 1) != 0; }
-
-  // A strictly increasing list of indices below n_items.
-  std::vector<int> increasing(const char* what, int max_len, int n_items) {
-    const int len = small(what, 0, max_len);
-    std::vector<int> out;
-    for (int i = 0; i < len; ++i) {
-      out.push_back(small(what, 0, n_items - 1));
-      if (i > 0 && out[static_cast<std::size_t>(i)] <= out[static_cast<std::size_t>(i) - 1])
-        throw problem(std::string(what) + " are not in increasing order");
-    }
-    return out;
-  }
-
-  Dice dice(const char* what) {
-    Dice d;
-    d.count = small(what, 0, 20);      // psygym.scenario.MAX_DICE
-    d.sides = small(what, 0, 20);      // MAX_DIE_SIDES
-    d.modifier = small(what, -20, 20);  // MAX_DICE_MODIFIER
-    if ((d.sides == 0) != (d.count == 0))
-      throw problem(std::string(what) + " has dice without sides or sides without dice");
-    return d;
-  }
-
-  double real(const char* what) {
-    if (real_at_ >= data_.reals.size())
-      throw EngineError(ErrorCode::kScenario, std::string("rt scenario data ends before ") + what);
-    const double v = data_.reals[real_at_++];
-    if (!std::isfinite(v) || std::fabs(v) > 1e6)
-      throw problem(std::string(what) + " is not a finite value");
-    return v;
-  }
-
-  void finish() const {
-    if (at_ != data_.ints.size() || real_at_ != data_.reals.size())
-      throw problem("numbers are left over");
-  }
-
- private:
-  const ScenarioData& data_;
-  std::size_t at_ = 0;
-  std::size_t real_at_ = 0;
-};
-
 bool targeted(int effect) {
   return effect != kAura && effect != kStrengthOfMind && effect != kValue;
 }
 
 // abilities.py's AbilitySpec._consistent, where the twin relies on it.
-void read_ability(Reader& r, AbilityData& ab) {
+void read_ability(ScenarioReader& r, AbilityData& ab) {
   ab.cost = r.small("ability cost", 0, 100);
   ab.effect = r.small("ability effect", kMental, kValue);
   ab.target = r.small("ability target", kEnemy, kSelf);
   ab.strength = r.small("ability strength", 0, 10);
-  ab.damage = r.dice("ability damage");
+  ab.damage = r.dice<Dice>("ability damage", true);
   ab.aura = r.small("ability aura", 0, 4);
-  ab.duration = r.dice("ability duration");
+  ab.duration = r.dice<Dice>("ability duration", true);
   ab.psychic_save = r.flag("ability psychic_save");
   ab.value = r.real("ability value");
   const bool saved = ab.effect == kMental || ab.effect == kStealMind || ab.effect == kRemove ||
@@ -117,19 +61,19 @@ void check_candidates(const ScenarioSpec& sc, int u, const AbilityData& ab,
   }
 }
 
-void read_psyker(Reader& r, ScenarioSpec& sc, UnitData& u, int index) {
+void read_psyker(ScenarioReader& r, ScenarioSpec& sc, UnitData& u, int index) {
   const int a = sc.n_abilities;
   u.psi_level = r.small("psi_level", -1, kMaxPoints);
   u.psi_points = r.small("psi_points", -1, kMaxPoints);
   u.typical_level = r.small("typical psi-level", 0, kMaxPoints);
   u.random_level = r.flag("random psi-level");
   u.random_abilities = r.flag("random abilities");
-  u.held = r.increasing("abilities held", a, a);
-  const Dice level = r.dice("random psi-level dice");
-  const Dice count = r.dice("random abilities dice");
+  u.held = r.list("abilities held", a, 0, a - 1, true);
+  const Dice level = r.dice<Dice>("random psi-level dice", true);
+  const Dice count = r.dice<Dice>("random abilities dice", true);
   const int count_cap = r.small("abilities cap", 0, a);
   const int row_count = r.small("typical number of abilities", 0, kMaxDraws);
-  u.pool = r.increasing("chart abilities", a, a);
+  u.pool = r.list("chart abilities", a, 0, a - 1, true);
   if (u.random_level) {
     if (u.psi_level >= 0) throw problem("a random psi-level beside an explicit one");
     u.level_table = dice_table(level);
@@ -158,7 +102,7 @@ void read_psyker(Reader& r, ScenarioSpec& sc, UnitData& u, int index) {
 }  // namespace
 
 ScenarioSpec read_scenario(const ScenarioData& data) {
-  Reader r(data);
+  ScenarioReader r(data, "rt scenario data");
   ScenarioSpec sc;
   r.small("format", kFormat, kFormat);
   const int n = sc.n_units = r.small("units", 2, kMaxUnits);

@@ -4,89 +4,29 @@
 #include <cmath>
 #include <string>
 
+#include "scenario_reader.h"
+
 namespace psygym {
 namespace second {
 namespace {
-
-class Reader {
- public:
-  explicit Reader(const ScenarioData& data) : data_(data) {}
-
-  int64_t next(const char* what, int64_t lo, int64_t hi) {
-    if (at_ >= data_.ints.size())
-      throw EngineError(ErrorCode::kScenario,
-                        std::string("2nd scenario data ends before ") + what);
-    const int64_t v = data_.ints[at_++];
-    if (v < lo || v > hi)
-      throw EngineError(ErrorCode::kScenario, std::string("2nd scenario data: ") + what + " is " +
-                                                  std::to_string(v) + ", allowed " +
-                                                  std::to_string(lo) + " to " + std::to_string(hi));
-    return v;
-  }
-  int small(const char* what, int lo, int hi) { return static_cast<int>(next(what, lo, hi)); }
-  bool flag(const char* what) { return small(what, 0, 1) != 0; }
-
-  // A list of `max_len` items at most, each in [lo, hi], strictly ascending if `ascending`.
-  std::vector<int> list(const char* what, int max_len, int lo, int hi, bool ascending) {
-    const int len = small(what, 0, max_len);
-    std::vector<int> out;
-    for (int i = 0; i < len; ++i) {
-      const int v = small(what, lo, hi);
-      if (ascending && !out.empty() && v <= out.back())
-        throw EngineError(ErrorCode::kScenario,
-                          std::string("2nd scenario data: ") + what + " is not ascending");
-      out.push_back(v);
-    }
-    return out;
-  }
-
-  DiceExpr dice(const char* what) {
-    DiceExpr e;
-    e.count = small(what, 0, 20);       // psygym.scenario.MAX_DICE
-    e.sides = small(what, 0, 20);       // MAX_DIE_SIDES
-    e.modifier = small(what, -20, 20);  // MAX_DICE_MODIFIER
-    return e;
-  }
-
-  double real(const char* what) {
-    if (real_at_ >= data_.reals.size())
-      throw EngineError(ErrorCode::kScenario,
-                        std::string("2nd scenario data ends before ") + what);
-    const double v = data_.reals[real_at_++];
-    if (!std::isfinite(v) || std::fabs(v) > 1e6)
-      throw EngineError(ErrorCode::kScenario,
-                        std::string("2nd scenario data: ") + what + " is not a finite value");
-    return v + 0.0;  // -0.0 scores as 0.0 does; keep the state's score clear of -0.0
-  }
-
-  void finish() const {
-    if (at_ != data_.ints.size() || real_at_ != data_.reals.size())
-      throw EngineError(ErrorCode::kScenario, "2nd scenario data has numbers left over");
-  }
-
- private:
-  const ScenarioData& data_;
-  std::size_t at_ = 0;
-  std::size_t real_at_ = 0;
-};
 
 void fail(const std::string& what) {
   throw EngineError(ErrorCode::kScenario, "2nd scenario data: " + what);
 }
 
-EffectSpec read_effect(Reader& r) {
+EffectSpec read_effect(ScenarioReader& r) {
   EffectSpec e;
   e.kind = r.small("effect kind", kNoEffect, kDuel);
   if (e.kind == kAttack) {
-    e.hits = r.dice("attack hits");
+    e.hits = r.dice<DiceExpr>("attack hits", false);
     e.to_hit_bs = r.flag("attack to_hit");
     e.strength = r.small("attack strength", 1, 10);
-    e.damage = r.dice("attack damage");
+    e.damage = r.dice<DiceExpr>("attack damage", false);
     e.saves = r.flag("attack saves");
   } else if (e.kind == kMortal || e.kind == kDuel) {
-    e.dice = r.dice("effect dice");
+    e.dice = r.dice<DiceExpr>("effect dice", false);
   } else if (e.kind == kValue) {
-    e.value = r.real("value effect");
+    e.value = r.real("value effect") + 0.0;  // -0.0 scores as 0.0: keep states clear of -0.0
   }
   return e;
 }
@@ -94,7 +34,7 @@ EffectSpec read_effect(Reader& r) {
 }  // namespace
 
 ScenarioSpec read_scenario(const ScenarioData& data) {
-  Reader r(data);
+  ScenarioReader r(data, "2nd scenario data");
   ScenarioSpec sc;
   r.small("format", kFormat, kFormat);
   const int u = sc.n_units = r.small("units", 2, kMaxUnits);
@@ -117,7 +57,7 @@ ScenarioSpec read_scenario(const ScenarioData& data) {
   st.destroy_lose_card = r.flag("destroy_power");
   st.reflection_caster = r.flag("reflection");
   st.daemonic_attack_below = r.small("daemonic_attack_below", 0, 12);
-  st.duel_dice = r.dice("psychic_duel_dice");
+  st.duel_dice = r.dice<DiceExpr>("psychic_duel_dice", false);
   st.duel_add_ml = r.flag("psychic_duel_add_ml");
   int cards = 0;
   for (int& count : sc.deck) cards += count = r.small("deck count", 0, kMaxCardCount);
@@ -132,7 +72,7 @@ ScenarioSpec read_scenario(const ScenarioData& data) {
     unit.save = r.small("unit save", 2, 7);
     unit.invulnerable = r.small("unit invulnerable", 0, 6);
     unit.ballistic_skill = r.small("unit ballistic_skill", 1, 10);
-    unit.value_per_wound = r.real("unit value_per_wound");
+    unit.value_per_wound = r.real("unit value_per_wound") + 0.0;
     sc.side_units[unit.owner].push_back(i);
   }
   if (sc.side_units[0].empty() || sc.side_units[1].empty()) fail("a side has no unit");
