@@ -24,6 +24,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "state_bytes.h"
+
 namespace psygym {
 namespace second {
 
@@ -151,25 +153,6 @@ inline Header load_header(const uint8_t* s) {
 }
 
 inline void store_header(const Header& h, uint8_t* s) { std::memcpy(s, &h, sizeof h); }
-
-inline int get_u16(const uint8_t* s, std::size_t at) {
-  uint16_t v;
-  std::memcpy(&v, s + at, sizeof v);
-  return v;
-}
-
-inline void set_u16(uint8_t* s, std::size_t at, int value) {
-  const uint16_t v = static_cast<uint16_t>(value);
-  std::memcpy(s + at, &v, sizeof v);
-}
-
-inline bool get_bit(const uint8_t* s, std::size_t at, int i) {
-  return (s[at + static_cast<std::size_t>(i) / 8] >> (i % 8)) & 1;
-}
-
-inline void set_bit(uint8_t* s, std::size_t at, int i) {
-  s[at + static_cast<std::size_t>(i) / 8] |= static_cast<uint8_t>(1u << (i % 8));
-}
 
 inline InPlayRec load_in_play(const uint8_t* s, const Layout& l, int psyker, int slot) {
   InPlayRec r;
