@@ -1,8 +1,9 @@
 // The 8th-edition psychic phase as a compiled game: the twin of
-// psygym/editions/eighth/rules.py (8E-1 .. 8E-8), node for node. The action layout is
-// actions.py's (select [0, N), end the phase N, cast N + 1 + p N + t, stop N + 1 + P N, deny
-// with d N + 2 + P N + d, do not deny 2 N + 2 + P N), the chance outcomes and their order are
-// rules.py's, and every default rules.py's docstring lists is kept.
+// psygym/editions/eighth/rules.py and the modules it mixes in (8E-1 .. 8E-8), node for node.
+// The action layout is actions.py's (select [0, N), end the phase N, cast N + 1 + p N + t,
+// stop N + 1 + P N, deny with d N + 2 + P N + d, do not deny 2 N + 2 + P N), the chance
+// outcomes and their order are chances.py's, and every default rules.py's docstring lists is
+// kept.
 #pragma once
 
 #include <map>

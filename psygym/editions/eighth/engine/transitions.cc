@@ -1,4 +1,4 @@
-// The transitions of rules.py (_select .. _next_phase), building the next state in one copy as
+// The transitions of transitions.py (_select .. _next_phase), building the next state in one copy as
 // the reference does; no events (STYLE.md 7.7).
 #include <cstring>
 

@@ -1,4 +1,4 @@
-// Exact 7th-edition chance tables: the twin of the Fraction sums in odds.py and rules.py
+// Exact 7th-edition chance tables: the twin of the Fraction sums in odds.py and chances.py
 // (cast_distribution, deny_chance, ld_pass, _rolloff_win, allocate_wounds, _attack_wounds,
 // _effect_distribution, _removed_hits_dist).
 //

@@ -1,7 +1,7 @@
-// The compiled twin of rules.py (SeventhRules): legality, chance and transitions of one
-// 7th-edition scenario over the byte states of state.h. rules.cc holds the structure, the
-// legal actions and the chance tables; transitions.cc the handlers, one per stage, as
-// SeventhRules._on_stage; views.cc the observation (views.py's Observer).
+// The compiled twin of rules.py (SeventhRules and the modules it mixes in): legality, chance
+// and transitions of one 7th-edition scenario over the byte states of state.h. rules.cc holds
+// the structure, the legal actions and the chance tables; transitions.cc the handlers, one per
+// stage, as SeventhRules._on_stage; views.cc the observation (views.py's Observer).
 #pragma once
 
 #include <string>

@@ -1,5 +1,5 @@
-// The transitions of rules.py: apply() copies the state once into `out` (the draft) and runs
-// the stage's handler on it, as SeventhRules._step does (no events: the core builds none).
+// The transitions of transitions.py: apply() copies the state once into `out` (the draft) and
+// runs the stage's handler on it, as SeventhRules._step does (no events: the core builds none).
 #include <cstring>
 
 #include "rules.h"
