@@ -7,10 +7,12 @@ times the reference and then every env for the same number of steps, in CPU time
 ratio reported is the median over rounds of ``env steps/s / Blackjack steps/s`` in that round,
 with the lowest and highest round. Every edition with a compiled twin also gets a line for its
 batched env (:mod:`psygym.engine.vector`, ``BATCH`` games stepped per call into the core, each
-call counted as ``BATCH`` steps) on its default scenario, and an env the compiled core steps
-(:mod:`psygym.engine.episode`) also a line ``<env> reference``: the same env on the pure-Python
-reference (``engine="python"``), the speed before the core. One untimed warm-up round of every
-subject comes first (the steady state a long run sees, as benchmark tools do), and each timing
+call counted as ``BATCH`` steps, the uniformly random legal actions drawn by the env's own
+``sample_legal()``, the batch's ``action_space.sample(mask=...)``) on its default scenario,
+and an env the compiled core steps (:mod:`psygym.engine.episode`) also a line
+``<env> reference``: the same env on the pure-Python reference (``engine="python"``), the speed
+before the core. One untimed warm-up round of every subject comes first (the steady state a
+long run sees, as benchmark tools do), and each timing
 starts after a garbage collection that is not timed.
 
 Solver mode (``--solver``): states per CPU-second of the exact expectiminimax solver on the
@@ -534,40 +536,34 @@ def _env_subjects(steps: int, rounds: int, seed: int) -> list[tuple[str, Callabl
 
 BATCH = 256
 """Games of the batched env's bench line (one call into the core steps them all)."""
+BATCH_CALLS = 32
+"""Calls a round of the batched env makes at least: a call is ``BATCH`` steps, so the single
+envs' 4,000 steps a round would be 16 calls, too few to time a steady state."""
 
 
 class _BatchStepper:
     """Random legal steps of a batched env, ``BATCH`` steps per call.
 
-    The actions are drawn uniformly from the legal ones of every game at once, from the mask
-    array (the batch's counterpart of :class:`_Stepper`'s draw).
+    The actions are drawn uniformly from the legal ones of every game at once by the env's
+    ``sample_legal()`` (in the core, from the env's own seeded generator): the batch's
+    counterpart of :class:`_Stepper`'s draw from the mask.
 
     Args:
         env: a :class:`~psygym.engine.vector.CompiledVectorEnv`.
-        seed: seeds the env and the draw of the actions.
+        seed: seeds the env (its games and its sampler).
     """
 
     def __init__(self, env, seed: int):
         self.env = env
-        self.rng = np.random.default_rng(seed)
-        _, info = env.reset(seed=seed)
-        self.mask = info["action_mask"]
+        env.reset(seed=seed)
 
     def run(self, steps: int) -> float:
-        """CPU seconds of ``steps`` steps (whole calls, the time scaled to ``steps``)."""
-        env, rng, mask = self.env, self.rng, self.mask
-        n, width = mask.shape
-        rows = np.arange(n) * width
-        calls = -(-steps // n)
+        """CPU seconds of ``steps`` steps, timed over at least ``BATCH_CALLS`` whole calls."""
+        env = self.env
+        calls = max(-(-steps // env.num_envs), BATCH_CALLS)
         start = time.process_time()
         for _ in range(calls):
-            # The k-th legal action of each game, k uniform: positions in the flat mask.
-            counts = mask.sum(axis=1)
-            first = np.cumsum(counts) - counts
-            picks = first + (rng.random(n) * counts).astype(np.int64)
-            _, _, _, _, info = env.step(np.flatnonzero(mask)[picks] - rows)
-            mask = info["action_mask"]
-        self.mask = mask
+            env.step(env.sample_legal())
         elapsed = max(time.process_time() - start, 1e-9)
         return elapsed * steps / (calls * env.num_envs)
 

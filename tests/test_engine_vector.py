@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from psygym.engine.differential import EngineMismatch, check_games
-from psygym.engine.vector import CompiledVectorEnv, spawn_generators
+from psygym.engine.vector import CompiledVectorEnv, sampler_generator, spawn_generators
 from psygym.envs.psychic import PsychicPhaseEnv
+from psygym.kernel import uniform_choice
 
 N = 4
 SEATS = [0, 1, 1, 0]
@@ -84,6 +85,29 @@ def test_batch_steps_as_the_reference_envs(edition, scenario):
             assert np.array_equal(ref_info["action_mask"], info["action_mask"][i]), where
         assert np.array_equal(batch.action_masks(), info["action_mask"])
     assert episodes.min() >= 3, f"episodes per game: {episodes}"
+
+
+@needs_core
+@pytest.mark.parametrize(("edition", "scenario"), CASES)
+def test_sample_legal_is_the_reference_uniform_choice(edition, scenario):
+    """sample_legal draws kernel.uniform_choice over each game's legal actions, games in order,
+    from the sampler generator reset(seed=) seeds; the games' own streams stay as they were."""
+    rules, _ = compiled_pair(edition, scenario)
+    batch = CompiledVectorEnv(N, rules=rules, seat=SEATS)
+    with pytest.raises(ValueError, match="reset"):
+        batch.sample_legal()
+    plain = CompiledVectorEnv(N, rules=rules, seat=SEATS)
+    _, info = batch.reset(seed=12)
+    _, plain_info = plain.reset(seed=12)
+    sampler = sampler_generator(12, N)
+    for _ in range(60):
+        legal = [np.flatnonzero(m).tolist() for m in info["action_mask"]]
+        actions = batch.sample_legal()
+        assert actions.dtype == np.int64 and actions.shape == (N,)
+        assert actions.tolist() == [uniform_choice(a, sampler) for a in legal]
+        obs, rewards, _, _, info = batch.step(actions)
+        plain_obs, plain_rewards, _, _, plain_info = plain.step(actions)
+        assert np.array_equal(obs, plain_obs) and np.array_equal(rewards, plain_rewards)
 
 
 @needs_core

@@ -48,6 +48,16 @@ def spawn_generators(seed: int | None, n: int) -> list[np.random.Generator]:
     return [np.random.Generator(np.random.PCG64(child)) for child in children]
 
 
+def sampler_generator(seed: int | None, n: int) -> np.random.Generator:
+    """The generator of :meth:`CompiledVectorEnv.sample_legal` in a batch of ``n`` games.
+
+    The child after the games' own: ``SeedSequence(seed).spawn(n + 1)[n]``, so seeding it
+    leaves every game's stream as :func:`spawn_generators` makes it.
+    """
+    child = np.random.SeedSequence(seed).spawn(n + 1)[n]
+    return np.random.Generator(np.random.PCG64(child))
+
+
 class CompiledVectorEnv(VectorEnv):
     """``num_envs`` psychic-phase games against a uniformly random opponent, stepped in C++.
 
@@ -114,6 +124,7 @@ class CompiledVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         self._masks: np.ndarray | None = None
+        self._batch.set_sampler(core_generator(compiled.core, sampler_generator(None, num_envs)))
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
@@ -129,6 +140,8 @@ class CompiledVectorEnv(VectorEnv):
         if seed is not None:
             generators = spawn_generators(seed, self.num_envs)
             self._batch.set_generators([core_generator(self._core, g) for g in generators])
+            self._batch.set_sampler(
+                core_generator(self._core, sampler_generator(seed, self.num_envs)))
         obs, masks = self._batch.reset()
         self._masks = masks
         return obs, {"action_mask": masks}
@@ -143,11 +156,24 @@ class CompiledVectorEnv(VectorEnv):
         ended = terminated | truncated
         if ended.any():
             final_obs = np.full(self.num_envs, None, dtype=object)
-            for i in np.flatnonzero(ended):
-                final_obs[i] = final[i]
+            for row, i in enumerate(np.flatnonzero(ended)):
+                final_obs[i] = final[row]  # the core returns the ended games' rows only
             infos["final_obs"] = final_obs
             infos["_final_obs"] = ended
         return obs, rewards, terminated, truncated, infos
+
+    def sample_legal(self) -> np.ndarray:
+        """A uniformly random legal action of every game, ``[N]`` int64.
+
+        The batch's counterpart of ``action_space.sample(mask=...)``, drawn in the core from the
+        env's own sampler generator (:func:`sampler_generator`, seeded by ``reset(seed=)``; the
+        games' generators are not touched): game ``i``'s action is
+        ``psygym.kernel.uniform_choice`` over its legal actions, games in order.
+
+        Raises:
+            ValueError: before the first :meth:`reset`.
+        """
+        return self._batch.sample_legal()
 
     def action_masks(self) -> np.ndarray:
         """The learners' legal actions now, ``[N, num_actions]`` bool (the sb3 convention).
@@ -160,4 +186,4 @@ class CompiledVectorEnv(VectorEnv):
         return self._masks
 
 
-__all__ = ["OPPONENTS", "CompiledVectorEnv", "spawn_generators"]
+__all__ = ["OPPONENTS", "CompiledVectorEnv", "sampler_generator", "spawn_generators"]

@@ -55,16 +55,19 @@ void BatchEnv::step(const int64_t* actions, const BatchOutput& out) {
     Episode& game = games_[i];
     out.rewards[i] = game.step(actions[i]);
     out.truncated[i] = false;
-    float* final_obs = out.final_obs + i * obs_size_;
-    if (game.player() == kTerminal) {
-      out.terminated[i] = true;
-      game_.observe(game.state().data(), game.seat(), final_obs);
+    out.terminated[i] = game.player() == kTerminal;
+    if (out.terminated[i]) {
+      game_.observe(game.state().data(), game.seat(), out.final_obs + i * obs_size_);
       game.reset();
-    } else {
-      out.terminated[i] = false;
-      std::fill(final_obs, final_obs + obs_size_, 0.0f);
     }
     write(game, i, out);
+  }
+}
+
+void BatchEnv::sample_legal(int64_t* out) {
+  for (std::size_t i = 0; i < games_.size(); ++i) {
+    const std::vector<int32_t>& legal = games_[i].legal();
+    out[i] = legal[uniform_index(legal.size(), sampler_)];
   }
 }
 

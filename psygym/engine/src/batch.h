@@ -20,7 +20,8 @@
 namespace psygym {
 
 // Outputs of a step, rows of the caller's arrays: obs [N, obs], rewards [N], terminated [N],
-// truncated [N], masks [N, actions], final_obs [N, obs] (rows of ended games; others zero).
+// truncated [N], masks [N, actions], final_obs [N, obs] (only the rows of ended games are
+// written: the others keep what they held).
 struct BatchOutput {
   float* obs = nullptr;
   double* rewards = nullptr;
@@ -52,6 +53,11 @@ class BatchEnv {
   // Every game's action (checked), then chance and the opponent to the learner's next
   // decision; ended games are reset in the same step.
   void step(const int64_t* actions, const BatchOutput& out);
+  // A uniformly random legal action of every game, in game order: psygym.kernel.uniform_choice
+  // over its legal actions, drawn from the batch's own sampler (random.h), not the games'.
+  void sample_legal(int64_t* out);
+  void set_sampler(const Pcg64& rng) { sampler_ = rng; }
+  const Pcg64& sampler() const { return sampler_; }
 
  private:
   void write(const Episode& game, std::size_t i, const BatchOutput& out) const;
@@ -60,6 +66,7 @@ class BatchEnv {
   int num_actions_;
   std::size_t obs_size_;
   std::vector<Episode> games_;
+  Pcg64 sampler_{0, 1};  // set_sampler seeds it
   bool started_ = false;
 };
 

@@ -171,6 +171,7 @@ py::tuple words_of(const Pcg64& rng) {
 struct PyBatch {
   const PyGame* game;
   std::unique_ptr<BatchEnv> env;
+  std::vector<float> final_rows;  // step's scratch rows for the ended games' last observations
 };
 
 template <typename T>
@@ -372,7 +373,8 @@ PYBIND11_MODULE(_core, m) {
                        std::vector<Pcg64> generators) {
              return PyBatch{&g, std::make_unique<BatchEnv>(*g.game, num_actions,
                                                            std::move(seats),
-                                                           std::move(generators))};
+                                                           std::move(generators)),
+                            {}};
            }),
            py::arg("game"), py::arg("num_actions"), py::arg("seats"), py::arg("generators"),
            py::keep_alive<1, 2>())
@@ -402,6 +404,18 @@ PYBIND11_MODULE(_core, m) {
                b.env->set_rng(i, generators[i]);
            },
            py::arg("generators"), "Give each game its generator (reset() then starts over).")
+      .def("set_sampler", [](PyBatch& b, const Pcg64& rng) { b.env->set_sampler(rng); },
+           py::arg("generator"), "Seed the generator of sample_legal().")
+      .def("sample_legal",
+           [](PyBatch& b) {
+             BatchEnv& env = *b.env;
+             if (!env.started()) throw EngineError(ErrorCode::kValue, "call reset() first");
+             auto out = rows<int64_t>(env.size(), 0);
+             env.sample_legal(out.mutable_data());
+             return out;
+           },
+           "A uniformly random legal action of every game [N] (kernel.uniform_choice over its "
+           "legal actions, from the sampler's generator).")
       .def("reset",
            [](PyBatch& b) {
              BatchEnv& env = *b.env;
@@ -424,24 +438,36 @@ PYBIND11_MODULE(_core, m) {
              py::array_t<int64_t> checked = checked_actions(env, actions);
              const std::size_t n = env.size(), size = env.observation_size();
              auto obs = rows<float>(n, size);
-             auto final_obs = rows<float>(n, size);
              auto masks = rows<bool>(n, static_cast<std::size_t>(env.num_actions()));
              auto rewards = rows<double>(n, 0);
              auto terminated = rows<bool>(n, 0);
              auto truncated = rows<bool>(n, 0);
+             b.final_rows.resize(n * size);
              BatchOutput out{obs.mutable_data(),        rewards.mutable_data(),
                              terminated.mutable_data(), truncated.mutable_data(),
-                             masks.mutable_data(),      final_obs.mutable_data()};
+                             masks.mutable_data(),      b.final_rows.data()};
              {
                py::gil_scoped_release release;
                env.step(checked.data(), out);
              }
+             // The last observations of the ended games only, in game order (few per step).
+             const bool* ended = terminated.data();
+             std::size_t k = 0;
+             for (std::size_t i = 0; i < n; ++i) k += ended[i];
+             auto final_obs = rows<float>(k, size);
+             float* dst = final_obs.mutable_data();
+             for (std::size_t i = 0; i < n; ++i)
+               if (ended[i]) {
+                 std::copy_n(b.final_rows.data() + i * size, size, dst);
+                 dst += size;
+               }
              return py::make_tuple(obs, rewards, terminated, truncated, masks, final_obs);
            },
            py::arg("actions"),
            "Step every game (actions: int array [N], each legal for its game, else ValueError "
            "naming the game): (obs, rewards, terminated, truncated, masks, final_obs); a game "
-           "that ends is reset in the same step (final_obs: its last observation).");
+           "that ends is reset in the same step (final_obs: the last observations of the games "
+           "that ended, [ended, obs] in game order).");
 
   py::class_<PyEpisode>(m, "Episode",
                         "One game against a uniformly random opponent: the single env's core.")

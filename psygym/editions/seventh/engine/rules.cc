@@ -32,6 +32,8 @@ SeventhGame::SeventhGame(ScenarioNumbers numbers)
   disc_base_ = deny_base_ + n_.max_dice + 1;
   swap_base_ = disc_base_ + n_.disciplines;
   last_round_ = n_.rounds - 1;
+  for (int p = 0; p < n_.powers; ++p)
+    if (layout_.rank[static_cast<std::size_t>(p)] >= 0) value_powers_.push_back(p);
   side_units_.resize(2);
   side_psykers_.resize(2);
   for (int u = 0; u < n_.units; ++u) {

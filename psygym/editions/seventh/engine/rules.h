@@ -104,6 +104,7 @@ class SeventhGame : public Game {
   std::vector<std::vector<int>> candidates_;
   std::vector<std::vector<int>> reach_;
   std::vector<int> deny_needs_;  // [caster * U + t] (rules._deny_needs)
+  std::vector<int> value_powers_;  // the powers in force (effect kValue): value_powers_[rank]
   Table d6_, d3_;
   std::vector<Table> ld_tables_;  // per unit
   std::vector<double> uniform_;   // uniform_[n] = 1 / n

@@ -69,12 +69,27 @@ void SeventhGame::observe(const uint8_t* bytes, int player, float* out) const {
     v[3] = flag(s.psyker(t));
     v[4] = f32(static_cast<double>(spec.mastery) / 4.0);
     v[5] = flag(s.surge(t));
-    for (int p = 0; p < powers; ++p) {
-      v[kUnitFixed + p] = flag(s.knows(t, p));
-      v[kUnitFixed + powers + p] = flag(s.attempted(t, p));
-      v[kUnitFixed + 2 * powers + p] = flag(s.effect(p, t, 0) || s.effect(p, t, 1));
+    // Only set bits are written (the block is zero): a scan of the bitsets, not a read per
+    // power, as most of the block is 0.
+    const int k = layout_.slot[static_cast<std::size_t>(t)];
+    if (k >= 0) {
+      float* known = v + kUnitFixed;
+      scan_bits(bytes, layout_.bits, layout_.known_bit + k * powers, powers,
+                [&](int p) { return known[p] = 1.0f, false; });
+      float* tried = v + kUnitFixed + powers;
+      scan_bits(bytes, layout_.bits, layout_.attempted_bit + k * powers, powers,
+                [&](int p) { return tried[p] = 1.0f, false; });
     }
   }
+  // Powers in force, either side's (bit (rank * U + unit) * 2 + owner): one scan of the set.
+  const int unit_width = kUnitFixed + 3 * powers;
+  scan_bits(bytes, layout_.bits, layout_.effects_bit,
+            static_cast<int>(value_powers_.size()) * units * 2, [&](int b) {
+              const int rank = b / 2 / units, t = b / 2 % units;
+              out[kHead + t * unit_width + kUnitFixed + 2 * powers +
+                  value_powers_[static_cast<std::size_t>(rank)]] = 1.0f;
+              return false;
+            });
   // The pending cast, then power generation.
   float* c = out + kHead + units * (kUnitFixed + 3 * powers);
   if (s.has_cast()) {
