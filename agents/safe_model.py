@@ -117,6 +117,15 @@ def _constant_schedule(_progress: float) -> float:
     return 0.0
 
 
+def _no_optimizer(*_args: Any, **_kwargs: Any) -> None:
+    """The optimiser "class" of a rebuilt policy: none (it plays; training builds its own).
+
+    SB3 policies build an Adam optimiser in their constructor; torch's first one imports its
+    compiler (over a second per process) for nothing here.
+    """
+    return None
+
+
 # ----------------------------------------------------------------------------- paths
 def safe_paths(path: str | Path) -> tuple[Path, Path]:
     """The (weights, JSON) files of a safe model named by ``path``.
@@ -529,9 +538,10 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
 
     Returns:
         A fresh SB3 policy network (``MaskableActorCriticPolicy``, ``ActorCriticPolicy`` or
-        ``DQNPolicy``) in evaluation mode with the saved weights; wrap it in
-        :class:`psygym_agents.sb3.SB3Policy` to play. Its ``psygym_metadata`` attribute is the
-        JSON.
+        ``DQNPolicy``) in evaluation mode with the saved weights and no optimiser
+        (``optimizer`` is ``None``; a run that trains it copies the weights into its own);
+        wrap it in :class:`psygym_agents.sb3.SB3Policy` to play. Its ``psygym_metadata``
+        attribute is the JSON.
 
     Raises:
         FileNotFoundError: no weights file or JSON.
@@ -572,7 +582,8 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
     except (SafetensorError, OSError, ValueError) as exc:
         raise SafeModelError(f"{weights} is not a safetensors file: {_one_line(exc)}") from None
     check_finite(tensors, weights)
-    net = _policy_class(cls_name)(obs_space, act_space, _constant_schedule, **kwargs)
+    net = _policy_class(cls_name)(obs_space, act_space, _constant_schedule,
+                                  optimizer_class=_no_optimizer, **kwargs)  # fmt: skip
     expected = net.state_dict()
     missing = sorted(set(expected) - set(tensors))
     extra = sorted(set(tensors) - set(expected))

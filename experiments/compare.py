@@ -57,6 +57,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -547,28 +549,33 @@ class Prober:
     """Solves each scenario's game in the background, one at a time, in scenario order.
 
     A thread starts one child process per scenario (:func:`exact_game_value` with the settings'
-    time limit), so solving scenario ``k + 1`` overlaps the games of scenario ``k``.
+    time limit), so solving scenario ``k + 1`` overlaps the games of scenario ``k``. Where the
+    search ran in Python its memo is written into ``memo_dir`` (``Solved.memo``), so the
+    ``optimal`` player of the games starts from it instead of solving the game again.
     """
 
-    def __init__(self, scenarios: list[tuple[str, str]], settings: CompareSettings):
+    def __init__(self, scenarios: list[tuple[str, str]], settings: CompareSettings,
+                 memo_dir: str = ""):  # fmt: skip
         import threading
         from concurrent.futures import Future
 
         self.futures: dict[tuple[str, str], Future] = {sc: Future() for sc in scenarios}
         self._settings = settings
         self._order = list(scenarios)
+        self._memo_dir = memo_dir
         self._thread = threading.Thread(target=self._work, daemon=True)
         self._thread.start()
 
     def _work(self) -> None:
         from psygym.editions import load
 
-        for edition, scenario in self._order:
+        for k, (edition, scenario) in enumerate(self._order):
             fut = self.futures[(edition, scenario)]
+            memo = os.path.join(self._memo_dir, f"memo-{k}.pickle") if self._memo_dir else ""
             try:
                 rules = load(edition, scenario)
-                fut.set_result(exact_game_value(
-                    rules, self._settings.max_states, self._settings.solve_seconds))  # fmt: skip
+                limits = (self._settings.max_states, self._settings.solve_seconds)
+                fut.set_result(exact_game_value(rules, *limits, memo=memo))
             except Exception as exc:  # noqa: BLE001 - reported with the scenario
                 fut.set_result(Solved(None, f"{type(exc).__name__}: {exc}"))
 
@@ -819,8 +826,9 @@ def compare_scenario(
         exact_players=[e.label for e in entries if e.kind == "optimal"],
     )  # fmt: skip
     built = [_LOADED.get((spec, id(rules)), (None, "", None))[2] for spec in specs]
+    memos = {e.spec: solved.memo for e in entries if e.kind == "optimal" and solved.memo}
     ev = evaluate(rules, specs, eval_settings, labels=[e.label for e in entries], pool=pool,
-                  policies=built)  # fmt: skip
+                  policies=built, memos=memos)  # fmt: skip
     notes += ev.notes
     if graph_path:
         exact_future = _late_field(side, edition, scenario, entries, solved, exact_future, notes)
@@ -845,7 +853,7 @@ def compare_scenario(
         res.seconds = time.perf_counter() - start
         res.search_match = search_match(
             rules, entries, ev, settings, pool=pool, show_progress=show_progress,
-            background=background,
+            background=background, memos=memos,
         )  # fmt: skip
         if res.search_match:
             res.timing["search_match"] = res.search_match["seconds"]
@@ -868,7 +876,7 @@ def collect(res: ScenarioResult) -> ScenarioResult:
 
 def search_match(
     rules: Any, entries: list[Entry], ev: Any, settings: CompareSettings, *, pool: Any = None,
-    show_progress: bool = True, background: bool = False,
+    show_progress: bool = True, background: bool = False, memos: dict[str, str] | None = None,
 ) -> dict[str, Any] | None:  # fmt: skip
     """``search`` against the leader of the round-robin, head to head over both seats.
 
@@ -881,6 +889,7 @@ def search_match(
 
     ``background``: played in a thread beside other work (:func:`compare_scenario`), so instead
     of a progress bar (the display has one at a time) it prints a line when it starts and ends.
+    ``memos``: spec -> the solver memo its ``optimal`` player starts from (see :class:`Prober`).
 
     Returns:
         The match's summary with the leader's ``kind`` and the match's ``seconds`` (wall time
@@ -911,7 +920,7 @@ def search_match(
         result = head_to_head(
             rules, SEARCH, leader.spec, seed=settings.seed, max_games=games, min_games=games,
             batch=max(1, -(-games // max(1, workers))), adaptive=False, workers=workers,
-            pool=pool,
+            pool=pool, memos=memos,
             on_batch=lambda r: bar.update(completed=r.games_per_seat,
                                           note=f"{r.margin:+.2f} ± {r.ci95:.2f}"),
         )  # fmt: skip
@@ -1173,7 +1182,8 @@ def run_compare(
     # tight solver budget would stop some of them (games of several phases are not built).
     cap = max(settings.solve_seconds, SOLVE_SECONDS / 2)
     exact_side = ExactSide(builds, settings.max_states, cap) if builds else None
-    prober = Prober(others, settings)
+    memo_dir = tempfile.mkdtemp(prefix="psygym-compare-")  # solver memos, this run's own
+    prober = Prober(others, settings, memo_dir)
     pool = cluster or (worker_pool(settings.workers) if settings.workers > 1 else None)
     matches = ThreadPoolExecutor(max_workers=len(pairs)) if pool is not None else None
     done: dict[tuple[str, str], ScenarioResult] = {}
@@ -1199,6 +1209,7 @@ def run_compare(
             matches.shutdown(cancel_futures=True)
         if exact_side is not None:
             exact_side.close()
+        shutil.rmtree(memo_dir, ignore_errors=True)
     config = {
         **settings.__dict__,
         "seconds": round(seconds, 1),

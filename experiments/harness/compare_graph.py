@@ -161,6 +161,27 @@ class StateGraph:
         return float(self.values(w0, w1)[self.root])
 
 
+def _walk_ops(rules: Any) -> tuple[Any, ...]:
+    """``(initial, current, legal, outcomes, apply, returns, decode)`` of the game to enumerate.
+
+    On the scenario's compiled twin where it has one (states are the core's bytes, ``decode``
+    turns them into the reference's states), else on the reference rules (``decode`` is
+    ``None``). The twin's states, players, actions, chance probabilities and scores are the
+    reference's own (``tests/test_engine_*`` hold them together), and a state's bytes are
+    equal exactly where the reference states are, so both give the same graph.
+    """
+    from psygym.engine import compiled_game
+
+    twin = compiled_game(rules)
+    if twin is None:
+        return (rules.initial_state, rules.current_player, rules.legal_actions,
+                rules.chance_outcomes, lambda s, a: rules.apply(s, a, check=False),
+                rules.returns, None)  # fmt: skip
+    game = twin.game
+    return (game.initial_state, game.current_player, game.legal_actions, game.chance_outcomes,
+            game.apply, game.returns, twin.decode)  # fmt: skip
+
+
 def build_graph(
     rules: Any,
     max_states: int | None = None,
@@ -169,6 +190,9 @@ def build_graph(
     clock: Any = time.perf_counter,
 ) -> StateGraph:
     """Enumerate every state reachable from the initial state (depth first, children first).
+
+    The walk runs on the scenario's compiled twin where it has one (:func:`_walk_ops`); the
+    graph holds the reference's states either way.
 
     Args:
         rules: perfect-information rules without simultaneous moves (:func:`graph_supported`).
@@ -187,24 +211,24 @@ def build_graph(
     states: list[Hashable] = []
     players: list[int] = []
     edges: list[list[tuple[int, float, Hashable | None, float]]] = []
-    apply, current, returns = rules.apply, rules.current_player, rules.returns
+    initial, current, legal, outcomes, apply, returns, decode = _walk_ops(rules)
 
     def expand(state: Hashable, player: int) -> list[tuple[int, float, Any, float]]:
         pairs = (
-            [(a, p) for a, p in rules.chance_outcomes(state) if p > 0]
+            [(a, p) for a, p in outcomes(state) if p > 0]
             if player == CHANCE
-            else [(a, 0.0) for a in rules.legal_actions(state)]
+            else [(a, 0.0) for a in legal(state)]
         )
         out = []
         for a, p in pairs:
-            c = apply(state, a, check=False)
+            c = apply(state, a)
             if current(c) == TERMINAL:
                 out.append((a, p, None, float(returns(c)[0])))
             else:
                 out.append((a, p, c, 0.0))
         return out
 
-    root_state = rules.initial_state()
+    root_state = initial()
     pending: dict[Hashable, list] = {}
     stack: list[tuple[Hashable, int]] = [(root_state, current(root_state))]
     checked = 0
@@ -254,7 +278,7 @@ def build_graph(
     levels = [lv for lv in levels if len(lv)]
     return StateGraph(
         rules=rules,
-        states=states,
+        states=states if decode is None else [decode(x) for x in states],
         player=np.array(players, dtype=np.int64),
         start=start,
         action=action,

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from psygym.core import CHANCE, TERMINAL, Event, EventKind, play_game
-from psygym.kernel import weighted_choice
+from psygym.kernel import uniform_choice, weighted_choice
 
 DRAW_TOL = 1e-9
 """Scores within this of 0 count as a draw."""
@@ -111,6 +111,28 @@ def game_seed(seed: int, game: int) -> int:
     return seed + game
 
 
+_STREAM_STATES: dict[tuple[int, ...], dict[str, Any]] = {}
+"""Seed key -> the PCG64 state ``np.random.default_rng(key)`` starts from (a few thousand keys:
+seeds times Psychic phases). Setting a kept state is ten times cheaper than seeding anew."""
+
+
+def _stream(key: tuple[int, ...], rng: np.random.Generator | None = None) -> np.random.Generator:
+    """A generator that draws what ``np.random.default_rng(key)`` draws (``rng`` reused if given).
+
+    Raises:
+        ValueError: ``rng`` is not driven by PCG64 (``default_rng``'s bit generator).
+    """
+    state = _STREAM_STATES.get(key)
+    if state is None:
+        if len(_STREAM_STATES) >= 100_000:
+            _STREAM_STATES.clear()
+        state = _STREAM_STATES[key] = np.random.default_rng(key).bit_generator.state
+    if rng is None:
+        rng = np.random.Generator(np.random.PCG64(0))
+    rng.bit_generator.state = state  # copied in: the kept state is never changed
+    return rng
+
+
 def play_crn(
     rules: Any,
     policies: Sequence[Any],
@@ -122,11 +144,14 @@ def play_crn(
     """Play one game from the common random numbers of ``seed``; returns the terminal state.
 
     See the module docstring for the streams. ``stochastic[p]`` is set when seat ``p``'s agent
-    gave more than one action a probability.
+    gave more than one action a probability. A seat's action stream is only made at its first
+    random choice (a generator draws nothing until asked, so the draws are the same).
     """
     phase = 0
-    chance_rng = np.random.default_rng((seed, 0, phase))
-    action_rngs = [np.random.default_rng((seed, 1 + p)) for p in range(len(policies))]
+    chance_rng = _stream((seed, 0, phase))
+    action_rngs: list[np.random.Generator | None] = [None] * len(policies)
+    uniform = [getattr(p, "uniform", False) for p in policies]
+    phase_kind = EventKind.PHASE
     s = rules.initial_state()
     while True:
         player = rules.current_player(s)
@@ -135,19 +160,31 @@ def play_crn(
         if player == CHANCE:
             a = rules.sample_chance(s, chance_rng)
         else:
-            probs = policies[player].action_probabilities(rules, s, player)
-            if len(probs) == 1:
-                a = int(next(iter(probs)))
+            if uniform[player]:  # the random agent: the same draw without its dictionary
+                choices: Sequence[int] = rules.legal_actions(s)
+            else:
+                probs = policies[player].action_probabilities(rules, s, player)
+                choices = list(probs) if len(probs) > 1 else probs  # type: ignore[assignment]
+            if len(choices) == 1:
+                a = int(next(iter(choices)))
             else:
                 if stochastic is not None:
                     stochastic[player] = True
-                a = int(weighted_choice(list(probs), list(probs.values()), action_rngs[player]))
+                rng = action_rngs[player]
+                if rng is None:
+                    rng = action_rngs[player] = _stream((seed, 1 + player))
+                if uniform[player]:
+                    a = int(uniform_choice(choices, rng))
+                else:
+                    a = int(weighted_choice(choices, list(probs.values()), rng))
         s2, events = rules.apply_with_events(s, a, check=False)
         if on_step is not None:
             on_step(s, a, events)
-        if any(e.kind == EventKind.PHASE for e in events):
-            phase += 1
-            chance_rng = np.random.default_rng((seed, 0, phase))
+        for e in events:
+            if e.kind == phase_kind:
+                phase += 1
+                _stream((seed, 0, phase), chance_rng)
+                break
         s = s2
 
 

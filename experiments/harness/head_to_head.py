@@ -13,7 +13,7 @@ fixed by its seed.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,26 +97,36 @@ def seat_spec(spec: str, seat: int) -> str:
     return spec.replace(SEAT_FIELD, str(seat))
 
 
-def _policies(rules: Any, specs: tuple[str, str]) -> dict[tuple[int, int], Any]:
-    """``{(agent index, seat): policy}``, built once per worker and match."""
+def _policies(
+    rules: Any, specs: tuple[str, str], memos: Mapping[str, str] | None = None
+) -> dict[tuple[int, int], Any]:
+    """``{(agent index, seat): policy}``, built once per worker and match.
+
+    ``memos``: spec -> a solver memo file of this game (:func:`.solving.adopt_memo`).
+    """
+    from psygym_experiments.harness.solving import adopt_memo
+
     from psygym.policies import resolve_policy
 
     key = (id(rules), specs)
     if _WORKER.get("key") != key:
         _WORKER["key"] = key
+        memos = memos or {}
         _WORKER["policies"] = {
-            (i, seat): resolve_policy(seat_spec(spec, seat), rules)
+            (i, seat): adopt_memo(resolve_policy(seat_spec(spec, seat), rules), rules,
+                                  memos.get(spec, ""))
             for i, spec in enumerate(specs)
             for seat in (0, 1)
-        }
+        }  # fmt: skip
     return _WORKER["policies"]
 
 
 def play_pairs(
-    rules: Any, specs: tuple[str, str], seed: int, games: range
-) -> list[tuple[float, float]]:
+    rules: Any, specs: tuple[str, str], seed: int, games: range,
+    memos: Mapping[str, str] | None = None,
+) -> list[tuple[float, float]]:  # fmt: skip
     """A's score in seat 0 and in seat 1 for each game of ``games`` (same dice in both)."""
-    p = _policies(rules, specs)
+    p = _policies(rules, specs, memos)
     out = []
     for g in games:
         s = game_seed(seed, g)
@@ -141,6 +151,7 @@ def head_to_head(
     pool: Any = None,
     played: list[tuple[float, float]] | None = None,
     on_pairs: Callable[[range, list[tuple[float, float]]], None] | None = None,
+    memos: Mapping[str, str] | None = None,
 ) -> HeadToHead:
     """Play ``agent`` against ``opponent`` in both seats until the margin is clear.
 
@@ -161,6 +172,8 @@ def head_to_head(
             match, same settings); whole batches of them are used instead of playing again.
         on_pairs: called with each newly played batch's games and pairs, in game order (the
             resume record).
+        memos: agent spec -> a solver memo file a solve of this game wrote
+            (:func:`.solving.adopt_memo`): its ``optimal`` player starts from it.
     """
     result = HeadToHead(agent, opponent)
     specs = (agent, opponent)
@@ -188,25 +201,27 @@ def head_to_head(
 
     if pool is None and workers <= 1:
         for r in ranges:
-            if add_new(r, play_pairs(rules, specs, seed, r)):
+            if add_new(r, play_pairs(rules, specs, seed, r, memos)):
                 break
         return result
     if pool is not None:
-        _play_in(pool, max(1, workers), rules, specs, seed, ranges, add_new)
+        _play_in(pool, max(1, workers), rules, specs, seed, ranges, add_new, memos)
         return result
     from psygym_experiments.harness.tournament import worker_pool
 
     with worker_pool(workers, len(ranges)) as own:
-        _play_in(own, workers, rules, specs, seed, ranges, add_new)
+        _play_in(own, workers, rules, specs, seed, ranges, add_new, memos)
     return result
 
 
 def _play_in(
     pool: Any, workers: int, rules: Any, specs: tuple[str, str], seed: int,
     ranges: list[range], add: Callable[[range, list[tuple[float, float]]], bool],
+    memos: Mapping[str, str] | None = None,
 ) -> None:  # fmt: skip
     """Play ``ranges`` in ``pool``, ``workers`` batches at a time, until ``add`` says stop."""
-    pending = [(r, pool.submit(play_pairs, rules, specs, seed, r)) for r in ranges[:workers]]
+    pending = [(r, pool.submit(play_pairs, rules, specs, seed, r, memos))
+               for r in ranges[:workers]]  # fmt: skip
     nxt = workers
     while pending:
         r, job = pending.pop(0)  # in order, so the result does not depend on timing
@@ -215,7 +230,8 @@ def _play_in(
                 f.cancel()
             return
         if nxt < len(ranges):
-            pending.append((ranges[nxt], pool.submit(play_pairs, rules, specs, seed, ranges[nxt])))
+            job = pool.submit(play_pairs, rules, specs, seed, ranges[nxt], memos)
+            pending.append((ranges[nxt], job))
             nxt += 1
 
 

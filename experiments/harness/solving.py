@@ -64,15 +64,21 @@ class Solved:
         value: the game's value for seat 0 with both players optimal (``None``: not solved).
         note: why it is not solved.
         states: states the solver memoised (its cost).
+        memo: the file the solve's memo was written to (:func:`adopt_memo`), or ``""``.
     """
 
     value: float | None
     note: str = ""
     states: int = 0
+    memo: str = ""
 
 
-def solve_value(rules: Any, max_states: int | None = MAX_STATES) -> Solved:
-    """Solve the game in this process: its value for seat 0, or why there is none."""
+def solve_value(rules: Any, max_states: int | None = MAX_STATES, memo: str = "") -> Solved:
+    """Solve the game in this process: its value for seat 0, or why there is none.
+
+    ``memo``: a file to write the solved memo to where the search ran in Python (see
+    :func:`adopt_memo`); the compiled solver's memo stays in the core, and is not written.
+    """
     try:
         from psygym_agents.solvers import NotSolvable
         from psygym_agents.solvers.expectiminimax import Solver
@@ -85,11 +91,58 @@ def solve_value(rules: Any, max_states: int | None = MAX_STATES) -> Solved:
         return Solved(None, str(exc))
     if not getattr(solver, "exact", True):
         return Solved(None, "the solver could only search part of the game")
-    return Solved(value, "", int(getattr(solver, "states", 0)))
+    written = ""
+    if memo and getattr(solver, "engine", "") == "python" and solver.cache.values:
+        import pickle
+
+        with open(memo, "wb") as f:
+            pickle.dump((_memo_key(rules, max_states), solver.cache), f, protocol=5)
+        written = memo
+    return Solved(value, "", int(getattr(solver, "states", 0)), written)
+
+
+def _memo_key(rules: Any, max_states: int | None) -> tuple[Any, ...]:
+    """What a memo file was solved for: the scenario and the solver's settings."""
+    return (rules.edition, str(getattr(rules.scenario, "name", "")), None, None, max_states)
+
+
+_ADOPTED: dict[str, Any] = {}
+"""Memo file -> its memo, read once per process (every policy that adopts it shares it)."""
+
+
+def adopt_memo(policy: Any, rules: Any, path: str) -> Any:
+    """``policy`` with the memo a solve of the same game wrote to ``path`` (:func:`solve_value`).
+
+    An ``optimal`` player of the same settings (no depth or ply limit, the same state limit)
+    then plays from the solved values instead of solving the game again in every process
+    that plays it: the values are the same, computed once. Any other policy, or a player
+    that has searched already, is returned as it is, and so is any policy where the file is not
+    there (a worker on another machine). The file is one this run's solve wrote (a pickle in
+    its private temporary folder); it is read once per process.
+    """
+    from psygym_agents.solvers.expectiminimax import Solver
+    from psygym_agents.solvers.policy import OptimalPolicy
+
+    if not isinstance(policy, OptimalPolicy) or policy.solver.cache.values:
+        return policy
+    if not path or not os.path.isfile(path):  # none, or a worker on another machine
+        return policy
+    settings = policy.settings
+    if path not in _ADOPTED:
+        import pickle
+
+        with open(path, "rb") as f:
+            _ADOPTED[path] = pickle.load(f)
+    key, cache = _ADOPTED[path]
+    if key != _memo_key(rules, settings["max_states"]) or settings["max_depth"] is not None \
+            or settings["max_plies"] is not None or policy.solver.rules is not rules:
+        return policy
+    policy.solver = Solver(rules, max_states=settings["max_states"], cache=cache)
+    return policy
 
 
 def _solve_child(conn: Any, rules: Any, max_states: int | None, cpu_seconds: float,
-                 parent: int | None = None) -> None:  # fmt: skip
+                 parent: int | None = None, memo: str = "") -> None:  # fmt: skip
     from psygym_experiments.harness.lifecycle import die_with_parent
 
     die_with_parent(parent)  # a killed parent takes its solver child with it
@@ -101,13 +154,14 @@ def _solve_child(conn: Any, rules: Any, max_states: int | None, cpu_seconds: flo
         resource.setrlimit(resource.RLIMIT_CPU, (limit, limit + 5))
     except (ImportError, ValueError, OSError):
         pass
-    conn.send(solve_value(rules, max_states))
+    conn.send(solve_value(rules, max_states, memo))
     conn.close()
 
 
 def exact_game_value(
-    rules: Any, max_states: int | None = MAX_STATES, timeout: float | None = None
-) -> Solved:
+    rules: Any, max_states: int | None = MAX_STATES, timeout: float | None = None,
+    memo: str = "",
+) -> Solved:  # fmt: skip
     """Solve the game: its value for seat 0 with both players optimal, or why there is none.
 
     Args:
@@ -117,15 +171,17 @@ def exact_game_value(
             after that much CPU time, so a busy machine does not change the outcome (a wall-clock
             limit of ten times as much guards against starvation, and replaces the CPU limit
             where the platform has none); ``None``: no limit, in this process.
+        memo: a file for the solved memo (see :func:`solve_value`).
     """
     if timeout is None:
-        return solve_value(rules, max_states)
+        return solve_value(rules, max_states, memo)
     import multiprocessing
 
     parent, child = multiprocessing.Pipe(duplex=False)
     proc = multiprocessing.Process(
-        target=_solve_child, args=(child, rules, max_states, timeout, os.getpid()), daemon=True
-    )
+        target=_solve_child, args=(child, rules, max_states, timeout, os.getpid(), memo),
+        daemon=True,
+    )  # fmt: skip
     proc.start()
     child.close()
     late = Solved(None, f"the solver did not finish within {timeout:.0f} s of CPU time "

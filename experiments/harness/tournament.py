@@ -30,6 +30,7 @@ from psygym_experiments.harness.runs import score_bounds
 from psygym_experiments.harness.solving import (
     MAX_STATES,
     PILOT_STATES,
+    adopt_memo,
     best_response,
     exploitability,
     pairing_value,
@@ -256,12 +257,21 @@ class EvalSettings:
 
 # ----------------------------------------------------------------------------- workers
 class _Context:
-    """What a worker needs: the rules and the agent specs, policies built once by name."""
+    """What a worker needs: the rules and the agent specs, policies built once by name.
 
-    def __init__(self, rules: Any, specs: Sequence[str], policies: Sequence[Any] = ()):
+    ``memos``: spec -> a solver memo file of this game (:func:`.solving.adopt_memo`), so an
+    ``optimal`` player does not solve the game again in every process.
+    """
+
+    def __init__(self, rules: Any, specs: Sequence[str], policies: Sequence[Any] = (),
+                 memos: Mapping[str, str] | None = None):  # fmt: skip
         self.rules = rules
         self.specs = list(specs)
-        self._policies: dict[int, Any] = dict(enumerate(policies))
+        self.memos = dict(memos or {})
+        self._policies: dict[int, Any] = {
+            i: adopt_memo(pol, rules, self.memos.get(self.specs[i], ""))
+            for i, pol in enumerate(policies)
+        }  # fmt: skip
         if self._policies and "torch" in sys.modules:  # as policy() does for its own builds
             sys.modules["torch"].set_num_threads(1)
 
@@ -270,7 +280,9 @@ class _Context:
         if index not in self._policies:
             from psygym.policies import resolve_policy
 
-            self._policies[index] = resolve_policy(self.specs[index], self.rules)
+            spec = self.specs[index]
+            self._policies[index] = adopt_memo(resolve_policy(spec, self.rules), self.rules,
+                                               self.memos.get(spec, ""))  # fmt: skip
             if "torch" in sys.modules:  # one thread per worker process: no oversubscription
                 sys.modules["torch"].set_num_threads(1)
         return self._policies[index]
@@ -311,11 +323,14 @@ def worker_pool(workers: int, tasks: int | None = None) -> Any:
     return pool
 
 
-def _run_remote(token: str, rules: Any, specs: Sequence[str], task: tuple) -> tuple[tuple, Any]:
+def _run_remote(
+    token: str, rules: Any, specs: Sequence[str], task: tuple,
+    memos: Mapping[str, str] | None = None,
+) -> tuple[tuple, Any]:  # fmt: skip
     """Run a task in a pool worker; the worker keeps the context of the latest evaluation."""
     global _CTX, _CTX_TOKEN
     if _CTX is None or token != _CTX_TOKEN:
-        _CTX, _CTX_TOKEN = _Context(rules, specs), token
+        _CTX, _CTX_TOKEN = _Context(rules, specs, memos=memos), token
     return _run_task(task, _CTX)
 
 
@@ -427,10 +442,12 @@ class _Runner:
     def __init__(
         self, rules: Any, specs: Sequence[str], workers: int, bar: ProgressBar, pool: Any = None,
         policies: Sequence[Any] = (), record: TaskRecord | None = None,
+        memos: Mapping[str, str] | None = None,
     ):  # fmt: skip
         import uuid
 
         self.rules, self.specs, self.workers, self.bar = rules, list(specs), workers, bar
+        self.memos = dict(memos or {})
         self.pool, self._own = pool, False
         self.ctx: _Context | None = None
         self.token = uuid.uuid4().hex
@@ -441,7 +458,7 @@ class _Runner:
         if self.pool is None and self.workers > 1:
             self.pool, self._own = worker_pool(self.workers), True
         elif self.pool is None:  # in this process: the policies evaluate() already built
-            self.ctx = _Context(self.rules, self.specs, self._policies)
+            self.ctx = _Context(self.rules, self.specs, self._policies, self.memos)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -474,7 +491,8 @@ class _Runner:
         from concurrent.futures import as_completed
 
         futures = [
-            self.pool.submit(_run_remote, self.token, self.rules, self.specs, t) for t in todo
+            self.pool.submit(_run_remote, self.token, self.rules, self.specs, t, self.memos)
+            for t in todo
         ]
         for fut in as_completed(futures):
             finish(*fut.result())
@@ -631,6 +649,7 @@ def evaluate(
     pool: Any = None,
     policies: Sequence[Any] | None = None,
     record: str | os.PathLike[str] | TaskRecord | None = None,
+    memos: Mapping[str, str] | None = None,
 ) -> Evaluation:
     """Round-robin over every pair of agents in both seats, with common random numbers.
 
@@ -648,6 +667,8 @@ def evaluate(
         record: a JSON-lines file that keeps every finished task (:class:`TaskRecord`, or one
             already read); the tasks it holds already are not run again, so a killed
             tournament goes on.
+        memos: agent spec -> a solver memo file a solve of this game wrote
+            (:func:`.solving.adopt_memo`): its ``optimal`` player starts from it.
 
     Returns:
         The :class:`Evaluation`: one :class:`PairResult` per pairing and seat, in
@@ -680,7 +701,8 @@ def evaluate(
     tasks = len(plan.games) + int(plan.need_value) + n_exact
     with (
         ProgressBar("evaluating", plan.total(), enabled=settings.show_progress) as bar,
-        _Runner(rules, specs, min(settings.workers, tasks), bar, pool, policies, done) as runner,
+        _Runner(rules, specs, min(settings.workers, tasks), bar, pool, policies, done,
+                memos) as runner,
     ):
         value = _play(plan, runner)
         solved = value[0] == "ok"
