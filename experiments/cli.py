@@ -23,6 +23,7 @@ _console_command: list[float] = []
 COMMAND_MODULES = [
     "psygym_experiments.odds",
     "psygym_experiments.agents",
+    "psygym_experiments.scenario",
     "psygym_experiments.simulate",
     "psygym_experiments.bench",
     "psygym_experiments.solve",

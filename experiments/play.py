@@ -6,9 +6,11 @@ decisions; ``--hint`` adds the ``search`` agent's value of every option (exact w
 turn in progress, the board beyond it valued by a learned value; estimates of the
 information-set search where hands are secret). The default AI is ``search`` too where the
 players see the whole board. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
-(format in :mod:`psygym_experiments.play_session`). ``replay`` applies a log's actions and chance
-outcomes through the rules, without random numbers, and fails with the line number when the log
-does not match them.
+(format in :mod:`psygym_experiments.play_session`). ``--scenario random:SEED`` plays a random
+battle: the army list the edition's generator draws for that seed (:mod:`psygym.generator`),
+logged under that name so ``replay`` makes the same one again. ``replay`` applies a log's
+actions and chance outcomes through the rules, without random numbers, and fails with the line
+number when the log does not match them.
 """
 
 from __future__ import annotations
@@ -84,7 +86,11 @@ def default_opponent(rules: Any, seat: int = 1) -> str:
 
 def play(
     edition: str = edition_option(),
-    scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
+    scenario: str = typer.Option(
+        "default",
+        help="Shipped scenario name, TOML path, or random:SEED for a random battle (a generated "
+        "army list; random:SEED,psykers=K,mastery=LO-HI,rounds=R fixes its sizes).",
+    ),
     opponent: str = typer.Option(
         AUTO,
         help="The AI: an agent name (search, optimal, random...), a .zip model or tuned "

@@ -335,11 +335,25 @@ class GameLog(_ChainedLog):
 
 
 def scenario_info(rules: Any, edition: str, scenario: str) -> dict[str, Any]:
-    """Header fields naming the scenario: its name, the argument given, the file and its hash."""
+    """Header fields naming the scenario: its name, the argument given, the file and its hash.
+
+    A generated scenario (``random:SEED...``) has no file: its argument is written in the
+    canonical form (which replays it) and the hash is that of its TOML text.
+    """
     from psygym.edition import get
-    from psygym.scenario import resolve_path
+    from psygym.generator import generate, is_random, parse, scenario_name
+    from psygym.scenario import resolve_path, toml_text
 
     ed = get(edition)
+    if is_random(scenario):
+        seed, options = parse(str(scenario))
+        text = toml_text(generate(ed, seed, options))
+        return {
+            "scenario": getattr(rules.scenario, "name", str(scenario)),
+            "scenario_arg": scenario_name(seed, options),
+            "scenario_path": None,
+            "scenario_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        }
     arg = ed.default_scenario if str(scenario) == "default" else str(scenario)
     path = resolve_path(arg, Path(ed.scenario_dir), rules.edition)
     shipped = Path(path).resolve().parent == Path(ed.scenario_dir).resolve()

@@ -57,6 +57,9 @@ class Edition:
         default: whether commands use this edition when none is named (one edition says so).
         engine: ``"module:attribute"`` of the codec of its compiled twin
             (:class:`psygym.engine.Codec`), or ``None``: the edition runs on its Python rules.
+        generator: ``f(seed, options) -> data`` generating a random scenario from the edition's
+            own data (:mod:`psygym.generator`), or ``"module:function"`` naming it, or ``None``:
+            ``psygym scenario random`` and ``random:SEED`` scenarios are not offered.
     """
 
     id: str
@@ -72,6 +75,7 @@ class Edition:
     solvable_scenarios: tuple[str, ...] = ()
     default: bool = False
     engine: str | None = None
+    generator: str | Callable[..., Any] | None = None
 
     @property
     def env_version(self) -> int:

@@ -17,6 +17,9 @@ terminal escape code in a unit name would otherwise reach the terminal raw.
 
 from __future__ import annotations
 
+import json
+import math
+import re
 import tomllib
 import unicodedata
 from collections.abc import Mapping
@@ -307,6 +310,57 @@ def read_toml(path: str | Path) -> dict[str, Any]:
             f"at most {MAX_TOML_DEPTH} levels",
         )  # fmt: skip
     return data
+
+
+def toml_text(data: Mapping[str, Any]) -> str:
+    """TOML text of scenario data (tables, arrays of tables, scalars, arrays, inline tables).
+
+    Raises:
+        ValueError: the data holds something TOML cannot hold, or the text does not read back
+            as the same data.
+    """
+    lines: list[str] = []
+
+    def scalar(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"cannot write {v!r} as TOML")
+            return repr(v)
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, Mapping):
+            return "{ " + ", ".join(f"{key(k)} = {scalar(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(scalar(x) for x in v) + "]"
+        raise ValueError(f"cannot write {type(v).__name__} as TOML")
+
+    def key(k: str) -> str:
+        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+
+    def is_table_array(v: Any) -> bool:
+        return isinstance(v, list) and bool(v) and all(isinstance(x, Mapping) for x in v)
+
+    def table(d: Mapping[str, Any], path: list[str]) -> None:
+        for k, v in d.items():
+            if not isinstance(v, Mapping) and not is_table_array(v):
+                lines.append(f"{key(k)} = {scalar(v)}")
+        for k, v in d.items():
+            sub = [*path, key(k)]
+            if isinstance(v, Mapping):
+                lines.extend(["", f"[{'.'.join(sub)}]"])
+                table(v, sub)
+            elif is_table_array(v):
+                for item in v:
+                    lines.extend(["", f"[[{'.'.join(sub)}]]"])
+                    table(item, sub)
+
+    table(data, [])
+    text = "\n".join(lines).lstrip("\n") + "\n"
+    if tomllib.loads(text) != data:
+        raise ValueError("the scenario data does not survive a TOML round trip")
+    return text
 
 
 def _depth(data: Any) -> int:

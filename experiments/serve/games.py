@@ -16,7 +16,9 @@ Game logs are JSON Lines in the format ``psygym replay`` reads (format 1 of
 ``psygym_experiments.play_session``): a header line, one ``step`` line per transition (flushed as
 it happens, so a server restart loses nothing that was logged) and an ``end`` line. A game on a
 scenario with overrides (a shorter game) or on an uploaded scenario is logged with the path of
-the exact scenario file the server wrote, so the replay loads the same rules.
+the exact scenario file the server wrote, so the replay loads the same rules; a random battle
+(an army list generated from a seed, :mod:`psygym.generator`) under its name ``random:SEED``,
+which the replay generates again.
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import re
 import secrets
 import threading
 import time
-import tomllib
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,15 +45,17 @@ from psygym_experiments.harness.gamelog import (  # noqa: F401 - LOG_FORMAT re-e
 )
 from psygym_experiments.harness.odds_view import percent
 from psygym_experiments.harness.player_view import HIDDEN_OUTCOME, SECRET_CHOICE, PlayerView
+from psygym_experiments.play_session import scenario_info
 from psygym_experiments.serve.opponents import find as find_opponent
 from psygym_experiments.serve.opponents import offered, saved_models, title_of
 
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Event, IllegalActionError
 from psygym.editions import load
+from psygym.generator import RANDOM_PREFIX
 from psygym.kernel import weighted_choice
 from psygym.policies import describe_agent, resolve_policy
-from psygym.scenario import ScenarioError, read_edition, read_toml
+from psygym.scenario import ScenarioError, read_edition, read_toml, toml_text
 
 LENGTH_KEYS = ("battle_rounds", "turns")
 """``[game]`` settings that count a game's length; the "rounds" override sets the one declared."""
@@ -88,58 +91,6 @@ class BadRequest(ValueError):
     def __init__(self, message: str, status: int = 400):
         super().__init__(message)
         self.status = status
-
-
-# ----------------------------------------------------------------------------- small helpers
-def toml_text(data: Mapping[str, Any]) -> str:
-    """TOML text of scenario data (tables, arrays of tables, scalars, arrays, inline tables).
-
-    Raises:
-        ValueError: the data holds something TOML cannot hold, or the text does not read back
-            as the same data.
-    """
-    lines: list[str] = []
-
-    def scalar(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, (int, float)):
-            if isinstance(v, float) and not math.isfinite(v):
-                raise ValueError(f"cannot write {v!r} as TOML")
-            return repr(v)
-        if isinstance(v, str):
-            return json.dumps(v)
-        if isinstance(v, Mapping):
-            return "{ " + ", ".join(f"{key(k)} = {scalar(x)}" for k, x in v.items()) + " }"
-        if isinstance(v, (list, tuple)):
-            return "[" + ", ".join(scalar(x) for x in v) + "]"
-        raise ValueError(f"cannot write {type(v).__name__} as TOML")
-
-    def key(k: str) -> str:
-        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
-
-    def is_table_array(v: Any) -> bool:
-        return isinstance(v, list) and bool(v) and all(isinstance(x, Mapping) for x in v)
-
-    def table(d: Mapping[str, Any], path: list[str]) -> None:
-        for k, v in d.items():
-            if not isinstance(v, Mapping) and not is_table_array(v):
-                lines.append(f"{key(k)} = {scalar(v)}")
-        for k, v in d.items():
-            sub = [*path, key(k)]
-            if isinstance(v, Mapping):
-                lines.extend(["", f"[{'.'.join(sub)}]"])
-                table(v, sub)
-            elif is_table_array(v):
-                for item in v:
-                    lines.extend(["", f"[[{'.'.join(sub)}]]"])
-                    table(item, sub)
-
-    table(data, [])
-    text = "\n".join(lines).lstrip("\n") + "\n"
-    if tomllib.loads(text) != data:
-        raise ValueError("the scenario data does not survive a TOML round trip")
-    return text
 
 
 # ----------------------------------------------------------------------------- game log
@@ -543,6 +494,7 @@ class GameStore:
                     "information": str(ed.information),
                     "scenarios": scenarios,
                     "default_scenario": ed.default_scenario,
+                    "random_battle": ed.generator is not None,
                     "agents": agents,
                     "default_agent": _reference_name(ed.id, agents),
                 }
@@ -581,9 +533,11 @@ class GameStore:
     def create(self, request: Mapping[str, Any]) -> Game:
         """Start a game from the page's choices.
 
-        Keys: ``edition``, ``scenario`` (a shipped name) or ``upload`` (an upload id),
-        ``opponent`` (a listed name), ``seat`` (0 or 1), ``seed`` (an integer), ``rounds``
-        (optional: a shorter or longer game, setting the scenario's battle rounds or turns).
+        Keys: ``edition``, ``scenario`` (a shipped name) or ``upload`` (an upload id) or
+        ``random`` (the seed of a random battle: the army list the edition's generator draws,
+        :mod:`psygym.generator`), ``opponent`` (a listed name), ``seat`` (0 or 1), ``seed`` (an
+        integer), ``rounds`` (optional: a shorter or longer game, setting the scenario's battle
+        rounds or turns).
 
         Raises:
             BadRequest: any choice not among those offered.
@@ -606,33 +560,17 @@ class GameStore:
         ):
             raise BadRequest(f"rounds must be an integer from 1 to 50, got {rounds!r}")
         ed, path, scenario_label = self._scenario(request)
-        data = _read_scenario(path)
-        if rounds is not None:
-            game = dict(data.get("game", {}))
-            keys = [k for k in LENGTH_KEYS if k in game] or [LENGTH_KEYS[0]]
-            game[keys[0]] = rounds
-            data = {**data, "game": game}
-            try:
-                text = toml_text(data)
-            except ValueError as exc:
-                raise BadRequest(f"cannot apply rounds to this scenario: {exc}") from None
-            path = self.scenarios_dir / f"{path.stem}-rounds{rounds}-{secrets.token_hex(4)}.toml"
-            path.write_text(text, encoding="utf-8")
-        try:
-            rules = load(ed.id, path)
-        except ScenarioError as exc:
-            raise BadRequest(_one_line(str(exc))) from None
+        if path is None:
+            rules, where = self._random_battle(ed, scenario_label, rounds)
+        else:
+            rules, where = self._shipped_or_uploaded(ed, path, rounds)
         opponent_name = request.get("opponent") or _reference_name(ed.id, None)
         opponent = self._opponent(str(opponent_name), rules, scenario_label, 1 - seat)
         shown_name = title_of(str(opponent_name), self.runs_dir, ed.id)
-        shipped = path.resolve().parent == Path(ed.scenario_dir).resolve()
         game_id = secrets.token_hex(8)
         header = {
             "edition": ed.id,
-            "scenario": str(getattr(rules.scenario, "name", scenario_label)),
-            "scenario_arg": path.stem if shipped else str(path.resolve()),
-            "scenario_path": str(path.resolve()),
-            "scenario_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            **where,
             "seed": seed,
             "seat": seat,
             "opponent": str(getattr(opponent, "name", opponent_name)),
@@ -659,8 +597,55 @@ class GameStore:
             self._games[game_id] = game
         return game
 
-    def _scenario(self, request: Mapping[str, Any]) -> tuple[Any, Path, str]:
+    def _random_battle(
+        self, ed: Any, scenario: str, rounds: int | None
+    ) -> tuple[Any, dict[str, Any]]:
+        """The rules and log header fields of a random battle (``random:SEED``)."""
+        if rounds is not None:
+            scenario = f"{scenario},rounds={rounds}"
+        try:
+            rules = load(ed.id, scenario)
+            return rules, scenario_info(rules, ed.id, scenario)
+        except ValueError as exc:  # a ScenarioError, or an edition without a generator
+            raise BadRequest(_one_line(str(exc))) from None
+
+    def _shipped_or_uploaded(
+        self, ed: Any, path: Path, rounds: int | None
+    ) -> tuple[Any, dict[str, Any]]:
+        """The rules and log header fields of a scenario file (``rounds`` applied)."""
+        data = _read_scenario(path)
+        if rounds is not None:
+            game = dict(data.get("game", {}))
+            keys = [k for k in LENGTH_KEYS if k in game] or [LENGTH_KEYS[0]]
+            game[keys[0]] = rounds
+            data = {**data, "game": game}
+            try:
+                text = toml_text(data)
+            except ValueError as exc:
+                raise BadRequest(f"cannot apply rounds to this scenario: {exc}") from None
+            path = self.scenarios_dir / f"{path.stem}-rounds{rounds}-{secrets.token_hex(4)}.toml"
+            path.write_text(text, encoding="utf-8")
+        try:
+            rules = load(ed.id, path)
+        except ScenarioError as exc:
+            raise BadRequest(_one_line(str(exc))) from None
+        shipped = path.resolve().parent == Path(ed.scenario_dir).resolve()
+        return rules, {
+            "scenario": str(getattr(rules.scenario, "name", path.stem)),
+            "scenario_arg": path.stem if shipped else str(path.resolve()),
+            "scenario_path": str(path.resolve()),
+            "scenario_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+        }
+
+    def _scenario(self, request: Mapping[str, Any]) -> tuple[Any, Path | None, str]:
+        """The edition, the scenario file (``None`` for a random battle) and its label."""
         upload = request.get("upload")
+        battle = request.get("random")
+        if battle is not None:
+            if upload:
+                raise BadRequest("a game is a random battle or an uploaded scenario, not both")
+            if not isinstance(battle, int) or isinstance(battle, bool) or not 0 <= battle < 2**63:
+                raise BadRequest(f"random must be a non-negative integer seed, got {battle!r}")
         if upload:
             if not isinstance(upload, str) or not ID_RE.fullmatch(upload):
                 raise BadRequest(f"unknown upload {upload!r}", 404)
@@ -674,6 +659,8 @@ class GameStore:
             ed = registry.get(str(name)) if name else registry.default()
         except ValueError as exc:
             raise BadRequest(str(exc)) from None
+        if battle is not None:
+            return ed, None, f"{RANDOM_PREFIX}{battle}"
         scenario = request.get("scenario") or ed.default_scenario
         if scenario == "default":
             scenario = ed.default_scenario

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from psygym import edition as registry
+from psygym.generator import is_random, random_rules
 from psygym.scenario import ScenarioError, read_edition, read_toml, resolve_path
 
 
@@ -39,13 +40,19 @@ def load(edition: str, scenario: str | Path = "default", **overrides: Any) -> An
 
     Args:
         edition: edition id or alias (``"7th"``, ``"seventh"``).
-        scenario: ``"default"``, a shipped scenario name, or a path to a TOML file.
+        scenario: ``"default"``, a shipped scenario name, a path to a TOML file, or a generated
+            scenario ``random:SEED[,psykers=K][,mastery=LO-HI][,rounds=R]``
+            (:mod:`psygym.generator`).
         **overrides: top-level ``game`` settings to override (e.g. ``battle_rounds=1``).
 
     Raises:
-        ScenarioError: the file is missing or invalid, or is for another edition.
+        ScenarioError: the file is missing or invalid, or is for another edition; a generated
+            scenario's name is malformed.
+        ValueError: the edition has no scenario generator.
     """
     ed = registry.get(edition)
+    if is_random(scenario):
+        return random_rules(ed, str(scenario), **overrides)
     name = ed.default_scenario if str(scenario) == "default" else scenario
     path = resolve_path(name, Path(ed.scenario_dir), ed.id)
     data = read_toml(path)

@@ -5,6 +5,7 @@ const OPTIONS = JSON.parse(document.getElementById("options-data").textContent);
 const $ = (id) => document.getElementById(id);
 let game = null; // the current view
 let upload = null; // {upload, edition, name} of an uploaded scenario
+const RANDOM = "random"; // the scenario choice of a random battle: armies drawn from a seed
 
 function edition() {
   return OPTIONS.find((e) => e.id === $("edition").value) || OPTIONS[0];
@@ -15,12 +16,22 @@ function fillChoices() {
   $("edition-summary").textContent = ed.summary || "";
   const scen = $("scenario");
   scen.replaceChildren(...ed.scenarios.map((s) => new Option(s, s, false, s === ed.default_scenario)));
+  if (ed.random_battle) scen.append(new Option("random battle (armies drawn from a seed)", RANDOM));
   fillOpponents();
+}
+
+function randomBattle() {
+  return !upload && $("scenario").value === RANDOM;
+}
+
+function showBattleSeed() {
+  $("battle-seed-label").hidden = !randomBattle();
 }
 
 // The opponents that fit the game chosen: a model only for its own scenario (never for an
 // uploaded one) and the seat it was trained in (the AI's seat is the other one).
 function fillOpponents() {
+  showBattleSeed();
   const ed = edition();
   const scenario = upload ? null : $("scenario").value;
   const aiSeat = 1 - Number(document.querySelector("input[name=seat]:checked").value);
@@ -88,6 +99,10 @@ async function start(ev) {
   };
   if ($("rounds").value) body.rounds = Number($("rounds").value);
   if (upload) body.upload = upload.upload;
+  if (randomBattle()) {
+    delete body.scenario;
+    body.random = Number($("battle-seed").value || 0);
+  }
   busy(true);
   try {
     show(await api("POST", "/api/games", body));

@@ -52,6 +52,7 @@ EDITION = Edition(
     ),
     solvable_scenarios=("single-phase",),
     engine="psygym.editions.eighth.engine:CODEC",
+    generator="psygym.editions.eighth.random_scenario:random_scenario",
 )
 """This edition's declaration (found through the ``psygym.editions`` entry point)."""
 

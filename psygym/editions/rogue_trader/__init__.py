@@ -47,6 +47,7 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     engine="psygym.editions.rogue_trader.engine:CODEC",
+    generator="psygym.editions.rogue_trader.random_scenario:random_scenario",
     aliases=("1st", "rogue-trader", "rogue_trader", "roguetrader", "1"),
     odds={
         "works": "psygym.editions.rogue_trader.odds:works_table",

@@ -41,6 +41,7 @@ EDITION = Edition(
     default_scenario="duel",
     rules=rules_from_data,
     engine="psygym.editions.second.engine:CODEC",
+    generator="psygym.editions.second.random_scenario:random_scenario",
     aliases=("second", "2"),
     odds={
         "flux-cards": "psygym.editions.second.odds:flux_table",

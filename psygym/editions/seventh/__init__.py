@@ -56,6 +56,7 @@ EDITION = Edition(
     ),
     solvable_scenarios=("single-phase",),
     engine="psygym.editions.seventh.engine:CODEC",
+    generator="psygym.editions.seventh.random_scenario:random_scenario",
     default=True,
 )
 """This edition's declaration (found through the ``psygym.editions`` entry point)."""
