@@ -228,6 +228,49 @@ def test_uploaded_scenario_plays_and_replays(client, tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.parametrize("ed", EDITIONS, ids=lambda e: e.id)
+def test_random_battle_plays_and_replays(client, ed, tmp_path):
+    """A random battle: the armies the edition's generator draws from the battle seed."""
+    options = {o["id"]: o for o in client.get("/api/options").json()}
+    assert options[ed.id]["random_battle"] is (ed.generator is not None)
+    body = {"edition": ed.id, "random": 12, "rounds": 1, "seat": 0, "seed": 2,
+            "opponent": "random"}  # fmt: skip
+    r = client.post("/api/games", json=body)
+    assert r.status_code == 200, r.text
+    view = r.json()
+    assert view["scenario"] == "random-12"
+    header = json.loads(next(iter(client.store.games_dir.glob(f"{view['id']}.jsonl"))).open()
+                        .readline())  # fmt: skip
+    assert header["scenario_arg"] == "random:12,rounds=1" and header["scenario_path"] is None
+    assert load(ed.id, header["scenario_arg"]).scenario.name == "random-12"
+    view, _ = play_out(client, view)
+    path = tmp_path / "random.jsonl"
+    path.write_text(client.get(view["result"]["log_url"]).text)
+    done = replay(path)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_bad_random_battles_get_a_one_line_json_error(client):
+    ed = EDITIONS[0]
+    upload = client.post(
+        "/api/scenarios", headers=TOML,
+        content=(Path(ed.scenario_dir) / f"{ed.default_scenario}.toml").read_bytes(),
+    ).json()["upload"]  # fmt: skip
+    cases = {
+        "-1": {"random": -1},
+        "'7'": {"random": "7"},
+        "True": {"random": True},
+        "a seed from 0 to 9223372036854775807, got 9223372036854775808": {"random": 2**63},
+        "not both": {"random": 1, "upload": upload},
+        "allowed: 1 to 20": {"random": 1, "rounds": 30},
+    }
+    for words, extra in cases.items():
+        r = client.post("/api/games", json={"edition": ed.id, "seat": 0, "seed": 0, **extra})
+        assert r.status_code == 400, (extra, r.text)
+        body = r.json()
+        assert set(body) == {"error"} and "\n" not in body["error"] and words in body["error"]
+
+
 def test_rounds_override_is_logged_as_the_scenario_file_written(client):
     ed = next(e for e in EDITIONS if "rounds" in short_game(e))
     body = {**short_game(ed), "seat": 0, "seed": 0}

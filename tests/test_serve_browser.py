@@ -232,3 +232,37 @@ def test_opponents_fit_the_choices_and_an_upload_plays(server, browser, tmp_path
     except ImportError:
         return
     assert listed > 0, "the shipped models are offered where they fit"
+
+
+@pytest.mark.parametrize("ed", EDITIONS, ids=lambda e: e.id)
+def test_random_battle_by_clicking(server, browser, ed, tmp_path):
+    """A random battle: the battle seed shows only for it, and the drawn armies play to the end."""
+    srv, _store = server
+    page, errors = open_page(browser, srv.url)
+    try:
+        page.select_option("#edition", ed.id)
+        assert page.is_hidden("#battle-seed-label")
+        page.select_option("#scenario", "random")
+        assert page.is_visible("#battle-seed-label")
+        shown = page.eval_on_selector_all("#opponent option", "os => os.map((o) => o.value)")
+        assert not [o for o in shown if o.startswith("model:")], "no model fits a random battle"
+        page.fill("#battle-seed", "31")
+        page.fill("#rounds", "1")
+        page.select_option("#opponent", "random")
+        with page.expect_response(lambda r: r.url.endswith("/api/games")) as started:
+            page.click("#start")
+        assert started.value.status == 200, started.value.text()
+        page.wait_for_selector(PLAYING)
+        assert "random-31" in page.inner_text("#title")
+        page.screenshot(path=str(tmp_path / "first.png"), full_page=True)
+        click_to_the_end(page, hint_once=False)
+        assert page.inner_text("#verdict").startswith("Game over")
+        log = page.request.get(srv.url + page.get_attribute("#log-link", "href")).text()
+        header = json.loads(log.splitlines()[0])
+        assert header["scenario_arg"] == "random:31,rounds=1"
+        page.click("#again")
+        page.select_option("#scenario", ed.default_scenario)
+        assert page.is_hidden("#battle-seed-label")
+        assert errors == [], errors
+    finally:
+        page.close()

@@ -52,7 +52,7 @@ from psygym_experiments.serve.opponents import offered, saved_models, title_of
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Event, IllegalActionError
 from psygym.editions import load
-from psygym.generator import RANDOM_PREFIX
+from psygym.generator import MAX_SEED, RANDOM_PREFIX
 from psygym.kernel import weighted_choice
 from psygym.policies import describe_agent, resolve_policy
 from psygym.scenario import ScenarioError, read_edition, read_toml, toml_text
@@ -644,8 +644,9 @@ class GameStore:
         if battle is not None:
             if upload:
                 raise BadRequest("a game is a random battle or an uploaded scenario, not both")
-            if not isinstance(battle, int) or isinstance(battle, bool) or not 0 <= battle < 2**63:
-                raise BadRequest(f"random must be a non-negative integer seed, got {battle!r}")
+            whole = isinstance(battle, int) and not isinstance(battle, bool)
+            if not whole or not 0 <= battle <= MAX_SEED:
+                raise BadRequest(f"random must be a seed from 0 to {MAX_SEED}, got {battle!r}")
         if upload:
             if not isinstance(upload, str) or not ID_RE.fullmatch(upload):
                 raise BadRequest(f"unknown upload {upload!r}", 404)
