@@ -271,6 +271,16 @@ def scenario_name(seed: int, options: RandomOptions) -> str:
     return f"{RANDOM_PREFIX}{seed}" + (f",{extra}" if extra else "")
 
 
+def short_name(seed: int, options: RandomOptions) -> str:
+    """The ``name`` of a generated scenario: ``random-3-psykers2-mastery1-2``.
+
+    Its seed and options, in characters a file or folder name may hold (run folders are named
+    after the scenario).
+    """
+    extra = options.text().replace("=", "").replace(",", "-")
+    return f"random-{seed}" + (f"-{extra}" if extra else "")
+
+
 def describe(edition: str, seed: int, options: RandomOptions, what: str) -> str:
     """The description of a generated scenario: how to make it again, then ``what`` it holds."""
     return (
@@ -385,5 +395,6 @@ __all__ = [
     "RANDOM_PREFIX", "RandomOptions", "SIDES", "SPACING", "SQUADS", "army", "check_options",
     "check_seed", "describe", "generate", "generator_of", "is_random", "parse",
     "parse_mastery", "pick", "plan", "profile", "random_rules", "sample", "scenario_name",
+    "short_name",
     "shipped_units", "unique_name",
 ]  # fmt: skip

@@ -10,6 +10,8 @@ random battle.
 
 from __future__ import annotations
 
+import hashlib
+import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -58,8 +60,16 @@ def mastery(edition: str, unit: dict[str, Any]) -> int:
     return int(unit["psyker"]["mastery"])
 
 
+def limits(edition: str) -> Any:
+    """The ``LIMITS`` of an edition's generator module."""
+    return importlib.import_module(str(get(edition).generator).partition(":")[0]).LIMITS
+
+
 def test_every_shipped_edition_has_a_generator():
     assert set(GENERATING) == {"rt", "2nd", "7th", "8th"}
+    assert {e: limits(e).mastery for e in GENERATING} == {
+        "rt": (1, 4), "2nd": (1, 4), "7th": (1, 4), "8th": (1, 3),
+    }  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- determinism
@@ -109,8 +119,18 @@ def test_generated_scenarios_load_fit_the_core_and_play_to_the_end(edition):
 
 
 @pytest.mark.parametrize("edition", GENERATING)
+def test_the_largest_options_fit_the_core_and_play_to_the_end(edition):
+    if core_module() is None:
+        pytest.skip("the compiled core is not built")
+    top = limits(edition).mastery[1]
+    for seed in range(3):
+        rules = load(edition, f"random:{seed},psykers=4,mastery={top},rounds=20")
+        assert check_games(rules, compiled_game(rules), games=1, seed=seed).games == 1
+
+
+@pytest.mark.parametrize("edition", GENERATING)
 def test_options_are_honoured(edition):
-    top = 3 if edition == "8th" else 4
+    top = limits(edition).mastery[1]
     for seed in range(10):
         data = generate(edition, seed, RandomOptions(psykers=3, mastery=(2, top), rounds=3))
         for side in data["sides"]:
@@ -120,7 +140,8 @@ def test_options_are_honoured(edition):
         length = data["game"].get("battle_rounds", data["game"].get("turns", 0) / 2)
         assert length == 3
         rules = load(edition, f"random:{seed},psykers=3,mastery=2-{top},rounds=3")
-        assert rules.scenario.name == data["name"]
+        name = f"random-{seed}-psykers3-mastery2-{top}-rounds3"  # a file name, options in it
+        assert rules.scenario.name == data["name"] == name
 
 
 # ----------------------------------------------------------------------------- reachability
@@ -278,7 +299,7 @@ def test_play_a_random_battle_and_replay_it(tmp_path, edition):
     assert "Game over." in res.output
     (log,) = sorted((runs / "games").glob("*.jsonl"))
     header = next(obj for _, obj in read_log(log))
-    assert header["scenario"] == "random-3"
+    assert header["scenario"] == "random-3-rounds1"
     assert header["scenario_arg"] == "random:3,rounds=1"
     assert header["scenario_path"] is None
     rep = runner.invoke(app, ["replay", str(log), "--quiet"])
@@ -292,8 +313,6 @@ def test_the_header_names_a_random_battle_canonically():
     info = scenario_info(rules, "7th", "random:007,rounds=2")
     assert info["scenario_arg"] == "random:7,rounds=2"
     text = toml_text(generate("7th", 7, RandomOptions(rounds=2)))
-    import hashlib
-
     assert info["scenario_sha256"] == hashlib.sha256(text.encode()).hexdigest()
     assert json.loads(json.dumps(info)) == info
 

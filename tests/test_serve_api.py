@@ -238,11 +238,11 @@ def test_random_battle_plays_and_replays(client, ed, tmp_path):
     r = client.post("/api/games", json=body)
     assert r.status_code == 200, r.text
     view = r.json()
-    assert view["scenario"] == "random-12"
+    assert view["scenario"] == "random-12-rounds1"
     header = json.loads(next(iter(client.store.games_dir.glob(f"{view['id']}.jsonl"))).open()
                         .readline())  # fmt: skip
     assert header["scenario_arg"] == "random:12,rounds=1" and header["scenario_path"] is None
-    assert load(ed.id, header["scenario_arg"]).scenario.name == "random-12"
+    assert load(ed.id, header["scenario_arg"]).scenario.name == "random-12-rounds1"
     view, _ = play_out(client, view)
     path = tmp_path / "random.jsonl"
     path.write_text(client.get(view["result"]["log_url"]).text)

@@ -253,7 +253,7 @@ def test_random_battle_by_clicking(server, browser, ed, tmp_path):
             page.click("#start")
         assert started.value.status == 200, started.value.text()
         page.wait_for_selector(PLAYING)
-        assert "random-31" in page.inner_text("#title")
+        assert "random-31-rounds1" in page.inner_text("#title")
         page.screenshot(path=str(tmp_path / "first.png"), full_page=True)
         click_to_the_end(page, hint_once=False)
         assert page.inner_text("#verdict").startswith("Game over")

@@ -28,6 +28,7 @@ from psygym.generator import (
     profile,
     sample,
     shipped_units,
+    short_name,
 )
 
 LIMITS = Limits(mastery=(1, 3))
@@ -68,7 +69,7 @@ def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
         sides.append({"name": SIDES[side], "units": army(p, side, psykers, squads, taken)})
     return {
         "edition": "8th",
-        "name": f"random-{seed}",
+        "name": short_name(seed, options),
         "description": describe(
             "8th", seed, options, "PSYKERs that know Smite and powers drawn from the data."
         ),

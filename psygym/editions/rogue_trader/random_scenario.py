@@ -30,6 +30,7 @@ from psygym.generator import (
     profile,
     sample,
     shipped_units,
+    short_name,
 )
 
 LIMITS = Limits(mastery=(1, 4))
@@ -72,7 +73,7 @@ def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
         sides.append({"name": SIDES[side], "units": army(p, side, psykers, squads, taken)})
     return {
         "edition": "rt",
-        "name": f"random-{seed}",
+        "name": short_name(seed, options),
         "description": describe(
             "rt", seed, options, "Psykers with abilities drawn from the charts."
         ),

@@ -29,6 +29,7 @@ from psygym.generator import (
     profile,
     sample,
     shipped_units,
+    short_name,
 )
 
 LIMITS = Limits(mastery=(1, MAX_POWER_CARDS))
@@ -74,7 +75,7 @@ def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
         sides.append({"name": SIDES[side], "units": army(p, side, psykers, squads, taken)})
     return {
         "edition": "2nd",
-        "name": f"random-{seed}",
+        "name": short_name(seed, options),
         "description": describe(
             "2nd", seed, options, "Psykers with power cards of the shipped disciplines."
         ),

@@ -31,6 +31,7 @@ from psygym.generator import (
     profile,
     sample,
     shipped_units,
+    short_name,
 )
 
 LIMITS = Limits(mastery=(1, 4))
@@ -99,7 +100,7 @@ def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
     what = "powers generated before the game (7E-2)" if generate else "fixed powers"
     return {
         "edition": "7th",
-        "name": f"random-{seed}",
+        "name": short_name(seed, options),
         "description": describe("7th", seed, options, f"Psykers with {what}."),
         "game": {
             "battle_rounds": p.rounds,
