@@ -256,6 +256,16 @@ def test_a_folder_for_out_is_one_clear_line(tmp_path):
     assert res.exit_code == 2 and "is a folder" in res.output
 
 
+def test_out_never_writes_through_a_link(tmp_path):
+    target = tmp_path / "elsewhere.toml"
+    target.write_text("kept")
+    link = tmp_path / "army.toml"
+    link.symlink_to(target)
+    res = runner.invoke(app, ["scenario", "random", "--seed", "1", "--out", str(link)])
+    assert res.exit_code == 2 and "refusing to write" in res.output
+    assert target.read_text() == "kept"
+
+
 @pytest.mark.parametrize(
     "name,message",
     [
