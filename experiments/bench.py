@@ -536,9 +536,12 @@ def _env_subjects(steps: int, rounds: int, seed: int) -> list[tuple[str, Callabl
 
 BATCH = 256
 """Games of the batched env's bench line (one call into the core steps them all)."""
-BATCH_CALLS = 32
+BATCH_CALLS = 128
 """Calls a round of the batched env makes at least: a call is ``BATCH`` steps, so the single
-envs' 4,000 steps a round would be 16 calls, too few to time a steady state."""
+envs' 4,000 steps a round would be 16 calls, too few to time a steady state. The first calls
+of a round refill the caches the interleaved single envs emptied; on the 7th edition a round of
+32 calls measured about a tenth below one of 128, which is a steady state as a training loop,
+thousands of calls in a row, sees it."""
 
 
 class _BatchStepper:

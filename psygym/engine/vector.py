@@ -153,13 +153,12 @@ class CompiledVectorEnv(VectorEnv):
         obs, rewards, terminated, truncated, masks, final = self._batch.step(np.asarray(actions))
         self._masks = masks
         infos: dict[str, Any] = {"action_mask": masks}
-        ended = terminated | truncated
-        if ended.any():
-            final_obs = np.full(self.num_envs, None, dtype=object)
-            for row, i in enumerate(np.flatnonzero(ended)):
-                final_obs[i] = final[row]  # the core returns the ended games' rows only
+        if len(final):  # the games that ended (nothing is truncated): their rows only
+            final_obs = np.empty(self.num_envs, dtype=object)  # None where a game goes on
+            for row, i in enumerate(np.flatnonzero(terminated)):
+                final_obs[i] = final[row]
             infos["final_obs"] = final_obs
-            infos["_final_obs"] = ended
+            infos["_final_obs"] = terminated.copy()
         return obs, rewards, terminated, truncated, infos
 
     def sample_legal(self) -> np.ndarray:

@@ -53,7 +53,7 @@ void BatchEnv::step(const int64_t* actions, const BatchOutput& out) {
   if (!problem.empty()) throw EngineError(ErrorCode::kValue, problem);
   for (std::size_t i = 0; i < games_.size(); ++i) {
     Episode& game = games_[i];
-    out.rewards[i] = game.step(actions[i]);
+    out.rewards[i] = game.step_legal(static_cast<int32_t>(actions[i]));  // checked above
     out.truncated[i] = false;
     out.terminated[i] = game.player() == kTerminal;
     if (out.terminated[i]) {

@@ -352,7 +352,8 @@ PYBIND11_MODULE(_core, m) {
              std::string s = checked(*g.game, state);
              if (g.game->current_player(bytes_of(s)) != kChance)
                throw EngineError(ErrorCode::kValue, "sample_chance needs a chance node");
-             return g.game->sample_chance(bytes_of(s), rng);
+             std::vector<Outcome> scratch;
+             return g.game->sample_chance(bytes_of(s), rng, scratch);
            },
            py::arg("state"), py::arg("rng"),
            "One chance outcome drawn with rng (advanced) as the reference env draws it.");

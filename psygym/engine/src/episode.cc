@@ -52,7 +52,7 @@ int Episode::advance() {
     if (player == kTerminal || player == seat_) return player;
     int32_t action;
     if (player == kChance) {
-      action = game_->sample_chance(state_.data(), rng_);
+      action = game_->sample_chance(state_.data(), rng_, outcomes_);
     } else {
       game_->legal_actions(state_.data(), &scratch_);
       if (scratch_.empty()) throw EngineError(ErrorCode::kValue, "a decision without actions");
@@ -97,11 +97,15 @@ double Episode::step(int64_t action) {
     throw EngineError(ErrorCode::kValue, "action " + std::to_string(action) +
                                              " is not legal (legal: " + list + ")");
   }
+  return step_legal(static_cast<int32_t>(action));
+}
+
+double Episode::step_legal(int32_t action) {
   if (recording_) {
     path_start_ = state_;
     path_.clear();
   }
-  apply(static_cast<int32_t>(action));
+  apply(action);
   settle(advance());
   // PsychicPhaseEnv.step: the learner's score change since the rewards paid so far.
   const double now = score();

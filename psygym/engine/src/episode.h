@@ -53,6 +53,9 @@ class Episode {
   // PsychicPhaseEnv.step: the learner's legal action (EngineError(kValue) otherwise), then
   // chance and the opponent to its next decision or the end; returns the reward.
   double step(int64_t action);
+  // step() of an action the caller has checked with is_legal (the batch checks every game's
+  // action before it steps any).
+  double step_legal(int32_t action);
   // Continue from `s` (a checked state of the game), as setting the env's state does: chance
   // and the opponent are not advanced; the learner's legal actions are those of `s`.
   void set_state(const uint8_t* s);
@@ -73,6 +76,7 @@ class Episode {
   std::vector<uint8_t> next_;
   std::vector<int32_t> legal_;
   std::vector<int32_t> scratch_;  // the opponent's legal actions
+  std::vector<Outcome> outcomes_;  // a chance node's outcomes
   std::vector<uint8_t> path_start_;
   std::vector<int32_t> path_;
 };

@@ -19,8 +19,7 @@ void Game::observe(const uint8_t*, int, float*) const {
   throw EngineError(ErrorCode::kValue, "this game has no compiled observation");
 }
 
-int32_t Game::sample_chance(const uint8_t* s, Pcg64& rng) const {
-  thread_local std::vector<Outcome> outcomes;  // no allocation per chance node
+int32_t Game::sample_chance(const uint8_t* s, Pcg64& rng, std::vector<Outcome>& outcomes) const {
   chance_outcomes(s, &outcomes);
   if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
   return outcomes[weighted_index(outcomes, rng)].action;

@@ -95,8 +95,10 @@ class Game {
   // One chance outcome drawn with `rng` as the reference env draws it at a chance node. The
   // default is psygym.core.RulesBase.sample_chance (kernel.weighted_choice over
   // chance_outcomes(): no draw for a single outcome); an edition whose env walks chance with
-  // other draws (its fast walk) overrides it. `s` is a chance node.
-  virtual int32_t sample_chance(const uint8_t* s, Pcg64& rng) const;
+  // other draws (its fast walk) overrides it. `s` is a chance node; `scratch` is the caller's
+  // buffer for the outcomes (no allocation per node, and no thread-local storage to reach).
+  virtual int32_t sample_chance(const uint8_t* s, Pcg64& rng,
+                                std::vector<Outcome>& scratch) const;
 };
 
 using GameFactory = std::unique_ptr<Game> (*)(const ScenarioData& data);

@@ -40,7 +40,8 @@ class EighthGame : public Game {
   bool has_horizon() const override { return true; }
   std::size_t observation_size() const override;
   void observe(const uint8_t* s, int player, float* out) const override;
-  int32_t sample_chance(const uint8_t* s, Pcg64& rng) const override;
+  int32_t sample_chance(const uint8_t* s, Pcg64& rng,
+                        std::vector<Outcome>& scratch) const override;
 
  private:
   // A state being built in place: its header, and its bytes for the arrays.

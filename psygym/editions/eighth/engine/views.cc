@@ -103,8 +103,8 @@ void EighthGame::observe(const uint8_t* s, int player, float* out) const {
 // The reference env walks chance with rules.py's fast walk (sample_chance_run and
 // _decide_and_walk), which draws with ChanceTable.sample: one number at every chance node, a
 // single outcome included (RulesBase.sample_chance would draw none there).
-int32_t EighthGame::sample_chance(const uint8_t* s, Pcg64& rng) const {
-  thread_local std::vector<Outcome> outcomes;  // no allocation per chance node
+int32_t EighthGame::sample_chance(const uint8_t* s, Pcg64& rng,
+                                  std::vector<Outcome>& outcomes) const {
   chance_outcomes(s, &outcomes);
   if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
   return outcomes[table_index(outcomes, rng)].action;

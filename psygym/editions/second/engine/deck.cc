@@ -3,6 +3,7 @@
 // (2E-3.3: a chance node per card, a card kind with probability count / deck size, 2E-2).
 #include <algorithm>
 
+#include "random.h"
 #include "rules.h"
 
 namespace psygym {
@@ -15,13 +16,57 @@ int SecondGame::flux_dice(const uint8_t* b) const {
   return n;
 }
 
+void SecondGame::build_deal_ratios() {
+  int total = 0;
+  for (int k = 0; k < kCards; ++k) {
+    total += sc_.deck[k];
+    most_of_a_kind_ = std::max(most_of_a_kind_, sc_.deck[k]);
+  }
+  const int width = most_of_a_kind_ + 1;
+  if ((total + 1) * width > kDealRatios) return;
+  deal_ratio_.assign(static_cast<std::size_t>((total + 1) * width), 0.0);
+  for (int n = 1; n <= total; ++n)
+    for (int k = 0; k <= std::min(n, most_of_a_kind_); ++k)
+      deal_ratio_[static_cast<std::size_t>(n * width + k)] =
+          static_cast<double>(k) / static_cast<double>(n);
+}
+
 void SecondGame::deal_outcomes(const uint8_t* b, std::vector<Outcome>* out) const {
   // deck._deal_outcomes (2E-2): k / n in double is the correctly rounded float(Fraction(k, n)).
+  // The cards are conserved kind by kind (check.cc), so n and k are within the table.
   const uint8_t* deck = pile(b, kDeck);
   int n = 0;
   for (int k = 0; k < kCards; ++k) n += deck[k];
+  if (!deal_ratio_.empty()) {
+    const double* ratio = deal_ratio_.data() + static_cast<std::size_t>(n * (most_of_a_kind_ + 1));
+    for (int k = 0; k < kCards; ++k)
+      if (deck[k]) out->push_back({k, ratio[deck[k]]});
+    return;
+  }
   for (int k = 0; k < kCards; ++k)
     if (deck[k]) out->push_back({k, static_cast<double>(deck[k]) / static_cast<double>(n)});
+}
+
+int32_t SecondGame::sample_deal(const uint8_t* b, Pcg64& rng) const {
+  const uint8_t* deck = pile(b, kDeck);
+  int n = 0, last = -1;
+  for (int k = 0; k < kCards; ++k) n += deck[k];
+  const double* ratio = deal_ratio_.data() + static_cast<std::size_t>(n * (most_of_a_kind_ + 1));
+  double total = 0.0;
+  for (int k = 0; k < kCards; ++k)
+    if (deck[k]) {
+      total += ratio[deck[k]];
+      last = k;
+    }
+  if (last < 0) throw EngineError(ErrorCode::kValue, "a deal from an empty deck");
+  const double x = rng.next_double() * total;
+  double running = 0.0;
+  for (int k = 0; k < last; ++k)
+    if (deck[k]) {
+      running += ratio[deck[k]];
+      if (running > x) return k;
+    }
+  return last;
 }
 
 void SecondGame::deal(Work& w, int card) const {

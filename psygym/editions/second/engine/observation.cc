@@ -7,6 +7,8 @@
 // Each entry is computed as the reference computes it, in double (Python's float: the same
 // correctly rounded divisions), then rounded once to float32 as struct's "f" and numpy's
 // float32 arrays do, so the vector is bit-identical to the reference's.
+#include <algorithm>
+
 #include "rules.h"
 
 namespace psygym {
@@ -31,11 +33,27 @@ std::size_t SecondGame::observation_size() const {
   return static_cast<std::size_t>(kHead + 4 * U + P * per_psyker + 1 + P + M + (U + 1) + 3);
 }
 
+void SecondGame::build_views() {
+  const double rounds = sc_.battle_rounds;
+  for (int phase = 0; phase <= 255; ++phase) {  // every value of the header's phase byte
+    round_fraction_.push_back(f32(static_cast<double>(phase / 2 + 1) / rounds));
+    phase_fraction_.push_back(f32(static_cast<double>(phase) / (2 * rounds)));
+  }
+  for (int u = 0; u < sc_.n_units; ++u) {
+    const int most = unit(u).max_wounds;
+    std::vector<float> fractions;
+    if (most <= kWoundFractions)
+      for (int w = 0; w <= most; ++w)
+        fractions.push_back(f32(static_cast<double>(w) / static_cast<double>(most)));
+    wound_fraction_.push_back(std::move(fractions));
+  }
+}
+
 void SecondGame::observe(const uint8_t* s, int player, float* out) const {
   const Header h = load_header(s);
   const int U = sc_.n_units, P = sc_.n_psykers, M = sc_.n_slots, N = sc_.n_powers;
   const std::size_t size = observation_size();
-  for (std::size_t i = 0; i < size; ++i) out[i] = 0.0f;
+  std::fill(out, out + size, 0.0f);
   // The decision asked of the player (the tests of facts.current_player).
   int decision = kDecisionWait;
   if (h.stage == kOver) {
@@ -49,10 +67,9 @@ void SecondGame::observe(const uint8_t* s, int player, float* out) const {
   }
   out[decision] = 1.0f;
   float* v = out + kDecisions;
-  const double rounds = sc_.battle_rounds;
   v[0] = active(h.phase) == player ? 1.0f : 0.0f;
-  v[1] = f32(static_cast<double>(h.phase / 2 + 1) / rounds);
-  v[2] = f32(static_cast<double>(h.phase) / (2 * rounds));
+  v[1] = round_fraction_[h.phase];
+  v[2] = phase_fraction_[h.phase];
   v[3] = static_cast<float>(h.passes);
   v[4] = h.to_move == player ? 1.0f : 0.0f;
   v += 5;
@@ -95,7 +112,10 @@ void SecondGame::observe(const uint8_t* s, int player, float* out) const {
     e[0] = unit(u).owner == player ? 1.0f : 0.0f;
     e[1] = left > 0 ? 1.0f : 0.0f;
     e[2] = static_cast<float>(left);
-    e[3] = f32(static_cast<double>(left) / static_cast<double>(unit(u).max_wounds));
+    const std::vector<float>& fractions = wound_fraction_[static_cast<std::size_t>(u)];
+    e[3] = fractions.empty()
+               ? f32(static_cast<double>(left) / static_cast<double>(unit(u).max_wounds))
+               : fractions[static_cast<std::size_t>(left)];
   }
   // Per psyker: mine, alive, ML, has cast, hood; per slot: holds a card, in play, in play with
   // Ultimate Force, the power one-hot.

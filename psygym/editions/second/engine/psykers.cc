@@ -10,7 +10,8 @@ namespace second {
 void SecondGame::initial_state(uint8_t* out) const {
   // psykers._first_state, then _settle.
   std::memset(out, 0, layout_.size);
-  Work w = load_work(out);
+  EffectRec buffer[kMaxUnits];
+  Work w = load_work(out, buffer);
   w.h.stage = kSetup;
   w.h.to_move = static_cast<uint8_t>(sc_.first_player);
   w.h.n_units = static_cast<uint8_t>(sc_.n_units);

@@ -12,14 +12,6 @@ namespace psygym {
 namespace second {
 namespace {
 
-// The effects of the transitions on this thread: one buffer, grown once to the longest list
-// (no allocation per apply).
-EffectRec* work_buffer(std::size_t size) {
-  thread_local std::vector<EffectRec> buffer;
-  if (buffer.size() < size) buffer.resize(size);
-  return buffer.data();
-}
-
 // How many effects a power of psyker `ps` resolves at once at most (rules._effects): one a unit
 // of its area for 'every enemy unit in range', else one.
 int effects_of(const PsykerData& ps, int k, int units) {
@@ -84,12 +76,14 @@ SecondGame::SecondGame(ScenarioSpec spec)
                       "(one a unit)");
   work_effects_ = std::max(std::max(u, upkeep), cast_bound);
   build_tables();  // effects.cc
+  build_deal_ratios();  // deck.cc
+  build_views();  // observation.cc
 }
 
 // ------------------------------------------------------------------ work states
 
-SecondGame::Work SecondGame::load_work(uint8_t* b) const {
-  Work w{load_header(b), b, work_buffer(static_cast<std::size_t>(work_effects_)), 0};
+SecondGame::Work SecondGame::load_work(uint8_t* b, EffectRec* buffer) const {
+  Work w{load_header(b), b, buffer, 0};
   w.n_fx = w.h.n_effects;
   std::memcpy(w.fx, b + layout_.effects, sizeof(EffectRec) * static_cast<std::size_t>(w.n_fx));
   return w;
@@ -166,8 +160,10 @@ void SecondGame::returns(const uint8_t* s, double out[2]) const {  // 2E-8
 // The reference env walks chance with walks.py's fast walk, which draws with ChanceTable.sample
 // (deck._deal_run and psykers._setup_run inline the same draw): one number at every chance
 // node, a single outcome included (RulesBase.sample_chance would draw none there).
-int32_t SecondGame::sample_chance(const uint8_t* s, Pcg64& rng) const {
-  thread_local std::vector<Outcome> outcomes;  // no allocation per chance node
+int32_t SecondGame::sample_chance(const uint8_t* s, Pcg64& rng,
+                                  std::vector<Outcome>& outcomes) const {
+  const Header h = load_header(s);
+  if (h.stage == kDeal && h.n_effects == 0 && !deal_ratio_.empty()) return sample_deal(s, rng);
   chance_outcomes(s, &outcomes);
   if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
   return outcomes[table_index(outcomes, rng)].action;
@@ -177,7 +173,8 @@ int32_t SecondGame::sample_chance(const uint8_t* s, Pcg64& rng) const {
 
 void SecondGame::apply(const uint8_t* s, int32_t action, uint8_t* out) const {
   std::memcpy(out, s, layout_.size);
-  Work w = load_work(out);
+  EffectRec buffer[kMaxUnits];
+  Work w = load_work(out, buffer);
   if (w.h.stage == kDeal && w.n_fx == 0) {
     deal(w, action);  // deck._apply_deal, then _settle
   } else {

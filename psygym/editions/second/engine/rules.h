@@ -49,7 +49,8 @@ class SecondGame : public Game {
   void returns(const uint8_t* s, double out[2]) const override;
   std::size_t observation_size() const override;                          // observation.cc
   void observe(const uint8_t* s, int player, float* out) const override;  // observation.cc
-  int32_t sample_chance(const uint8_t* s, Pcg64& rng) const override;
+  int32_t sample_chance(const uint8_t* s, Pcg64& rng,
+                        std::vector<Outcome>& scratch) const override;
 
  private:
   // A state being built in place: its header, its bytes, and its effects in a buffer long
@@ -82,7 +83,9 @@ class SecondGame : public Game {
   // facts.current_player over a header and the effects waiting.
   int player_of(const Header& h, int n_effects) const;
 
-  Work load_work(uint8_t* b) const;
+  // The state `b` to work on, its waiting effects copied into `buffer` (kMaxUnits records: the
+  // constructor bounds the effects that can wait at once by the units).
+  Work load_work(uint8_t* b, EffectRec* buffer) const;
   void store_work(Work& w) const;
 
   // rules.py: the chance tables and the transition loop.
@@ -146,6 +149,21 @@ class SecondGame : public Game {
   std::vector<DuelTable> duel_roll_;            // by (ML - 1) * 4 + (enemy ML - 1)
   std::vector<CapTable> mortal_;                // by power * 4 + force
   std::vector<CapTable> duel_effect_;           // by ((power * 4 + force) * 4 + ML - 1) * 4 + ..
+  // A deal's probabilities k / n (deck.cc) by n * (most_of_a_kind_ + 1) + k for every deck size
+  // n and count k the scenario's deck allows; empty for a deck too large to tabulate.
+  void build_deal_ratios();
+  // sample_chance at a deal from the table: the draw of table_index (random.h) over
+  // deal_outcomes, the same sums in the same order, without building the list.
+  int32_t sample_deal(const uint8_t* b, Pcg64& rng) const;
+  // The observation's ratios as float32 (observation.cc): per phase byte the round and phase
+  // fractions, per unit each wound fraction (units of at most kWoundFractions wounds).
+  void build_views();
+  static constexpr int kWoundFractions = 1024;
+  std::vector<float> round_fraction_, phase_fraction_;
+  std::vector<std::vector<float>> wound_fraction_;
+  static constexpr int kDealRatios = 16384;
+  int most_of_a_kind_ = 0;
+  std::vector<double> deal_ratio_;
   // Attack tables by ((power * 4 + force) * U + attacker) * U + victim, made on first use.
   std::unique_ptr<std::atomic<const CapTable*>[]> attacks_;
   mutable std::mutex attack_mutex_;

@@ -74,6 +74,7 @@ SeventhGame::SeventhGame(ScenarioNumbers numbers)
   for (const UnitData& u : n_.unit) ld_tables_.push_back(Table{leadership_outcomes(u.leadership)});
   uniform_.push_back(0.0);
   for (int k = 1; k <= std::max(n_.powers, 1); ++k) uniform_.push_back(exact_ratio(1, k));
+  build_views();
 
   // rules._build_initial_state: units with their fixed powers, then generation or a phase.
   initial_.assign(state_size(), 0);
@@ -292,8 +293,8 @@ void SeventhGame::returns(const uint8_t* bytes, double out[2]) const {
   out[1] = -score;
 }
 
-int32_t SeventhGame::sample_chance(const uint8_t* s, Pcg64& rng) const {
-  thread_local std::vector<Outcome> outcomes;  // no allocation per chance node
+int32_t SeventhGame::sample_chance(const uint8_t* s, Pcg64& rng,
+                                  std::vector<Outcome>& outcomes) const {
   chance_outcomes(s, &outcomes);
   if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
   return outcomes[table_index(outcomes, rng)].action;

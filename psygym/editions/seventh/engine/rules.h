@@ -32,7 +32,8 @@ class SeventhGame : public Game {
   bool has_horizon() const override { return true; }
   // SeventhRules.sample_chance: ChanceTable.sample over the node's table (one uniform number
   // even for a single outcome, unlike the default's weighted_choice).
-  int32_t sample_chance(const uint8_t* s, Pcg64& rng) const override;
+  int32_t sample_chance(const uint8_t* s, Pcg64& rng,
+                        std::vector<Outcome>& scratch) const override;
   // views.py's Observer (views.cc).
   std::size_t observation_size() const override;
   void observe(const uint8_t* s, int player, float* out) const override;
@@ -109,6 +110,15 @@ class SeventhGame : public Game {
   std::vector<Table> ld_tables_;  // per unit
   std::vector<double> uniform_;   // uniform_[n] = 1 / n
   std::vector<uint8_t> initial_;
+  // The observation's fixed entries and its ratios, as float32 (views.cc): a player's vector
+  // before the state is read, tenths (pools, dice, successes), per phase the round and the
+  // phases left, per unit every wound fraction up to kWoundFractions wounds.
+  void build_views();
+  static constexpr int kWoundFractions = 1024;
+  std::vector<float> blank_[2];
+  std::vector<float> tenths_, phase_round_, phases_left_;
+  std::vector<std::vector<float>> wound_fraction_;
+  std::vector<int> in_force_entry_;  // the entry of each in-force bit (rank, unit, owner)
   TableCache tables_;  // the tables built once per key (casting, deny, hits, effects)
 };
 

@@ -155,16 +155,23 @@ inline unsigned byte_bits(const uint8_t* s, unsigned b, unsigned from, unsigned 
 }
 
 // Calls f(k) for every bit first + k set among the `count` bits from bit `first` at byte
-// `base`, k ascending, until f returns true; returns whether one did.
+// `base`, k ascending, until f returns true; returns whether one did. The bits are taken 56 at
+// a time: the bytes that hold them gathered into one word (a byte at a time, as the note above
+// says), then that word's set bits in order.
 template <typename F>
 bool scan_bits(const uint8_t* s, int base, int first, int count, F&& f) {
-  if (count <= 0) return false;
-  const unsigned from = 8u * static_cast<unsigned>(base) + static_cast<unsigned>(first);
-  const unsigned end = from + static_cast<unsigned>(count);
-  for (unsigned b = from / 8; b <= (end - 1) / 8; ++b)
-    for (unsigned bits = byte_bits(s, b, from, end); bits != 0; bits &= bits - 1)
-      if (f(static_cast<int>(8 * b + static_cast<unsigned>(__builtin_ctz(bits)) - from)))
-        return true;
+  const uint8_t* bytes = s + base;
+  for (int done = 0; done < count;) {
+    const int n = count - done < 56 ? count - done : 56;
+    const unsigned from = static_cast<unsigned>(first + done);
+    const unsigned shift = from % 8, used = (shift + static_cast<unsigned>(n) + 7) / 8;
+    uint64_t word = 0;
+    for (unsigned i = 0; i < used; ++i) word |= static_cast<uint64_t>(bytes[from / 8 + i]) << (8 * i);
+    word = (word >> shift) & ((uint64_t{1} << n) - 1);
+    for (; word != 0; word &= word - 1)
+      if (f(done + __builtin_ctzll(word))) return true;
+    done += n;
+  }
   return false;
 }
 
