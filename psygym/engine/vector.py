@@ -155,8 +155,8 @@ class CompiledVectorEnv(VectorEnv):
         infos: dict[str, Any] = {"action_mask": masks}
         if len(final):  # the games that ended (nothing is truncated): their rows only
             final_obs = np.empty(self.num_envs, dtype=object)  # None where a game goes on
-            for row, i in enumerate(np.flatnonzero(terminated)):
-                final_obs[i] = final[row]
+            for i, row in zip(np.flatnonzero(terminated).tolist(), final):
+                final_obs[i] = row
             infos["final_obs"] = final_obs
             infos["_final_obs"] = terminated.copy()
         return obs, rewards, terminated, truncated, infos

@@ -18,7 +18,7 @@ void check_seat(int seat) {
 
 Episode::Episode(const Game& game, int num_actions, int seat, Pcg64 rng)
     : game_(&game), num_actions_(num_actions), seat_(seat), rng_(rng),
-      state_(game.state_size()), next_(game.state_size()) {
+      state_(game.state_size()) {
   check_seat(seat);
   if (num_actions < 1) throw EngineError(ErrorCode::kValue, "a game needs at least one action");
 }
@@ -40,8 +40,7 @@ double Episode::score() const {
 
 void Episode::apply(int32_t action) {
   if (recording_) path_.push_back(action);
-  game_->apply(state_.data(), action, next_.data());
-  state_.swap(next_);
+  game_->apply(state_.data(), action, state_.data());
 }
 
 int Episode::advance() {

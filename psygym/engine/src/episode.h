@@ -73,7 +73,6 @@ class Episode {
   double paid_ = 0.0;
   bool recording_ = false;
   std::vector<uint8_t> state_;
-  std::vector<uint8_t> next_;
   std::vector<int32_t> legal_;
   std::vector<int32_t> scratch_;  // the opponent's legal actions
   std::vector<Outcome> outcomes_;  // a chance node's outcomes

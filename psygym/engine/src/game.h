@@ -71,7 +71,8 @@ class Game {
   virtual void legal_actions(const uint8_t* s, std::vector<int32_t>* out) const = 0;
   // Exact outcomes in the reference's order (empty at decision and terminal nodes).
   virtual void chance_outcomes(const uint8_t* s, std::vector<Outcome>* out) const = 0;
-  // The next state after a decision or a chance outcome (`out` may not alias `s`).
+  // The next state after a decision or a chance outcome, into `out`: either other bytes or `s`
+  // itself (the state then changes in place; an episode steps its state so).
   virtual void apply(const uint8_t* s, int32_t action, uint8_t* out) const = 0;
   // Scores of players 0 and 1 so far.
   virtual void returns(const uint8_t* s, double out[2]) const = 0;

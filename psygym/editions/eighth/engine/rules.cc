@@ -157,7 +157,7 @@ void EighthGame::returns(const uint8_t* s, double out[2]) const {  // 8E-8.2
 }
 
 void EighthGame::apply(const uint8_t* s, int32_t action, uint8_t* out) const {
-  std::memcpy(out, s, layout_.size);
+  if (out != s) std::memcpy(out, s, layout_.size);
   Work w{load_header(out), out};
   switch (w.h.stage) {
     case kSelect:

@@ -121,7 +121,7 @@ void RogueTraderGame::returns(const uint8_t* s, double out[2]) const {  // turns
 
 void RogueTraderGame::apply(const uint8_t* s, int32_t action, uint8_t* out) const {
   // rules._transition: one step, then the nodes with a single choice.
-  std::memcpy(out, s, layout_.size);
+  if (out != s) std::memcpy(out, s, layout_.size);
   Work w{load_header(out), out};
   step(w, action);
   settle(w);

@@ -47,13 +47,26 @@ void SecondGame::build_views() {
         fractions.push_back(f32(static_cast<double>(w) / static_cast<double>(most)));
     wound_fraction_.push_back(std::move(fractions));
   }
+  const int U = sc_.n_units, M = sc_.n_slots, N = sc_.n_powers;
+  const int per_psyker = 5 + M * (3 + N);
+  for (int player = 0; player < 2; ++player) {
+    std::vector<float>& v = blank_[player];
+    v.assign(observation_size(), 0.0f);
+    for (int u = 0; u < U; ++u) v[kHead + 4 * u] = unit(u).owner == player ? 1.0f : 0.0f;
+    for (int i = 0; i < sc_.n_psykers; ++i) {
+      float* e = v.data() + kHead + 4 * U + per_psyker * i;
+      e[0] = psyker(i).side == player ? 1.0f : 0.0f;
+      e[2] = static_cast<float>(psyker(i).ml);
+      e[4] = psyker(i).hood ? 1.0f : 0.0f;
+    }
+  }
 }
 
 void SecondGame::observe(const uint8_t* s, int player, float* out) const {
   const Header h = load_header(s);
   const int U = sc_.n_units, P = sc_.n_psykers, M = sc_.n_slots, N = sc_.n_powers;
-  const std::size_t size = observation_size();
-  std::fill(out, out + size, 0.0f);
+  const std::vector<float>& blank = blank_[player];
+  std::copy(blank.begin(), blank.end(), out);  // zeros, and who owns each unit and psyker
   // The decision asked of the player (the tests of facts.current_player).
   int decision = kDecisionWait;
   if (h.stage == kOver) {
@@ -109,7 +122,6 @@ void SecondGame::observe(const uint8_t* s, int player, float* out) const {
   for (int u = 0; u < U; ++u) {
     const int left = wounds(s, u);
     float* e = units + 4 * u;
-    e[0] = unit(u).owner == player ? 1.0f : 0.0f;
     e[1] = left > 0 ? 1.0f : 0.0f;
     e[2] = static_cast<float>(left);
     const std::vector<float>& fractions = wound_fraction_[static_cast<std::size_t>(u)];
@@ -122,13 +134,9 @@ void SecondGame::observe(const uint8_t* s, int player, float* out) const {
   const int per_psyker = 5 + M * (3 + N);
   float* psykers = units + 4 * U;
   for (int i = 0; i < P; ++i) {
-    const PsykerData& ps = psyker(i);
     float* e = psykers + per_psyker * i;
-    e[0] = ps.side == player ? 1.0f : 0.0f;
     e[1] = alive_psyker(s, i) ? 1.0f : 0.0f;
-    e[2] = static_cast<float>(ps.ml);
     e[3] = used(s, i) ? 1.0f : 0.0f;
-    e[4] = ps.hood ? 1.0f : 0.0f;
     for (int j = 0; j < M; ++j) {
       float* slot = e + 5 + j * (3 + N);
       const int k = power_in(s, i, j);

@@ -2,6 +2,7 @@
 // facts.next_drawer: the first state, set-up draws and the psykers that can use powers.
 #include <cstring>
 
+#include "random.h"
 #include "rules.h"
 
 namespace psygym {
@@ -69,6 +70,33 @@ void SecondGame::setup_outcomes(const uint8_t* b, std::vector<Outcome>* out) con
   }
   const double p = 1.0 / static_cast<double>(out->size() - start);
   for (std::size_t n = start; n < out->size(); ++n) (*out)[n].probability = p;
+}
+
+int32_t SecondGame::sample_setup(const uint8_t* b, Pcg64& rng) const {
+  const int i = next_draw(b);
+  if (i < 0) throw EngineError(ErrorCode::kValue, "not a set-up draw");
+  const std::vector<int>& pool = psyker(i).pool;
+  auto held = [&](int k) {
+    for (int j = 0; j < sc_.n_slots; ++j)
+      if (power_in(b, i, j) == k) return true;
+    return false;
+  };
+  int n = 0;
+  for (int k : pool) n += !held(k);
+  if (n == 0) throw EngineError(ErrorCode::kValue, "a set-up draw from an empty pool");
+  const double p = 1.0 / static_cast<double>(n);
+  double total = 0.0;
+  for (int m = 0; m < n; ++m) total += p;
+  const double x = rng.next_double() * total;
+  double running = 0.0;
+  int seen = 0;
+  for (int k : pool) {
+    if (held(k)) continue;
+    if (++seen == n) return k;  // the last outcome: no sum to test
+    running += p;
+    if (running > x) return k;
+  }
+  throw EngineError(ErrorCode::kValue, "a set-up draw past its pool");  // unreachable
 }
 
 void SecondGame::draw_power(Work& w, int outcome) const {

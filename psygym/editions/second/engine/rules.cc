@@ -163,7 +163,8 @@ void SecondGame::returns(const uint8_t* s, double out[2]) const {  // 2E-8
 int32_t SecondGame::sample_chance(const uint8_t* s, Pcg64& rng,
                                   std::vector<Outcome>& outcomes) const {
   const Header h = load_header(s);
-  if (h.stage == kDeal && h.n_effects == 0 && !deal_ratio_.empty()) return sample_deal(s, rng);
+  if (h.n_effects == 0 && h.stage == kDeal && !deal_ratio_.empty()) return sample_deal(s, rng);
+  if (h.n_effects == 0 && h.stage == kSetup) return sample_setup(s, rng);
   chance_outcomes(s, &outcomes);
   if (outcomes.empty()) throw EngineError(ErrorCode::kValue, "not a chance node");
   return outcomes[table_index(outcomes, rng)].action;
@@ -172,7 +173,7 @@ int32_t SecondGame::sample_chance(const uint8_t* s, Pcg64& rng,
 // ------------------------------------------------------------------ transitions
 
 void SecondGame::apply(const uint8_t* s, int32_t action, uint8_t* out) const {
-  std::memcpy(out, s, layout_.size);
+  if (out != s) std::memcpy(out, s, layout_.size);
   EffectRec buffer[kMaxUnits];
   Work w = load_work(out, buffer);
   if (w.h.stage == kDeal && w.n_fx == 0) {

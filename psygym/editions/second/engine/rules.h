@@ -155,11 +155,15 @@ class SecondGame : public Game {
   // sample_chance at a deal from the table: the draw of table_index (random.h) over
   // deal_outcomes, the same sums in the same order, without building the list.
   int32_t sample_deal(const uint8_t* b, Pcg64& rng) const;
+  // sample_chance at a set-up draw: table_index over setup_outcomes without the list.
+  int32_t sample_setup(const uint8_t* b, Pcg64& rng) const;
   // The observation's ratios as float32 (observation.cc): per phase byte the round and phase
-  // fractions, per unit each wound fraction (units of at most kWoundFractions wounds).
+  // fractions, per unit each wound fraction (units of at most kWoundFractions wounds), and
+  // each player's blank vector (zeros, who owns each unit and psyker, ML, hood).
   void build_views();
   static constexpr int kWoundFractions = 1024;
   std::vector<float> round_fraction_, phase_fraction_;
+  std::vector<float> blank_[2];  // a player's vector before the state is read
   std::vector<std::vector<float>> wound_fraction_;
   static constexpr int kDealRatios = 16384;
   int most_of_a_kind_ = 0;

@@ -9,7 +9,7 @@ namespace seventh {
 
 void SeventhGame::apply(const uint8_t* s, int32_t a, uint8_t* out) const {
   // A state is a few words (state.h): copied a word at a time, inline.
-  for (int i = 0; i < layout_.size; i += 8) {
+  for (int i = 0; out != s && i < layout_.size; i += 8) {
     uint64_t word;
     std::memcpy(&word, s + i, 8);
     std::memcpy(out + i, &word, 8);
