@@ -702,9 +702,10 @@ def test_eighth_single_phase_solves_and_heuristics_are_bounded():
 # ----------------------------------------------------------------------------- Rogue Trader
 def test_rogue_trader_bids_are_matrix_games():
     rules = load("rt", "duel", turns=2)
-    solver = Solver(rules)
+    solver = Solver(rules, engine="python")  # keeps every pair's strategies in its cache
     value = solver.value()
     assert math.isfinite(value) and solver.exact
+    assert value == pytest.approx(Solver(rules).value(), abs=1e-9)  # the core's matrix games
     assert solver.cache.strategies, "the duel has simultaneous bids (RT-3.4)"
     checked = 0
     for key, (_rows, x, _cols, y) in solver.cache.strategies.items():

@@ -261,9 +261,6 @@ class Solver(SimultaneousSearch):
                 "action values exist only at decision nodes, not at chance or terminal states"
             )
         sign = 1.0 if player == 0 else -1.0
-        data = self._held(state) if self._core is not None else None
-        if data is not None:
-            return {a: sign * v for a, v in self._core_call(self._core.child_values, data)}
         key = self._root_key(state)
         sim = self._simultaneous(state, player)
         out: dict[int, float] = {}
@@ -281,6 +278,9 @@ class Solver(SimultaneousSearch):
             for j, b in enumerate(cols):
                 out[b] = sign * sum(float(p) * matrix[i][j] for i, p in enumerate(x))
             return out
+        data = self._held(state) if self._core is not None else None
+        if data is not None:
+            return {a: sign * v for a, v in self._core_call(self._core.child_values, data)}
         for a in rules.legal_actions(state):
             out[a] = sign * self._child_value(key, a)
         return out
@@ -527,13 +527,16 @@ def _compiled_search(solver: Solver, rules: Any, own_cache: bool) -> tuple[Any, 
     The core solves exactly, and runs the ``search`` agent's lookahead: a ``within`` horizon
     (any ``steps``, on a twin with the edition's horizon) whose leaf is the score so far, or
     that plus a ``leaf_value`` board value on a twin with a compiled observation. A search
-    with a depth or ply limit, a ``leaf`` function, fixed policies, simultaneous moves or a
-    memo shared with other solvers stays in Python, as does every search under
-    ``PSYGYM_ENGINE=python``. Both give the same count of states and the same values, to the
-    last bit where no board value is involved and to about 1e-15 where one is (the
-    differential tests hold them together).
+    with a depth or ply limit, a ``leaf`` function, fixed policies or a memo shared with other
+    solvers stays in Python, as does every search under ``PSYGYM_ENGINE=python``, and one with
+    simultaneous moves on a twin that does not play them (``Game.has_simultaneous``). Both give
+    the same count of states and the same values, to the last bit where no board value and no
+    matrix game is involved, to about 1e-15 where a board value is, and to the linear
+    programs' tolerance (1e-9 or better) where a matrix game is: the core solves each secret
+    pair's game for its value, and Python solves the pairs it is asked about for their
+    strategies from the core's matrix (the differential tests hold them together).
     """
-    if solver.fixed or solver._sim_info is not None or not own_cache:
+    if solver.fixed or not own_cache:
         return None, None
     if solver._limited and (
         solver.within is None or solver.max_depth is not None or solver.max_plies is not None
@@ -545,8 +548,11 @@ def _compiled_search(solver: Solver, rules: Any, own_cache: bool) -> tuple[Any, 
     compiled = compiled_game(rules)
     if compiled is None:
         return None, None
+    if solver._sim_info is not None and not getattr(compiled.game, "has_simultaneous", False):
+        return None, None
+    pairs = solver._sim_info is not None
     if not solver._limited:
-        return compiled, compiled.solver(solver.max_states)
+        return compiled, compiled.solver(solver.max_states, pairs=pairs)
     if not getattr(compiled.game, "has_horizon", False):  # also a core built before it had one
         return None, None
     net = None
@@ -556,7 +562,7 @@ def _compiled_search(solver: Solver, rules: Any, own_cache: bool) -> tuple[Any, 
             return None, None
     try:
         search = compiled.solver(solver.max_states, within=solver.within, steps=solver.steps,
-                                 value=net)  # fmt: skip
+                                 value=net, pairs=pairs)  # fmt: skip
     except (ValueError, TypeError):
         return None, None  # a horizon the core cannot hold: Python searches
     return compiled, search

@@ -102,6 +102,7 @@ class SimultaneousSearch:
     _sim_info: Callable[[Hashable], Any] | None
     _parent_of: Callable[[Hashable], Hashable | None] | None
     _stack: list[Any]
+    _core: Any
 
     def _column_parent(self, state: Hashable, player: int) -> Hashable | None:
         """Key of the simultaneous-move node whose column decision ``state`` is, if any.
@@ -280,12 +281,37 @@ class SimultaneousSearch:
         return out
 
     def _matrix_values(self, key: Hashable, sim: Simultaneous) -> list[list[float]]:
+        core = self._core_matrix(key, sim) if self._core is not None else None
+        if core is not None:
+            return core
         children = self._matrix_children(key, sim)
         vals = [c.value if type(c) is _Leaf else self._value_of(c) for c in children]
         n = len(sim.col_actions)
         matrix = [vals[i * n : (i + 1) * n] for i in range(len(sim.row_actions))]
         self._finish_matrix(key, sim, vals)
         return matrix
+
+    def _core_matrix(self, key: Hashable, sim: Simultaneous) -> list[list[float]] | None:
+        """:meth:`_matrix_values` from the compiled solver's values of the pair's children.
+
+        The core searches below the pair; the strategies come from the same linear programs
+        as in Python (:meth:`_finish_matrix`), and the states between the two halves are
+        recorded as the Python search records them. ``None`` where the state has no compiled
+        bytes (the search goes on in Python).
+        """
+        data = self._held(self._state_of(key))
+        if data is None:
+            return None
+        rows, cols, vals = self._core_call(self._core.matrix_values, data)
+        if tuple(rows) != sim.row_actions or tuple(cols) != sim.col_actions:
+            raise ValueError("the compiled rules announce another simultaneous move here")
+        for a in sim.row_actions:
+            mid, _leaf = self._step_row(key, a)
+            if mid is not None:
+                self.cache.parents[self._state_of(mid)] = key
+        self._finish_matrix(key, sim, vals)
+        n = len(sim.col_actions)
+        return [vals[i * n : (i + 1) * n] for i in range(len(sim.row_actions))]
 
     def _finish_matrix(self, key: Hashable, sim: Simultaneous, vals: list[float]) -> float:
         n = len(sim.col_actions)

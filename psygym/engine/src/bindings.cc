@@ -9,6 +9,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -20,6 +21,7 @@
 #include "exact.h"
 #include "game.h"
 #include "lookahead.h"
+#include "matrix_game.h"
 #include "random.h"
 #include "solver.h"
 
@@ -253,6 +255,27 @@ PYBIND11_MODULE(_core, m) {
 
   m.def("registered_games", &registered_games, "Ids of the compiled games, sorted.");
   m.def(
+      "matrix_game_value",
+      [](const std::vector<std::vector<double>>& payoff) {
+        constexpr std::size_t kMost = 256;  // rows and columns: a tableau of about 1 MB
+        const std::size_t rows = payoff.size(), cols = rows ? payoff[0].size() : 0;
+        if (rows == 0 || cols == 0 || rows > kMost || cols > kMost)
+          throw EngineError(ErrorCode::kValue, "a matrix game needs 1 to 256 rows and columns");
+        std::vector<double> flat;
+        flat.reserve(rows * cols);
+        for (const std::vector<double>& row : payoff) {
+          if (row.size() != cols)
+            throw EngineError(ErrorCode::kValue, "every row of a matrix game has one entry a column");
+          for (double x : row) {
+            if (!std::isfinite(x)) throw EngineError(ErrorCode::kValue, "a payoff must be finite");
+            flat.push_back(x);
+          }
+        }
+        return matrix_game_value(flat, static_cast<int>(rows), static_cast<int>(cols));
+      },
+      py::arg("payoff"),
+      "The value to the row player (who maximises) of the zero-sum game payoff[row][col].");
+  m.def(
       "pcg64_doubles",
       [](uint64_t state_hi, uint64_t state_lo, uint64_t inc_hi, uint64_t inc_lo, int n) {
         if (n < 0 || n > 1000000) throw EngineError(ErrorCode::kValue, "n must be 0 to 1,000,000");
@@ -332,6 +355,9 @@ PYBIND11_MODULE(_core, m) {
            py::arg("state"), "(battle round, step): the reference's rules.horizon.")
       .def_property_readonly("has_horizon", [](const PyGame& g) { return g.game->has_horizon(); },
                              "Whether horizon() is the edition's own (else the default (0, 0)).")
+      .def_property_readonly(
+          "has_simultaneous", [](const PyGame& g) { return g.game->has_simultaneous(); },
+          "Whether the solver plays the edition's secret pairs of decisions as matrix games.")
       .def_property_readonly("observation_size",
                              [](const PyGame& g) { return g.game->observation_size(); },
                              "Length of observe()'s vector (0: no compiled observation).")
@@ -543,20 +569,26 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<PySolver>(m, "Solver", "Expectiminimax over a compiled game, memoised.")
       .def(py::init([](const PyGame& g, int64_t max_states, const py::object& within,
-                       int64_t steps, std::shared_ptr<ValueNet> value) {
+                       int64_t steps, std::shared_ptr<ValueNet> value, bool pairs) {
              if (within.is_none()) {
                if (steps != 1 || value)
                  throw EngineError(ErrorCode::kValue, "steps and value need within=");
-               return PySolver{&g, std::make_unique<Solver>(*g.game, max_states)};
+               PySolver s{&g, std::make_unique<Solver>(*g.game, max_states)};
+               s.solver->set_pairs(pairs);
+               return s;
              }
-             return PySolver{&g, std::make_unique<Solver>(*g.game, max_states,
-                                                          horizon_of(within, steps), value)};
+             PySolver s{&g, std::make_unique<Solver>(*g.game, max_states,
+                                                     horizon_of(within, steps), value)};
+             s.solver->set_pairs(pairs);
+             return s;
            }),
            py::arg("game"), py::arg("max_states") = -1, py::arg("within") = py::none(),
-           py::arg("steps") = 1, py::arg("value") = nullptr, py::keep_alive<1, 2>(),
+           py::arg("steps") = 1, py::arg("value") = nullptr, py::arg("pairs") = true,
+           py::keep_alive<1, 2>(),
            "Exact, or with within=(round, step) the search agent's lookahead: the states "
            "whose Game.horizon is within (and the next steps - 1 units), a state beyond worth "
-           "the score so far plus value (a ValueNet of the game's observation) or alone.")
+           "the score so far plus value (a ValueNet of the game's observation) or alone. "
+           "pairs=False plays secret pairs of decisions as two decisions in a row.")
       .def_property_readonly("states", [](const PySolver& s) { return s.solver->states(); })
       .def_property_readonly("cut", [](const PySolver& s) { return s.solver->cut(); },
                              "Whether any value rests on a leaf of the horizon.")
@@ -600,5 +632,20 @@ PYBIND11_MODULE(_core, m) {
                out.emplace_back(actions[i], values[i]);
              return out;
            },
-           py::arg("state"), "Each legal action with its child's value for player 0.");
+           py::arg("state"), "Each legal action with its child's value for player 0.")
+      .def("matrix_values",
+           [](PySolver& s, const py::bytes& state) {
+             std::string st = checked(*s.game->game, state);
+             std::vector<int32_t> rows, cols;
+             std::vector<double> values;
+             {
+               py::gil_scoped_release release;
+               std::lock_guard<std::mutex> turn(*s.busy);
+               s.solver->matrix_values(bytes_of(st), &rows, &cols, &values);
+             }
+             return py::make_tuple(rows, cols, values);
+           },
+           py::arg("state"),
+           "At a secret pair of decisions: (row actions, column actions, the value for player "
+           "0 of each pair's child, row-major).");
 }

@@ -88,6 +88,19 @@ class Game {
   // compares it and the core's lookahead searches on it only then: an edition whose reference
   // has a horizon but whose twin keeps the default is searched in Python.
   virtual bool has_horizon() const { return false; }
+  // A secret pair of decisions at `s`, as the reference's rules.simultaneous_info: true with
+  // the row player's (the player to move's) actions and the column player's, who decides next
+  // without seeing the row; false where `s` is no such node (the default: no secret moves).
+  virtual bool simultaneous(const uint8_t* s, std::vector<int32_t>* rows,
+                            std::vector<int32_t>* cols) const {
+    (void)s;
+    (void)rows;
+    (void)cols;
+    return false;
+  }
+  // Whether simultaneous() is the twin of the edition's rules.simultaneous_info: the core's
+  // solver then plays the secret pairs as matrix games; otherwise they are searched in Python.
+  virtual bool has_simultaneous() const { return false; }
 
   // Length of observe()'s vector; 0 where the game has no compiled observation.
   virtual std::size_t observation_size() const { return 0; }

@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "matrix_game.h"
+
 namespace psygym {
 namespace {
 
@@ -109,6 +111,73 @@ bool Solver::step(const uint8_t* key, const int32_t* horizon, int32_t action, ui
   return true;
 }
 
+bool Solver::step_row(const uint8_t* key, int32_t action, uint8_t* mid, int* player,
+                      double* v) {
+  // SimultaneousSearch._step_row: no ply of its own and never a leaf of the horizon.
+  game_.apply(key, action, mid);
+  *player = game_.current_player(mid);
+  if (*player == kTerminal) {
+    double r[2];
+    game_.returns(mid, r);
+    *v = r[0];
+    return false;
+  }
+  if (bounded_) set_units_left(mid, units_left(key));
+  return true;
+}
+
+void Solver::check_pair(const uint8_t* mid, int player, int row_player, int32_t action,
+                        const std::vector<int32_t>& cols) {
+  // SimultaneousSearch._matrix_children's contract.
+  if (player != 1 - row_player)
+    throw EngineError(ErrorCode::kValue,
+                      "simultaneous_info announced a simultaneous move, but the row action " +
+                          std::to_string(action) +
+                          " is followed by neither the end of the game nor the other player's "
+                          "decision");
+  game_.legal_actions(mid, &legal_);
+  if (legal_ != cols)
+    throw EngineError(ErrorCode::kValue, "the column player's legal actions after row action " +
+                                             std::to_string(action) +
+                                             " are not the announced ones");
+}
+
+double Solver::pair_value(const Frame& f) {
+  // SimultaneousSearch._finish_matrix: the row player's payoff is player 0's score, or its
+  // negative where player 1 bids first.
+  const int rows = static_cast<int>(f.actions.size()), cols = static_cast<int>(f.cols.size());
+  if (f.row_player == 0) return matrix_game_value(f.values, rows, cols);
+  std::vector<double> payoff(f.values.size());
+  for (std::size_t k = 0; k < payoff.size(); ++k) payoff[k] = -f.values[k];
+  return -matrix_game_value(payoff, rows, cols);
+}
+
+void Solver::matrix_values(const uint8_t* s, std::vector<int32_t>* rows,
+                           std::vector<int32_t>* cols, std::vector<double>* values) {
+  const int player = game_.current_player(s);
+  if (!pairs_ || player < 0 || !game_.simultaneous(s, rows, cols))
+    throw EngineError(ErrorCode::kValue, "matrix values exist only at a simultaneous move");
+  values->clear();
+  std::vector<uint8_t> key(key_size_), mid(key_size_), child(key_size_);
+  root_key(s, key.data());
+  int32_t h[2] = {0, 0};
+  for (int32_t a : *rows) {
+    int next = 0;
+    double v = 0.0;
+    if (!step_row(key.data(), a, mid.data(), &next, &v)) {
+      values->insert(values->end(), cols->size(), v);
+      continue;
+    }
+    check_pair(mid.data(), next, player, a, *cols);
+    if (bounded_ && horizon_.steps > 1) game_.horizon(mid.data(), h);
+    for (int32_t b : *cols) {
+      double w = 0.0;
+      if (step(mid.data(), h, b, child.data(), &next, &w)) w = key_value(child.data());
+      values->push_back(w);
+    }
+  }
+}
+
 double Solver::key_value(const uint8_t* key) {
   if (const double* hit = memo_.find(key)) return *hit;
   solve(key);
@@ -154,7 +223,13 @@ void Solver::expand(const uint8_t* key, int player, Frame* f) {
   f->has_acc = false;
   f->acc = 0.0;
   if (bounded_ && horizon_.steps > 1) game_.horizon(key, f->horizon);
-  if (player == kChance) {
+  if (pairs_ && player >= 0 && game_.has_simultaneous() &&
+      game_.simultaneous(key, &f->actions, &f->cols)) {
+    f->kind = 3;
+    f->row_player = player;
+    f->values.clear();
+    f->mid.resize(key_size_);
+  } else if (player == kChance) {
     f->kind = 0;
     std::vector<Outcome>& outcomes = outcomes_;
     outcomes.clear();
@@ -165,6 +240,7 @@ void Solver::expand(const uint8_t* key, int player, Frame* f) {
     }
   } else {
     f->kind = player == 0 ? 1 : 2;
+    f->actions.clear();
     game_.legal_actions(key, &f->actions);
   }
 }
@@ -183,7 +259,7 @@ void Solver::solve(const uint8_t* root) {
   while (true) {
     Frame* f = &frames_[depth];
     double v = 0.0;
-    if (f->next < f->actions.size()) {
+    if (f->next < f->children()) {
       const std::size_t i = f->next;
       if (f->kind == 0 && f->weights[i] <= 0.0) {
         ++f->next;
@@ -193,7 +269,27 @@ void Solver::solve(const uint8_t* root) {
       f = &frames_[depth];  // frames_ may have moved
       uint8_t* child = &keys_[(depth + 1) * size];
       int player = 0;
-      if (step(&keys_[depth * size], f->horizon, f->actions[i], child, &player, &v)) {
+      const uint8_t* from = &keys_[depth * size];
+      const int32_t* horizon = f->horizon;
+      int32_t action = f->kind == 3 ? 0 : f->actions[i];
+      if (f->kind == 3) {  // the pair (row i / C, column i % C), through its row's state
+        const std::size_t n = f->cols.size(), row = i / n;
+        if (i % n == 0) {
+          int next = 0;
+          double ended = 0.0;
+          if (!step_row(from, f->actions[row], f->mid.data(), &next, &ended)) {
+            f->values.insert(f->values.end(), n, ended);  // every column: the game is over
+            f->next += n;
+            continue;
+          }
+          check_pair(f->mid.data(), next, f->row_player, f->actions[row], f->cols);
+          if (bounded_ && horizon_.steps > 1) game_.horizon(f->mid.data(), f->mid_horizon);
+        }
+        from = f->mid.data();
+        horizon = f->mid_horizon;
+        action = f->cols[i % n];
+      }
+      if (step(from, horizon, action, child, &player, &v)) {
         const uint64_t hash = memo_.hash(child);
         if (const double* hit = memo_.find(child, hash)) {
           v = *hit;
@@ -205,7 +301,7 @@ void Solver::solve(const uint8_t* root) {
         }
       }
     } else {
-      v = f->has_acc ? f->acc : 0.0;
+      v = f->kind == 3 ? pair_value(*f) : f->has_acc ? f->acc : 0.0;
       memo_.insert(&keys_[depth * size], v, f->hash);
       const std::size_t n = memo_.size();
       if (progress_ && n % 10000 == 0) progress_(n);
@@ -217,7 +313,9 @@ void Solver::solve(const uint8_t* root) {
     }
     // Fold child f->next's value into its parent, as the Python search does.
     const std::size_t i = f->next;
-    if (f->kind == 0) {
+    if (f->kind == 3) {
+      f->values.push_back(v);
+    } else if (f->kind == 0) {
       const double w = f->weights[i];
       f->acc = f->has_acc ? f->acc + v * w : v * w;
       f->has_acc = true;

@@ -5,6 +5,12 @@
 // values and the same count of states: player 0 maximises its final score, player 1 minimises
 // it, chance is summed with the exact probabilities of chance_outcomes(). Exact values agree to
 // the last bit; a leaf's board value to about 1e-15 (ValueNet).
+//
+// A secret pair of decisions (Game::simultaneous, Rogue Trader's bids) is one node, as in the
+// Python general search (agents/solvers/simultaneous.py): its children are the states after
+// each row action and then each column action, the state between the two halves is neither
+// memoised nor a leaf, and its value is the matrix game's (matrix_game.h): the linear
+// program's optimum, which agrees with the reference's to its solver's tolerance.
 #pragma once
 
 #include <cstdint>
@@ -35,20 +41,39 @@ class Solver {
   // Each legal action of the player to move at `s` with the value (for player 0) of its
   // child; EngineError(kValue) at a chance or terminal node.
   void child_values(const uint8_t* s, std::vector<int32_t>* actions, std::vector<double>* values);
+  // At a secret pair `s`: the row and column actions and the value of each pair's child,
+  // row-major (what the Python solver builds its matrix game and strategies from);
+  // EngineError(kValue) elsewhere, or where a row action is not followed by the column
+  // player's decision with the announced actions or the end of the game.
+  void matrix_values(const uint8_t* s, std::vector<int32_t>* rows, std::vector<int32_t>* cols,
+                     std::vector<double>* values);
   // States memoised (decision and chance nodes, not terminals; a bounded search memoises a
   // state once per count of units left, as the Python search's keys).
   std::size_t states() const { return memo_.size(); }
   std::size_t memory_bytes() const { return memo_.bytes() + leaves_.bytes(); }
   // Whether any value rests on a leaf of the horizon (the Python solver's Cache.cut).
   bool cut() const { return cut_; }
+  // Whether secret pairs of decisions are matrix games (the default), or two decisions in a
+  // row as in a search whose rules announce none (the reference's simultaneous_info removed).
+  void set_pairs(bool on) { pairs_ = on; }
   // Called with the number of states every 10,000 new states (may throw to stop the search).
   void set_progress(std::function<void(std::size_t)> progress) { progress_ = std::move(progress); }
 
  private:
   struct Frame {
-    int kind;  // 0 chance (a weighted sum), 1 player 0 (max), 2 player 1 (min)
-    std::vector<int32_t> actions;
-    std::vector<double> weights;  // chance only
+    // 0 chance (a weighted sum), 1 player 0 (max), 2 player 1 (min), 3 a secret pair (its
+    // children the pairs of actions, row-major)
+    int kind;
+    std::vector<int32_t> actions;  // a pair: the row actions
+    std::vector<double> weights;   // chance only
+    std::vector<int32_t> cols;     // a pair: the column actions
+    std::vector<double> values;    // a pair: the children's values so far
+    std::vector<uint8_t> mid;      // a pair: the key after the current row action
+    int32_t mid_horizon[2] = {0, 0};
+    int row_player = 0;
+    std::size_t children() const {
+      return kind == 3 ? actions.size() * cols.size() : actions.size();
+    }
     std::size_t next = 0;
     bool has_acc = false;
     double acc = 0.0;
@@ -66,6 +91,14 @@ class Solver {
   // a leaf (Python's _step_limited).
   bool step(const uint8_t* key, const int32_t* horizon, int32_t action, uint8_t* child,
             int* player, double* v);
+  // The row half of a secret pair: the state after the row action, never a leaf (the column
+  // half is the step that may leave the horizon); false with `*v` if the game ended.
+  bool step_row(const uint8_t* key, int32_t action, uint8_t* mid, int* player, double* v);
+  // After row action `action` of a pair whose row player is `row_player`: EngineError(kValue)
+  // unless the column player decides next with the announced `cols`.
+  void check_pair(const uint8_t* mid, int player, int row_player, int32_t action,
+                  const std::vector<int32_t>& cols);
+  static double pair_value(const Frame& f);  // the matrix game's value for player 0
   double leaf(const uint8_t* s);
   double key_value(const uint8_t* key);
   void solve(const uint8_t* root);
@@ -79,6 +112,7 @@ class Solver {
   std::size_t state_size_;
   std::size_t key_size_;
   bool cut_ = false;
+  bool pairs_ = true;
   StateTable memo_;
   StateTable leaves_;               // board values by state (pure: clearing loses nothing)
   std::vector<float> observation_;  // a leaf's observation while it is valued
@@ -86,6 +120,7 @@ class Solver {
   std::vector<Frame> frames_;       // reused across searches
   std::vector<uint8_t> keys_;       // the key of frame k at [k * key size, (k + 1) * key size)
   std::vector<Outcome> outcomes_;   // a chance node's outcomes while it is expanded
+  std::vector<int32_t> legal_;      // the column player's actions while a pair is checked
 };
 
 }  // namespace psygym

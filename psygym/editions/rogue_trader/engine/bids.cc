@@ -27,6 +27,21 @@ int RogueTraderGame::save_cap(const Header& h, const uint8_t* b) const {
   return can_augment(b, t) ? std::min(static_cast<int>(unit(b, t).points), sc_.bid_limit) : 0;
 }
 
+bool RogueTraderGame::simultaneous(const uint8_t* s, std::vector<int32_t>* rows,
+                                   std::vector<int32_t>* cols) const {
+  // bids.simultaneous_info: at the attacker's bid, where both sides have a real choice; the
+  // target's bids are those of the save-bid node whatever the attacker bid (a probe with 0).
+  Header h = load_header(s);
+  if (h.phase != kAttackBid) return false;
+  legal_actions(s, rows);
+  h.attack_bid = 0;
+  h.phase = kSaveBid;
+  std::vector<uint8_t> probe(s, s + layout_.size);
+  store_header(h, probe.data());
+  legal_actions(probe.data(), cols);
+  return rows->size() >= 2 && cols->size() >= 2;
+}
+
 void RogueTraderGame::bids_in(Work& w, int j) const {
   // bids._bids_in: both secret bids are known; deduct them whatever happens (RT-3.4).
   const int u = w.h.actor, t = w.h.target, k = w.h.attack_bid;

@@ -86,6 +86,12 @@ void RogueTraderGame::build_initial(uint8_t* out) const {
   store_header(w.h, out);
 }
 
+void RogueTraderGame::horizon(const uint8_t* s, int32_t out[2]) const {
+  const Header h = load_header(s);
+  out[0] = h.turn / 2 + 1;
+  out[1] = h.turn % 2;
+}
+
 int RogueTraderGame::current_player(const uint8_t* s) const {
   // facts.current_player: the target bids its augmented save (RT-3.3).
   const Header h = load_header(s);

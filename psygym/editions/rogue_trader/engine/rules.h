@@ -42,6 +42,13 @@ class RogueTraderGame : public Game {
   void returns(const uint8_t* s, double out[2]) const override;
   std::size_t observation_size() const override { return obs_size_; }
   void observe(const uint8_t* s, int player, float* out) const override;  // views.cc
+  // turns.horizon: (battle round, player turn within it), one unit of search per turn.
+  void horizon(const uint8_t* s, int32_t out[2]) const override;
+  bool has_horizon() const override { return true; }
+  // bids.simultaneous_info (bids.cc): the two secret bids as a matrix game (RT-3.4).
+  bool simultaneous(const uint8_t* s, std::vector<int32_t>* rows,
+                    std::vector<int32_t>* cols) const override;
+  bool has_simultaneous() const override { return true; }
 
  private:
   // A state being built in place: its header, and its bytes for the unit records.

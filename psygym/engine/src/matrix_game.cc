@@ -1,0 +1,86 @@
+#include "matrix_game.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
+#include "game.h"
+
+namespace psygym {
+namespace {
+
+constexpr double kSaddle = 1e-12;  // matrix.py: np.isclose(lower, upper, atol=1e-12)
+constexpr double kPivot = 1e-12;   // entries this close to 0 do not pivot
+
+// max sum(y) s.t. B y <= 1, y >= 0 for B = payoff + shift > 0: the game's value is
+// 1 / sum(y) - shift. The tableau holds B, the slacks and the right-hand side; its last row the
+// objective's reduced costs.
+double simplex_value(const std::vector<double>& payoff, int rows, int cols) {
+  const double low = *std::min_element(payoff.begin(), payoff.end());
+  const double shift = 1.0 - low;
+  const int width = cols + rows + 1;
+  std::vector<double> t(static_cast<std::size_t>((rows + 1) * width), 0.0);
+  auto at = [&](int i, int j) -> double& { return t[static_cast<std::size_t>(i * width + j)]; };
+  std::vector<int> basis(static_cast<std::size_t>(rows));
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) at(i, j) = payoff[static_cast<std::size_t>(i * cols + j)] + shift;
+    at(i, cols + i) = 1.0;
+    at(i, width - 1) = 1.0;
+    basis[static_cast<std::size_t>(i)] = cols + i;
+  }
+  for (int j = 0; j < cols; ++j) at(rows, j) = -1.0;
+  // Bland's rule never cycles, so the loop ends; the bound only guards against a defect.
+  for (int iteration = 0; iteration < 100000; ++iteration) {
+    int enter = -1;
+    for (int j = 0; j < width - 1 && enter < 0; ++j)
+      if (at(rows, j) < -kPivot) enter = j;
+    if (enter < 0) return 1.0 / at(rows, width - 1) - shift;
+    int leave = -1;
+    double best = 0.0;
+    for (int i = 0; i < rows; ++i) {
+      if (at(i, enter) <= kPivot) continue;
+      const double ratio = at(i, width - 1) / at(i, enter);
+      if (leave < 0 || ratio < best ||
+          (ratio == best && basis[static_cast<std::size_t>(i)] <
+                                basis[static_cast<std::size_t>(leave)])) {
+        leave = i;
+        best = ratio;
+      }
+    }
+    if (leave < 0) break;  // unbounded: impossible with B > 0
+    const double pivot = at(leave, enter);
+    for (int j = 0; j < width; ++j) at(leave, j) /= pivot;
+    for (int i = 0; i <= rows; ++i) {
+      if (i == leave) continue;
+      const double factor = at(i, enter);
+      if (factor == 0.0) continue;
+      for (int j = 0; j < width; ++j) at(i, j) -= factor * at(leave, j);
+    }
+    basis[static_cast<std::size_t>(leave)] = enter;
+  }
+  throw EngineError(ErrorCode::kValue, "the matrix game's linear program did not converge");
+}
+
+}  // namespace
+
+double matrix_game_value(const std::vector<double>& payoff, int rows, int cols) {
+  if (rows < 1 || cols < 1 || payoff.size() != static_cast<std::size_t>(rows) * cols)
+    throw EngineError(ErrorCode::kValue, "a matrix game needs a non-empty rows x cols payoff");
+  double lower = -INFINITY, upper = INFINITY;
+  for (int i = 0; i < rows; ++i) {
+    double row_min = INFINITY;
+    for (int j = 0; j < cols; ++j)
+      row_min = std::min(row_min, payoff[static_cast<std::size_t>(i * cols + j)]);
+    lower = std::max(lower, row_min);
+  }
+  for (int j = 0; j < cols; ++j) {
+    double col_max = -INFINITY;
+    for (int i = 0; i < rows; ++i)
+      col_max = std::max(col_max, payoff[static_cast<std::size_t>(i * cols + j)]);
+    upper = std::min(upper, col_max);
+  }
+  if (std::fabs(lower - upper) <= kSaddle) return lower;
+  return simplex_value(payoff, rows, cols);
+}
+
+}  // namespace psygym
