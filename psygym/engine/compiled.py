@@ -66,6 +66,32 @@ def generator_words(rng: Any) -> tuple[int, int, int, int]:
     return (s >> 64, s & _WORD, inc >> 64, inc & _WORD)
 
 
+def class_methods(rules: Any) -> frozenset[str]:
+    """The names of the methods of ``rules``' class (for :func:`untouched`)."""
+    cls = type(rules)
+    return frozenset(
+        name for name in dir(cls) if not name.startswith("__") and callable(getattr(cls, name))
+    )
+
+
+def untouched(rules: Any, methods: frozenset[str]) -> bool:
+    """Whether no method of ``rules`` is replaced on the instance (a test's spy, a replayed
+    chance): only then does the core answer as the reference would."""
+    return rules.__dict__.keys().isdisjoint(methods)
+
+
+def write_generator(words: tuple[int, int, int, int], rng: Any) -> None:
+    """Set numpy generator ``rng`` to the core generator state ``words`` (it draws on from there).
+
+    ``words`` is a core ``Pcg64``'s ``(state_hi, state_lo, inc_hi, inc_lo)``; ``rng``'s other
+    fields (a cached half-word) stay as they are.
+    """
+    s_hi, s_lo, i_hi, i_lo = words
+    state = rng.bit_generator.state
+    state["state"] = {"state": (s_hi << 64) | s_lo, "inc": (i_hi << 64) | i_lo}
+    rng.bit_generator.state = state
+
+
 def core_generator(core: Any, rng: Any) -> Any:
     """The core's ``Pcg64`` at ``rng``'s state (the two then draw the same numbers)."""
     return core.Pcg64(*generator_words(rng))

@@ -22,7 +22,13 @@ import numpy as np
 
 from psygym.core import Event
 from psygym.engine import compiled_game
-from psygym.engine.compiled import CompiledGame, generator_words
+from psygym.engine.compiled import (
+    CompiledGame,
+    class_methods,
+    generator_words,
+    untouched,
+    write_generator,
+)
 
 
 class ReplayedEvents(Sequence[Event]):
@@ -114,10 +120,7 @@ class CompiledEpisode:
         self._episode = core.Episode(compiled.game, rules.num_actions, seat, core.Pcg64(0, 0, 0, 1))
         self._episode.recording = True
         self.holds_generator = False
-        cls = type(rules)
-        self._methods = frozenset(
-            name for name in dir(cls) if not name.startswith("__") and callable(getattr(cls, name))
-        )
+        self._methods = class_methods(rules)
 
     def serves(self, opponent: Any) -> bool:
         """Whether the core plays this step as the reference would.
@@ -125,9 +128,7 @@ class CompiledEpisode:
         Not while a method of the rules is replaced on the instance (a test's spy or a
         replayed chance) or the opponent is one the core does not play (set after creation).
         """
-        return getattr(opponent, "uniform", False) and self.rules.__dict__.keys().isdisjoint(
-            self._methods
-        )
+        return getattr(opponent, "uniform", False) and untouched(self.rules, self._methods)
 
     @property
     def seat(self) -> int:
@@ -147,10 +148,7 @@ class CompiledEpisode:
         """Write the core generator's state into ``rng`` (it draws on from there)."""
         if not self.holds_generator:
             return
-        s_hi, s_lo, i_hi, i_lo = self._episode.generator.words
-        state = rng.bit_generator.state  # its other fields (a cached half-word) stay as they are
-        state["state"] = {"state": (s_hi << 64) | s_lo, "inc": (i_hi << 64) | i_lo}
-        rng.bit_generator.state = state
+        write_generator(self._episode.generator.words, rng)
         self.holds_generator = False
 
     def reset(self) -> tuple[np.ndarray, np.ndarray, int]:

@@ -36,9 +36,17 @@ Both agents are terminated when the game is over. No truncation.
 
 ## Arguments
 
-``env(edition="7th", scenario="default", render_mode=None)``; ``raw_env`` has the same
-arguments and skips PettingZoo's order-enforcing wrapper. An illegal action raises
+``env(edition="7th", scenario="default", render_mode=None, engine=None)``; ``raw_env`` has
+the same arguments and skips PettingZoo's order-enforcing wrapper. An illegal action raises
 ``IllegalActionError`` naming the legal ones.
+
+## Engine
+
+Where the scenario has a compiled twin with an observation, the game is stepped in the C++ core
+(:mod:`psygym.engine.position`) with the same draws from the same generator: the same
+observations, masks, rewards, terminations and events (replayed on the reference when
+``infos[agent]["events"]`` is read) as the reference. ``engine="python"`` (or
+``PSYGYM_ENGINE=python``) keeps every step on the reference; ``env.engine`` says which runs.
 
 ## Version History
 
@@ -58,6 +66,7 @@ from pettingzoo.utils import wrappers
 from psygym.core import CHANCE, TERMINAL, Event, RulesBase
 from psygym.edition import default as default_edition
 from psygym.editions import load
+from psygym.engine.position import Position, core_rules
 
 _MAX_RESETS = 1000
 AGENTS = ("player_0", "player_1")
@@ -71,6 +80,8 @@ class PsychicAECEnv(AECEnv):
         scenario: a shipped scenario name or a TOML path (``"default"``: the edition's).
         render_mode: ``"ansi"`` or None.
         rules: a ready ``Rules`` object (overrides ``edition``/``scenario``).
+        engine: ``"python"`` keeps every step on the reference; ``None`` or ``"core"``: the
+            compiled twin where the scenario has one (see the module docstring).
     """
 
     metadata = {"render_modes": ["ansi"], "name": "psygym_psychic_v0", "is_parallelizable": False}
@@ -81,6 +92,7 @@ class PsychicAECEnv(AECEnv):
         scenario: str = "default",
         render_mode: str | None = None,
         rules: RulesBase | None = None,
+        engine: str | None = None,
     ):
         super().__init__()
         if render_mode not in (None, "ansi"):
@@ -100,11 +112,30 @@ class PsychicAECEnv(AECEnv):
         }  # fmt: skip
         self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
         self.np_random, _ = seeding.np_random(None)
-        self.state: Any = None
+        self._core = core_rules(self.rules, engine)
+        self._pos: Position | None = None  # the game in the core (None: on the reference)
+        self._state: Any = None
         self._legal_of: Any = object()  # the state _legal_cache describes
         self._legal_cache: tuple[int, np.ndarray | None] = (TERMINAL, None)
         self._scores = [0.0, 0.0]
         self._events: list[Event] = []
+
+    @property
+    def engine(self) -> str:
+        """``"core"`` where the compiled core steps this env's games, else ``"python"``."""
+        return "python" if self._core is None else "core"
+
+    @property
+    def state(self) -> Any:
+        """The reference state of the game (decoded from the core's bytes when it holds it)."""
+        return self._pos.state if self._pos is not None else self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        # A state the twin cannot hold goes on in the reference until the next reset.
+        core = self._core
+        self._pos = None if value is None or core is None or not core.serves() else core.place(value)
+        self._state = None if self._pos is not None else value
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The observation space of ``agent`` (the same object every call)."""
@@ -123,7 +154,15 @@ class PsychicAECEnv(AECEnv):
         """Start a new game (seeding the chance generator if ``seed`` is given)."""
         if seed is not None:
             self.np_random, _ = seeding.np_random(seed)
+        core = self._core if self._core is not None and self._core.serves() else None
         for _ in range(_MAX_RESETS):
+            if core is not None:
+                start = core.initial_state()
+                self._pos, path = core.walk(start, self.np_random)
+                self._state, self._events = None, core.events(start, path)
+                if core.current_player(self._pos) != TERMINAL:
+                    break
+                continue
             self._events = []
             self.state = self._advance(self.rules.initial_state())
             if not self.rules.is_terminal(self.state):
@@ -135,23 +174,40 @@ class PsychicAECEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {"events": list(self._events)} for a in self.agents}
-        self._scores = [float(x) for x in self.rules.returns(self.state)]
-        self.agent_selection = AGENTS[self.rules.current_player(self.state)]
+        self.infos = {a: {"events": self._event_list()} for a in self.agents}
+        self._scores = list(self._returns())
+        self.agent_selection = AGENTS[self._legal()[0]]
 
     def player(self, agent: str) -> int:
         """The rules' player index of an agent name."""
         return AGENTS.index(agent)
 
+    def _event_list(self) -> Any:
+        """The last step's events for an info: a copy, or the core's lazy replay (immutable)."""
+        return self._events if self._pos is not None else list(self._events)
+
+    def _returns(self) -> tuple[float, float]:
+        if self._pos is not None:
+            return self._core.returns(self._pos)
+        r0, r1 = self.rules.returns(self.state)
+        return float(r0), float(r1)
+
     def _legal(self) -> tuple[int, np.ndarray | None]:
         """``(player to move, its int8 mask)`` at :attr:`state`, built once per state."""
-        state = self.state
+        pos = self._pos
+        state = pos if pos is not None else self._state
         if self._legal_of is not state:
-            player = TERMINAL if state is None else self.rules.current_player(state)
+            core = self._core
+            if state is None:
+                player = TERMINAL
+            else:
+                player = (core.current_player(pos) if pos is not None
+                          else self.rules.current_player(state))  # fmt: skip
             mask = None
             if player >= 0:
                 mask = np.zeros(self.rules.num_actions, dtype=np.int8)
-                mask[self.rules.legal_actions(state)] = 1
+                mask[core.legal_actions(pos) if pos is not None
+                     else self.rules.legal_actions(state)] = 1  # fmt: skip
             self._legal_of, self._legal_cache = state, (player, mask)
         return self._legal_cache
 
@@ -163,6 +219,8 @@ class PsychicAECEnv(AECEnv):
             mask = legal.copy()
         else:
             mask = np.zeros(self.rules.num_actions, dtype=np.int8)
+        if self._pos is not None:
+            return {"observation": self._core.observe(self._pos, p), "action_mask": mask}
         return {"observation": self.rules.observe(self.state, p), "action_mask": mask}
 
     def step(self, action: Any) -> None:
@@ -178,14 +236,21 @@ class PsychicAECEnv(AECEnv):
         # A legal action is known from the mask built for this state; anything else goes through
         # the rules' own check, which raises IllegalActionError naming the legal set.
         known = legal is not None and 0 <= action < len(legal) and bool(legal[action])
-        self.state = self.rules.apply_with_chance(
-            self.state, action, self.np_random, self._events, check=not known
-        )
-        scores = [float(x) for x in self.rules.returns(self.state)]
+        if self._pos is not None and not self._core.serves():
+            self.state = self._pos.state  # a rules method was replaced: the reference goes on
+        if self._pos is not None:
+            core, start = self._core, self._pos
+            self._pos, path = core.walk(core.apply(start, action, check=not known), self.np_random)
+            self._events = core.events(start, [action, *path])
+        else:
+            self.state = self.rules.apply_with_chance(
+                self.state, action, self.np_random, self._events, check=not known
+            )
+        scores = list(self._returns())
         self.rewards = {a: scores[i] - self._scores[i] for i, a in enumerate(AGENTS)}
         self._scores = scores
         for a in self.agents:
-            self.infos[a] = {"events": list(self._events)}
+            self.infos[a] = {"events": self._event_list()}
         player = self._legal()[0]
         if player == TERMINAL:
             self.terminations = {a: True for a in self.agents}

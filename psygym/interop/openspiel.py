@@ -30,6 +30,11 @@ Mapping:
   action so far.
 * **Observation**: the string is ``rules.render(state, player)`` and the tensor is
   ``rules.observe(state, player)``.
+* **Engine**: where the scenario has a compiled twin with an observation, the states hold the
+  core's bytes (:mod:`psygym.engine.position`) and the core answers whose move, the legal
+  actions, the chance outcomes, the next state, the returns and the tensors, with the
+  reference's values; the reference state is decoded only for text (strings, descriptions)
+  and for ``psygym_state``. ``PSYGYM_ENGINE=python`` keeps every step on the reference.
 * **Utilities** (``TERMINAL`` reward model): ``rules.returns`` at terminal states.
   ``GameInfo``'s ``min_utility``/``max_utility``/``max_game_length``/``max_chance_outcomes`` are
   those of ``rules.game_info()`` where the edition declares them (made symmetric, ``-max ..
@@ -54,6 +59,7 @@ from open_spiel.python import policy as os_policy
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Information, Policy
 from psygym.editions import load
+from psygym.engine.position import Position, core_rules
 
 GAME_NAME = "python_psygym"
 """Short name the game is registered under."""
@@ -106,13 +112,17 @@ class PsygymGame(pyspiel.Game):
             game's parameters then only name it and ``pyspiel.load_game`` cannot rebuild it.
     """
 
-    def __init__(self, params: dict[str, Any] | None = None, *, rules: Any = None):
+    def __init__(
+        self, params: dict[str, Any] | None = None, *, rules: Any = None, engine: str | None = None
+    ):
         if rules is None:
             params = dict(params or {})
             edition = str(params.get("edition", registry.default().id))
             scenario = str(params.get("scenario", "default"))
             rules = load(edition, scenario)
         self.rules = rules
+        # What answers at every node: the compiled twin over positions, else the reference.
+        self.answers: Any = core_rules(rules, engine) or rules
         info = rules.game_info()
         perfect = rules.information == Information.PERFECT
         self.hides_moves = rules.information == Information.SIMULTANEOUS
@@ -148,7 +158,8 @@ class PsygymGame(pyspiel.Game):
         if params:
             raise ValueError(f"observation parameters are not supported; got {params}")
         obs_type = iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False)
-        return PsygymObserver(self.rules, perfect_recall=obs_type.perfect_recall)
+        return PsygymObserver(self.rules, perfect_recall=obs_type.perfect_recall,
+                              answers=self.answers)  # fmt: skip
 
 
 def _digest(vector: np.ndarray) -> str:
@@ -182,10 +193,10 @@ class PsygymState(pyspiel.State):
 
     def __init__(self, game: PsygymGame):
         super().__init__(game)
-        rules = game.rules
-        self._shared = _Frozen((rules, game.hides_moves))
-        s = rules.initial_state()
-        tokens = tuple((f"o{_digest(rules.observe(s, p))}",) for p in (0, 1))
+        answers = game.answers
+        self._shared = _Frozen((game.rules, game.hides_moves, answers))
+        s = answers.initial_state()
+        tokens = tuple((f"o{_digest(answers.observe(s, p))}",) for p in (0, 1))
         self._data = _Frozen((s, tokens, ((), ()), None))
 
     @property
@@ -193,9 +204,20 @@ class PsygymState(pyspiel.State):
         return self._shared.value[0]
 
     @property
+    def _answers(self) -> Any:
+        """The compiled twin (over positions) or the reference rules (over states)."""
+        return self._shared.value[2]
+
+    @property
+    def node(self) -> Any:
+        """What the answers read: a :class:`~psygym.engine.position.Position` or the state."""
+        return self._data.value[0]
+
+    @property
     def state(self) -> Hashable:
         """The psygym state."""
-        return self._data.value[0]
+        s = self._data.value[0]
+        return s.state if type(s) is Position else s
 
     @property
     def history_tokens(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -220,7 +242,7 @@ class PsygymState(pyspiel.State):
     # ---------------------------------------------------------------- OpenSpiel API
     def current_player(self) -> int:
         """0 or 1, or pyspiel's CHANCE / TERMINAL ids."""
-        p = self._rules.current_player(self.state)
+        p = self._answers.current_player(self.node)
         if p == TERMINAL:
             return int(pyspiel.PlayerId.TERMINAL)
         if p == CHANCE:
@@ -228,32 +250,32 @@ class PsygymState(pyspiel.State):
         return int(p)
 
     def _legal_actions(self, player: int) -> list[int]:
-        return list(self._rules.legal_actions(self.state))
+        return list(self._answers.legal_actions(self.node))
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         """``(position, probability)`` of each psygym chance outcome, in the rules' order."""
-        return [(i, float(p)) for i, (_, p) in enumerate(self._rules.chance_outcomes(self.state))]
+        return [(i, float(p)) for i, (_, p) in enumerate(self._answers.chance_outcomes(self.node))]
 
     def _apply_action(self, action: int) -> None:
-        rules, hides = self._shared.value
+        rules, hides, answers = self._shared.value
         s, tokens, actions, hidden = self._data.value
-        mover = rules.current_player(s)
+        mover = answers.current_player(s)
         tokens, actions = list(tokens), list(actions)
         if mover == CHANCE:
-            outcome = rules.chance_outcomes(s)[action][0]
-            nxt = rules.apply(s, outcome, check=False)
+            outcome = answers.chance_outcomes(s)[action][0]
+            nxt = answers.apply(s, outcome, check=False)
             hidden_next = hidden
         else:
             hidden_next = None
             if hides and hidden is None:
-                sim = rules.simultaneous_info(s)
+                sim = rules.simultaneous_info(self.state)
                 if sim is not None and sim.row_player == mover:
                     hidden_next = sim.col_player
-            nxt = rules.apply(s, action)
+            nxt = answers.apply(s, action)
             tokens[mover] = (*tokens[mover], f"a{action}")
             actions[mover] = (*actions[mover], int(action))
         for p in (0, 1):
-            token = HIDDEN_MOVE if p == hidden_next else f"o{_digest(rules.observe(nxt, p))}"
+            token = HIDDEN_MOVE if p == hidden_next else f"o{_digest(answers.observe(nxt, p))}"
             tokens[p] = (*tokens[p], token)
         self._data = _Frozen((nxt, tuple(tokens), tuple(actions), hidden_next))
 
@@ -267,13 +289,13 @@ class PsygymState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         """Whether the game is over."""
-        return self._rules.current_player(self.state) == TERMINAL
+        return self._answers.current_player(self.node) == TERMINAL
 
     def returns(self) -> list[float]:
         """The zero-sum scores at a terminal state (0, 0 before: terminal rewards)."""
         if not self.is_terminal():
             return [0.0, 0.0]
-        r0, r1 = self._rules.returns(self.state)
+        r0, r1 = self._answers.returns(self.node)
         return [float(r0), float(r1)]
 
     def __str__(self) -> str:
@@ -288,8 +310,9 @@ class PsygymObserver:
     observation (string: ``render(state, player)``; tensor: ``observe``).
     """
 
-    def __init__(self, rules: Any, *, perfect_recall: bool):
+    def __init__(self, rules: Any, *, perfect_recall: bool, answers: Any = None):
         self.rules = rules
+        self._answers = rules if answers is None else answers  # the twin where the game has one
         self.perfect_recall = perfect_recall
         n_obs = int(rules.observation_size)
         size = n_obs + (int(rules.num_actions) if perfect_recall else 0)
@@ -300,7 +323,7 @@ class PsygymObserver:
 
     def set_from(self, state: PsygymState, player: int) -> None:
         """Fill ``tensor`` (and its views in ``dict``) for ``player`` in ``state``."""
-        self.dict["observation"][:] = self.rules.observe(state.state, player)
+        self.dict["observation"][:] = self._answers.observe(state.node, player)
         if self.perfect_recall:
             self.dict["own_actions"][:] = state.action_counts[player]
 
@@ -311,9 +334,12 @@ class PsygymObserver:
         return self.rules.render(state.state, player)
 
 
-def game_from_rules(rules: Any) -> PsygymGame:
-    """Wrap an already built ``Rules`` object (a variant built in code) as an OpenSpiel game."""
-    return PsygymGame(rules=rules)
+def game_from_rules(rules: Any, engine: str | None = None) -> PsygymGame:
+    """Wrap an already built ``Rules`` object (a variant built in code) as an OpenSpiel game.
+
+    ``engine="python"`` keeps it on the reference (else the compiled twin where there is one).
+    """
+    return PsygymGame(rules=rules, engine=engine)
 
 
 def load_game(edition: str, scenario: str = "default") -> PsygymGame:

@@ -382,7 +382,23 @@ PYBIND11_MODULE(_core, m) {
              return g.game->sample_chance(bytes_of(s), rng, scratch);
            },
            py::arg("state"), py::arg("rng"),
-           "One chance outcome drawn with rng (advanced) as the reference env draws it.");
+           "One chance outcome drawn with rng (advanced) as the reference env draws it.")
+      .def("walk_chance",
+           [](const PyGame& g, const py::bytes& state, Pcg64& rng) {
+             std::string s = checked(*g.game, state);
+             std::vector<uint8_t> b(s.begin(), s.end());
+             std::vector<int32_t> path;
+             std::vector<Outcome> scratch;
+             while (g.game->current_player(b.data()) == kChance) {
+               const int32_t a = g.game->sample_chance(b.data(), rng, scratch);
+               path.push_back(a);
+               g.game->apply(b.data(), a, b.data());
+             }
+             return py::make_tuple(as_bytes(b), path);
+           },
+           py::arg("state"), py::arg("rng"),
+           "The chance nodes from state on, drawn with rng (advanced) as the reference env "
+           "draws them, to a decision or the end: (the state reached, the outcomes drawn).");
 
   py::class_<Pcg64>(m, "Pcg64",
                     "numpy's PCG64 in the core, from a state's four 64-bit words (see words).")
