@@ -8,7 +8,9 @@ edition-generic family: an edition without one cannot be tuned this way (the err
 editions can). Each family's module docstring says what its parameters mean.
 
 Tuned parameters are saved as JSON (``best.json``: edition, scenario, family, params, value) and
-load as the agent ``tuned:<path>`` (:func:`make_tuned`). A ``best.json`` written by a
+load as the agent ``tuned:<path>`` (:func:`make_tuned`). The parameters ``psygym compare``
+tuned for each shipped scenario ship too, as ``agents/pretrained/tuned-<edition>-<scenario>.json``
+(:func:`shipped_tuned`), so a fresh clone compares without tuning first. A ``best.json`` written by a
 ``--target maskable-ppo`` study names a trained model instead and loads it through
 :func:`psygym_agents.sb3.make_sb3`: only a safe-format model (safetensors + JSON, see
 :mod:`psygym_agents.safe_model`) inside the ``best.json``'s own folder, never an SB3 ``.zip``.
@@ -157,6 +159,30 @@ def _tuned_model(best: Path, ref: Any) -> Path:
     return model
 
 
+SHIPPED_TUNED_DIR = Path(__file__).parent / "pretrained"
+"""Where the shipped tuned parameters lie (beside the shipped models)."""
+
+
+def shipped_tuned(edition: str, scenario: str) -> Path | None:
+    """The shipped tuned parameters of a shipped scenario (``tuned-<edition>-<name>.json``).
+
+    ``scenario`` is a shipped name or ``"default"``. ``None`` where none ship, or where
+    ``scenario`` is a path (a file of the player's, which may share a shipped scenario's name
+    but not its army lists).
+    """
+    from psygym.edition import get
+
+    if "/" in scenario or scenario.endswith(".toml"):
+        return None
+    try:
+        ed = get(edition)
+    except ValueError:
+        return None
+    name = ed.default_scenario if scenario == "default" else scenario
+    path = SHIPPED_TUNED_DIR / f"tuned-{ed.id}-{name}.json"
+    return path if path.is_file() else None
+
+
 def make_tuned(rules: Any, path: str | None = None) -> Any:
     """The ``tuned`` agent: parameters (or a tuned model) saved in a ``best.json``.
 
@@ -200,4 +226,7 @@ def make_tuned(rules: Any, path: str | None = None) -> Any:
         raise ValueError(f"{p}: {exc}") from None
 
 
-__all__ = ["Family", "build", "check_params", "families", "family_for", "make_tuned", "save_best"]
+__all__ = [
+    "Family", "build", "check_params", "families", "family_for", "make_tuned", "save_best",
+    "shipped_tuned",
+]  # fmt: skip

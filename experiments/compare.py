@@ -356,18 +356,31 @@ def tuned_entry(
     *,
     quick: bool = False,
 ) -> Entry | None:
-    """The tuned parametric policy: saved parameters, or a small Optuna study saved for later.
+    """The tuned parametric policy: saved parameters, shipped ones, or a small Optuna study.
 
     ``scenario`` is the scenario as given (name or path), ``name`` its name. Parameters are
     saved in ``<runs_dir>/tuned/<edition>-<name>/best.json``; a ``--quick`` run tunes with a tiny
     budget into ``<edition>-<name>-quick/`` (its own Optuna study) so it never stands in for a
-    real tuning later, but it uses the real parameters when they exist.
+    real tuning later, but it uses the real parameters when they exist. Where neither is saved,
+    a shipped scenario uses the parameters shipped for it (``shipped_tuned``: this command's own
+    default tuning, done once), and only a scenario without them is tuned now.
     """
     target = inside(runs_dir, "tuned", f"{edition}-{name}") / "best.json"
     quick_target = inside(runs_dir, "tuned", f"{edition}-{name}-quick") / "best.json"
     for path in (target, quick_target) if quick else (target,):
         if path.is_file():
             return Entry("tuned", f"tuned:{path}", "tuned", f"saved parameters {path}", TUNED_TEXT)
+    from psygym_agents.parametric import shipped_tuned
+
+    shipped = shipped_tuned(edition, scenario)
+    if shipped is not None:
+        notes.append(
+            f"tuned agent: the parameters shipped in {shipped.name} (this command's default "
+            "tuning of the scenario, done once); `psygym tune` tunes anew, and parameters saved "
+            f"in {target} take their place."
+        )
+        return Entry("tuned", f"tuned:{shipped}", "tuned", f"shipped parameters {shipped.name}",
+                     TUNED_TEXT)  # fmt: skip
     try:
         from psygym_experiments.harness.tuning import tune_parametric
     except ImportError as exc:

@@ -526,3 +526,48 @@ def test_duels_with_a_match_are_played_first_and_quick_keeps_the_plan_order(tmp_
     assert order == duels + [sc for sc in pairs if sc not in duels]  # each kept in plan order
     settings.quick = True
     assert _play_order(pairs, settings) == pairs
+
+
+# ----------------------------------------------------------------------------- shipped tuning
+def test_every_compared_scenario_ships_tuned_parameters_that_load():
+    from psygym_agents.parametric import make_tuned, shipped_tuned
+
+    from psygym.edition import editions
+    from psygym.editions import load
+
+    for edition in editions():
+        for scenario in ("default", "single-phase"):
+            if scenario != "default" and scenario not in edition.scenario_names():
+                continue
+            path = shipped_tuned(edition.id, scenario)
+            assert path is not None, (edition.id, scenario)
+            doc = json.loads(path.read_text())
+            rules = load(edition.id, scenario)
+            assert doc["edition"] == edition.id and doc["scenario"] == rules.scenario.name
+            assert make_tuned(rules, str(path)).name == f"tuned:{path}"
+
+
+def test_shipped_tuned_parameters_are_for_shipped_scenarios_only(tmp_path):
+    from psygym_agents.parametric import shipped_tuned
+
+    own = tmp_path / "duel.toml"  # a player's file with a shipped scenario's name
+    assert shipped_tuned("7th", str(own)) is None
+    assert shipped_tuned("7th", "random:3") is None
+    assert shipped_tuned("no-such-edition", "duel") is None
+    assert shipped_tuned("7th", "duel") == shipped_tuned("7th", "default")
+
+
+def test_compare_uses_the_shipped_tuned_parameters_and_says_so(tmp_path):
+    from psygym_experiments.compare import tuned_entry
+
+    notes: list[str] = []
+    entry = tuned_entry("8th", "single-phase", "single-phase", tmp_path, 1, 0, notes, quick=True)
+    assert entry.spec.endswith("tuned-8th-single-phase.json")
+    assert any("shipped in tuned-8th-single-phase.json" in n for n in notes)
+    assert not (tmp_path / "tuned").exists()  # nothing was tuned
+    saved = tmp_path / "tuned" / "8th-single-phase" / "best.json"
+    saved.parent.mkdir(parents=True)
+    saved.write_text(Path(entry.spec.split(":", 1)[1]).read_text())
+    assert tuned_entry("8th", "single-phase", "single-phase", tmp_path, 1, 0, []).spec == (
+        f"tuned:{saved}"  # parameters saved by a run take the shipped ones' place
+    )
