@@ -122,9 +122,10 @@ def test_advise_state_files(tmp_path, small_rt):
     f = tmp_path / "state.json"
     f.write_text(json.dumps({"edition": "rt", "scenario": str(small_rt), "actions": []}))
     doc = json.loads(ok("advise", "--state", f, "--json"))
-    # A scenario file is not one the edition declares solvable whole: exact within the turn.
-    assert doc["edition"] == "rt" and doc["actions"] and doc["exact"] is False
-    assert "exact within each turn" in doc["note"]
+    # A scenario file is not one the edition declares solvable whole, but this small one's
+    # rest of the game fits the search's budget: it is solved whole, found by counting.
+    assert doc["edition"] == "rt" and doc["actions"] and doc["exact"] is True
+    assert doc["note"].startswith("exact: the rest of the game")
     g = tmp_path / "situation.json"
     g.write_text(
         json.dumps({"scenario": "single-phase", "situation": "dice=3,enemy_dice=2,power=Smite"})

@@ -10,6 +10,12 @@ the exact solver.
 
 - On a scenario the edition declares solvable whole (``Edition.solvable_scenarios``) the agent
   is the exact solver, so its action values are the game's.
+- Everywhere else it is exact whenever the rest of the game fits: at a decision it solves the
+  game from there exactly within :data:`EXACT_BUDGET` states (a small custom phase, a late
+  battle round, the last phase of any game) and answers from that solve, which covers every
+  later state of the game; :attr:`LookaheadPolicy.note` then says "exact". A solve that does
+  not fit is not tried again in the same unit of lookahead (``rules.horizon``), for that rules
+  object.
 - Without a board value for the scenario the leaf is the score so far (``V = 0``), which the
   agent's :attr:`LookaheadPolicy.note` says.
 - Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead, with
@@ -47,6 +53,66 @@ board cost less. The bound keeps memory to about a gigabyte."""
 
 _LOOKAHEAD: weakref.WeakKeyDictionary[Any, dict[Hashable, Solver]] = weakref.WeakKeyDictionary()
 
+EXACT_BUDGET = 200_000
+"""States an exact solve of the rest of the game may memoise before ``search`` falls back to
+its lookahead: a few hundredths of a CPU second in the core (a miss costs that once per
+unit of lookahead and rules object), and a few tens of megabytes of memo at most."""
+
+
+class _Fit:
+    """Per rules object: the exact solver that fitted last, and the units that did not fit."""
+
+    __slots__ = ("failed", "solver")
+
+    def __init__(self) -> None:
+        self.solver: Solver | None = None
+        self.failed: set[Any] = set()
+
+
+_FITS: weakref.WeakKeyDictionary[Any, _Fit] = weakref.WeakKeyDictionary()
+
+
+def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> Solver | None:
+    """An exact solver holding the rest of the game from ``state``, if it fits ``budget`` states.
+
+    The solver that fitted last is asked first (a later state of the same game is in what it
+    solved); otherwise a fresh one solves from ``state``, unless one already failed in this
+    unit of lookahead (``rules.horizon``). ``None`` where the rest of the game does not fit
+    (the unit is remembered).
+    """
+    from psygym_agents.solvers import NotSolvable
+
+    fit = _FITS.get(rules)
+    if fit is None:
+        fit = _FITS[rules] = _Fit()
+    if fit.solver is not None:
+        try:
+            _solve_for(fit.solver, rules, state)
+            return fit.solver
+        except NotSolvable:
+            fit.solver = None  # its memo and this state's game together are past the budget
+    unit = rules.horizon(state)
+    if unit in fit.failed:
+        return None
+    solver = Solver(rules, max_states=budget)
+    try:
+        _solve_for(solver, rules, state)
+    except NotSolvable:
+        fit.failed.add(unit)
+        return None
+    fit.solver = solver
+    return solver
+
+
+def _solve_for(solver: Solver, rules: Any, state: Hashable) -> None:
+    """Solve what the agent's answers at ``state`` read: its game, and at the second of a
+    secret pair of decisions the pair's node (its values come from that node's matrix game)."""
+    solver.value(state)
+    parent = getattr(rules, "simultaneous_parent", None)
+    origin = parent(state) if parent is not None else None
+    if origin is not None:
+        solver.value(origin)
+
 
 def solvable_whole(rules: Any) -> bool:
     """Whether ``rules``' edition declares this scenario solvable exactly in one piece."""
@@ -67,14 +133,16 @@ class LookaheadPolicy:
     Args:
         rules: the rules this agent plays.
         value: the board value; ``None``: the shipped one for the scenario, if any.
-        exact: solve the whole game exactly; ``None``: when the edition says the scenario is
-            solvable whole.
+        exact: ``True`` solves the whole game exactly, ``False`` never tries; ``None``: the
+            whole game where the edition says the scenario is solvable whole, else the rest of
+            the game whenever it fits :data:`EXACT_BUDGET` states (:func:`fitted_solver`).
         steps: units of lookahead searched exactly (the current one and ``steps - 1`` more);
             ``None``: the ``search_steps`` the board value's JSON records (else 1).
 
     Attributes:
-        note: one plain sentence on what the values are (exact, or exact within the unit plus
-            an estimate).
+        note: one plain sentence on what the last values asked for are (exact, or exact within
+            the unit plus an estimate).
+        exact: whether they are exact.
     """
 
     name = "search"
@@ -87,6 +155,9 @@ class LookaheadPolicy:
 
         self.rules = rules
         self.exact = solvable_whole(rules) if exact is None else exact
+        self.always_exact = self.exact
+        # Exact whenever the rest of the game fits (not where a budget is asked for nothing).
+        self.fits = exact is None and not self.exact
         self.value = None if self.exact else (value if value is not None else shipped_value(rules))
         if steps is None:
             meta = getattr(self.value, "meta", None) or {}
@@ -104,6 +175,7 @@ class LookaheadPolicy:
             err = getattr(self.value, "error_note", "")
             tail = f" ({err})" if err else ""
             self.note = f"exact {self.span}; the board beyond is estimated{tail}"
+        self._lookahead_note = self.note
 
     @property
     def span(self) -> str:
@@ -118,11 +190,22 @@ class LookaheadPolicy:
         return "turn" if self.rules.information == Information.SIMULTANEOUS else "cast"
 
     def solver(self, rules: Any, state: Hashable) -> Solver:
-        """The solver of ``state``'s unit of lookahead (created once per unit and rules)."""
-        if self.exact:
+        """The solver of ``state``: exact where it fits, else that of its unit of lookahead.
+
+        Sets :attr:`note` and :attr:`exact` to say which answers.
+        """
+        if self.always_exact:
             from psygym_agents.solvers.policy import shared_solver
 
             return shared_solver(rules)
+        if self.fits:
+            fitted = fitted_solver(rules, state)
+            if fitted is not None:
+                self.exact = True
+                self.note = ("exact: the rest of the game from here fits within "
+                             f"{EXACT_BUDGET:,} states and is solved whole")  # fmt: skip
+                return fitted
+        self.exact, self.note = False, self._lookahead_note
         per_rules = _LOOKAHEAD.setdefault(rules, {})
         within = rules.horizon(state)
         key = (within, id(self.value), self.steps)
@@ -176,13 +259,14 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         rules: the rules to play.
         arg: for hidden hands, ``iterations=N,seed=N,exploration=X,value=PATH|none``
             (:func:`hidden_search`); otherwise a board-value file path
-            (``search:runs/v/value.safetensors``).
+            (``search:runs/v/value.safetensors``), ``steps=N`` and ``exact=no`` (the lookahead
+            alone, never the exact solve of a rest of the game that fits).
     """
     from psygym_agents.solvers import has_hidden_information
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
-    value, steps = None, None
+    value, steps, exact = None, None, None
     for part in (arg or "").split(","):
         name, sep, text = part.strip().partition("=")
         if not name:
@@ -193,14 +277,20 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             if not text.isdigit() or int(text) < 1:
                 raise ValueError(f"search: steps must be a whole number >= 1, got {text!r}")
             steps = int(text)
+        elif name == "exact":
+            if text not in ("no", "fit"):
+                raise ValueError(f"search: exact must be no or fit, got {text!r}")
+            exact = False if text == "no" else None
         elif name == "value":
             from psygym_agents.value import BoardValue
 
             value = BoardValue.load(text)
             value.check_rules(rules)
         else:
-            raise ValueError(f"search: unknown option {name!r}; allowed: steps=N, value=PATH")
-    return LookaheadPolicy(rules, value, steps=steps)
+            raise ValueError(
+                f"search: unknown option {name!r}; allowed: steps=N, value=PATH, exact=no|fit"
+            )
+    return LookaheadPolicy(rules, value, steps=steps, exact=exact)
 
 
 HIDDEN_ITERATIONS = 300
@@ -276,10 +366,12 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
 
 
 __all__ = [
+    "EXACT_BUDGET",
     "HIDDEN_EXPLORATION",
     "HIDDEN_ITERATIONS",
     "LookaheadPolicy",
     "hidden_search",
+    "fitted_solver",
     "make_search",
     "solvable_whole",
 ]

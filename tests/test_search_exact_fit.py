@@ -1,0 +1,126 @@
+"""``search`` is exact whenever the rest of the game fits its budget, found by counting.
+
+Custom scenarios the editions do not declare solvable, and the last casts of a duel, are
+solved whole (:func:`psygym_agents.solvers.search.fitted_solver`); at every such decision the
+agent's values are a fresh exact solve's to 1e-9 and its note says "exact". Where the rest of
+the game does not fit, the agent falls back to its lookahead and says so.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from psygym_agents.solvers.expectiminimax import Solver
+from psygym_agents.solvers.search import EXACT_BUDGET, LookaheadPolicy, fitted_solver
+
+from psygym.core import CHANCE, TERMINAL
+from psygym.editions import load
+
+EDITIONS = Path(__file__).resolve().parents[1] / "psygym" / "editions"
+
+
+def _renamed(tmp_path: Path, edition_folder: str, scenario: str) -> str:
+    """A shipped scenario under a name no edition declares solvable (a player's own file)."""
+    text = (EDITIONS / edition_folder / "scenarios" / f"{scenario}.toml").read_text()
+    out = tmp_path / f"my-{scenario}.toml"
+    out.write_text(text.replace(f'name = "{scenario}"', f'name = "my-{scenario}"', 1))
+    return str(out)
+
+
+def _decisions(rules, games: int, seed: int, agent=None):
+    """Every decision of ``games`` games (the agent plays both sides, or random play)."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        s = rules.initial_state()
+        while (p := rules.current_player(s)) != TERMINAL:
+            if p == CHANCE:
+                outcomes = rules.chance_outcomes(s)
+                a = rng.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
+            else:
+                yield s
+                legal = rules.legal_actions(s)
+                a = agent.choose(rules, s, p) if agent and rng.random() < 0.5 else rng.choice(legal)
+            s = rules.apply(s, a)
+
+
+@pytest.mark.parametrize(("folder", "edition", "scenario"), [
+    ("seventh", "7th", "single-phase"), ("eighth", "8th", "single-phase"),
+])  # fmt: skip
+def test_a_custom_phase_is_solved_exactly_at_every_decision(tmp_path, folder, edition, scenario):
+    rules = load(edition, _renamed(tmp_path, folder, scenario))
+    agent = LookaheadPolicy(rules)
+    assert not agent.always_exact  # not declared solvable: found by counting
+    exact = Solver(rules)
+    checked = 0
+    for s in _decisions(rules, 20, seed=4, agent=agent):
+        got, want = agent.action_values(rules, s), exact.action_values(s)
+        assert agent.exact and agent.note.startswith("exact: the rest of the game")
+        assert got.keys() == want.keys()
+        assert max(abs(got[a] - want[a]) for a in want) <= 1e-9
+        checked += 1
+    assert checked >= 40
+
+
+def test_the_last_casts_of_a_duel_are_exact_and_the_rest_falls_back():
+    rules = load("8th", "duel")
+    agent = LookaheadPolicy(rules)
+    exact_at = fallback_at = 0
+    for s in _decisions(rules, 6, seed=2, agent=agent):
+        values = agent.action_values(rules, s)
+        if agent.exact:
+            fresh = Solver(rules, max_states=EXACT_BUDGET).action_values(s)
+            assert max(abs(values[a] - fresh[a]) for a in fresh) <= 1e-9
+            exact_at += 1
+        else:
+            assert "estimated" in agent.note or "score so far" in agent.note
+            fallback_at += 1
+    assert exact_at > 5 and fallback_at > 50
+
+
+def test_a_unit_that_does_not_fit_is_not_tried_again():
+    rules = load("7th", "duel")
+    s = next(_decisions(rules, 1, seed=0))
+    calls = []
+    real_value = Solver.value
+
+    def counted(self, state=None):
+        calls.append(self.max_states)
+        return real_value(self, state)
+
+    Solver.value = counted
+    try:
+        assert fitted_solver(rules, s) is None  # the whole duel is far past the budget
+        assert fitted_solver(rules, s) is None
+    finally:
+        Solver.value = real_value
+    assert calls == [EXACT_BUDGET]  # the second ask remembered the unit
+
+
+def test_exact_false_never_tries(tmp_path):
+    rules = load("7th", _renamed(tmp_path, "seventh", "single-phase"))
+    agent = LookaheadPolicy(rules, exact=False)
+    s = next(_decisions(rules, 1, seed=0))
+    agent.action_values(rules, s)
+    assert not agent.exact and "exact within each cast" in agent.note
+
+
+def test_advise_says_exact_on_a_custom_phase(tmp_path):
+    from psygym_experiments.cli import app
+    from typer.testing import CliRunner
+
+    path = _renamed(tmp_path, "seventh", "single-phase")
+    result = CliRunner().invoke(app, ["advise", "--edition", "7th", "--scenario", path])
+    assert result.exit_code == 0, result.output
+    assert "exact: the rest of the game from here fits within" in result.output
+
+
+def test_search_option_exact_no_keeps_the_lookahead(tmp_path):
+    from psygym_agents.solvers.search import make_search
+
+    rules = load("7th", _renamed(tmp_path, "seventh", "single-phase"))
+    assert make_search(rules, "exact=no").fits is False
+    assert make_search(rules, "exact=fit").fits is True
+    with pytest.raises(ValueError, match="exact must be no or fit"):
+        make_search(rules, "exact=yes")
