@@ -10,8 +10,8 @@ editions can). Each family's module docstring says what its parameters mean.
 Tuned parameters are saved as JSON (``best.json``: edition, scenario, family, params, value) and
 load as the agent ``tuned:<path>`` (:func:`make_tuned`). The parameters ``psygym compare``
 tuned for each shipped scenario ship too, as ``agents/pretrained/tuned-<edition>-<scenario>.json``
-(:func:`shipped_tuned`), so a fresh clone compares without tuning first. A ``best.json`` written by a
-``--target maskable-ppo`` study names a trained model instead and loads it through
+(:func:`shipped_tuned`), so a fresh clone compares without tuning first. A ``best.json``
+written by a ``--target maskable-ppo`` study names a trained model instead and loads it through
 :func:`psygym_agents.sb3.make_sb3`: only a safe-format model (safetensors + JSON, see
 :mod:`psygym_agents.safe_model`) inside the ``best.json``'s own folder, never an SB3 ``.zip``.
 """

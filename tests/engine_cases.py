@@ -9,6 +9,9 @@ run of ``.ci/run`` uses a sample).
 from __future__ import annotations
 
 import os
+import random
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
 
 import pytest
 
@@ -52,3 +55,27 @@ def compiled_pair(edition: str, scenario: str):
 
 
 needs_core = pytest.mark.skipif(core_module() is None, reason="the compiled engine is not built")
+
+
+def decision_states(
+    rules: Any, games: int, seed: int, choose: Callable[[Hashable, int], int] | None = None
+) -> Iterator[Hashable]:
+    """Every decision state of ``games`` seeded games.
+
+    Chance is drawn with its exact probabilities; a decision is ``choose(state, player)`` half
+    the time where it is given, else uniform among the legal actions.
+    """
+    from psygym.core import CHANCE, TERMINAL
+
+    rng = random.Random(seed)
+    for _ in range(games):
+        s = rules.initial_state()
+        while (p := rules.current_player(s)) != TERMINAL:
+            if p == CHANCE:
+                outcomes = rules.chance_outcomes(s)
+                a = rng.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
+            else:
+                yield s
+                legal = rules.legal_actions(s)
+                a = choose(s, p) if choose and rng.random() < 0.5 else rng.choice(legal)
+            s = rules.apply(s, a)

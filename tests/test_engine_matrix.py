@@ -8,16 +8,14 @@ is asked about from the core's matrix), exact and in the ``search`` agent's look
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import pytest
+from engine_cases import decision_states
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.matrix import solve_matrix_game
 
-from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
 from psygym.engine import core_module
 
@@ -59,28 +57,13 @@ def test_matrix_game_value_refuses_bad_payoffs(payoff, message):
         core_module().matrix_game_value(payoff)
 
 
-def _decisions(rules, games: int, seed: int):
-    """Every decision state of ``games`` games of uniformly random play."""
-    rng = random.Random(seed)
-    for _ in range(games):
-        s = rules.initial_state()
-        while (p := rules.current_player(s)) != TERMINAL:
-            if p == CHANCE:
-                outcomes = rules.chance_outcomes(s)
-                a = rng.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
-            else:
-                yield s
-                a = rng.choice(rules.legal_actions(s))
-            s = rules.apply(s, a)
-
-
 @pytest.mark.parametrize(("scenario", "games", "steps", "least"), [
     ("duel", 6, 1, 30), ("psyker-vs-squad", 4, 1, 30), ("duel", 1, 2, 4),
 ])  # fmt: skip
 def test_lookahead_with_secret_bids_equals_the_reference(scenario, games, steps, least):
     rules = load("rt", scenario)
     pairs = checked = 0
-    for s in _decisions(rules, games, seed=11):
+    for s in decision_states(rules, games, seed=11):
         within = rules.horizon(s)
         reference = Solver(rules, within=within, steps=steps, engine="python")
         core = Solver(rules, within=within, steps=steps)
@@ -99,7 +82,7 @@ def test_lookahead_with_secret_bids_equals_the_reference(scenario, games, steps,
 
 def test_matrix_values_at_a_pair_and_nowhere_else():
     rules = load("rt", "duel", turns=1)
-    state = next(s for s in _decisions(rules, 20, seed=3) if rules.simultaneous_info(s))
+    state = next(s for s in decision_states(rules, 20, seed=3) if rules.simultaneous_info(s))
     solver = Solver(rules)
     from psygym.engine import compiled_game
 

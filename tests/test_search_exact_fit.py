@@ -8,14 +8,13 @@ the game does not fit, the agent falls back to its lookahead and says so.
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
+from engine_cases import decision_states
 from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.search import EXACT_BUDGET, LookaheadPolicy, fitted_solver
 
-from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
 
 EDITIONS = Path(__file__).resolve().parents[1] / "psygym" / "editions"
@@ -30,19 +29,9 @@ def _renamed(tmp_path: Path, edition_folder: str, scenario: str) -> str:
 
 
 def _decisions(rules, games: int, seed: int, agent=None):
-    """Every decision of ``games`` games (the agent plays both sides, or random play)."""
-    rng = random.Random(seed)
-    for _ in range(games):
-        s = rules.initial_state()
-        while (p := rules.current_player(s)) != TERMINAL:
-            if p == CHANCE:
-                outcomes = rules.chance_outcomes(s)
-                a = rng.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
-            else:
-                yield s
-                legal = rules.legal_actions(s)
-                a = agent.choose(rules, s, p) if agent and rng.random() < 0.5 else rng.choice(legal)
-            s = rules.apply(s, a)
+    """Every decision of ``games`` games (the agent plays half the moves, else random play)."""
+    choose = None if agent is None else (lambda s, p: agent.choose(rules, s, p))
+    return decision_states(rules, games, seed, choose)
 
 
 @pytest.mark.parametrize(("folder", "edition", "scenario"), [

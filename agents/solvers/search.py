@@ -105,8 +105,11 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
 
 
 def _solve_for(solver: Solver, rules: Any, state: Hashable) -> None:
-    """Solve what the agent's answers at ``state`` read: its game, and at the second of a
-    secret pair of decisions the pair's node (its values come from that node's matrix game)."""
+    """Solve what the agent's answers at ``state`` read.
+
+    That is the game from ``state``, and at the second of a secret pair of decisions the pair's
+    node too (its values come from that node's matrix game).
+    """
     solver.value(state)
     parent = getattr(rules, "simultaneous_parent", None)
     origin = parent(state) if parent is not None else None

@@ -75,8 +75,11 @@ def class_methods(rules: Any) -> frozenset[str]:
 
 
 def untouched(rules: Any, methods: frozenset[str]) -> bool:
-    """Whether no method of ``rules`` is replaced on the instance (a test's spy, a replayed
-    chance): only then does the core answer as the reference would."""
+    """Whether no method of ``rules`` is replaced on the instance.
+
+    A test's spy or a replayed chance does that; only without one does the core answer as the
+    reference would.
+    """
     return rules.__dict__.keys().isdisjoint(methods)
 
 

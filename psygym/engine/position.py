@@ -78,8 +78,11 @@ class CoreRules:
         self._methods = class_methods(rules)
 
     def serves(self) -> bool:
-        """Whether the core answers as the reference would: not while a method of the rules
-        is replaced on the instance (a test's spy, a replayed chance)."""
+        """Whether the core answers as the reference would.
+
+        Not while a method of the rules is replaced on the instance (a test's spy, a replayed
+        chance).
+        """
         return untouched(self.rules, self._methods)
 
     def initial_state(self) -> Position:

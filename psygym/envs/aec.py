@@ -134,7 +134,8 @@ class PsychicAECEnv(AECEnv):
     def state(self, value: Any) -> None:
         # A state the twin cannot hold goes on in the reference until the next reset.
         core = self._core
-        self._pos = None if value is None or core is None or not core.serves() else core.place(value)
+        held = value is not None and core is not None and core.serves()
+        self._pos = core.place(value) if held else None
         self._state = None if self._pos is not None else value
 
     def observation_space(self, agent: str) -> spaces.Space:
