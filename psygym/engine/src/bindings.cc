@@ -265,7 +265,8 @@ PYBIND11_MODULE(_core, m) {
         flat.reserve(rows * cols);
         for (const std::vector<double>& row : payoff) {
           if (row.size() != cols)
-            throw EngineError(ErrorCode::kValue, "every row of a matrix game has one entry a column");
+            throw EngineError(ErrorCode::kValue,
+                              "every row of a matrix game has one entry a column");
           for (double x : row) {
             if (!std::isfinite(x)) throw EngineError(ErrorCode::kValue, "a payoff must be finite");
             flat.push_back(x);

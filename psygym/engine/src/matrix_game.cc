@@ -23,7 +23,8 @@ double simplex_value(const std::vector<double>& payoff, int rows, int cols) {
   auto at = [&](int i, int j) -> double& { return t[static_cast<std::size_t>(i * width + j)]; };
   std::vector<int> basis(static_cast<std::size_t>(rows));
   for (int i = 0; i < rows; ++i) {
-    for (int j = 0; j < cols; ++j) at(i, j) = payoff[static_cast<std::size_t>(i * cols + j)] + shift;
+    for (int j = 0; j < cols; ++j)
+      at(i, j) = payoff[static_cast<std::size_t>(i * cols + j)] + shift;
     at(i, cols + i) = 1.0;
     at(i, width - 1) = 1.0;
     basis[static_cast<std::size_t>(i)] = cols + i;

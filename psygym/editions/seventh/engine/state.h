@@ -166,7 +166,8 @@ bool scan_bits(const uint8_t* s, int base, int first, int count, F&& f) {
     const unsigned from = static_cast<unsigned>(first + done);
     const unsigned shift = from % 8, used = (shift + static_cast<unsigned>(n) + 7) / 8;
     uint64_t word = 0;
-    for (unsigned i = 0; i < used; ++i) word |= static_cast<uint64_t>(bytes[from / 8 + i]) << (8 * i);
+    for (unsigned i = 0; i < used; ++i)
+      word |= static_cast<uint64_t>(bytes[from / 8 + i]) << (8 * i);
     word = (word >> shift) & ((uint64_t{1} << n) - 1);
     for (; word != 0; word &= word - 1)
       if (f(done + __builtin_ctzll(word))) return true;
