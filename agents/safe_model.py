@@ -498,7 +498,7 @@ def _policy_kwargs(doc: dict[str, Any], obs_size: int, n: int, meta_path: Path) 
         )
     kwargs: dict[str, Any] = {
         "net_arch": net_arch,
-        "activation_fn": _activation_classes()[activation],
+        "activation_fn": activation,
         "normalize_images": bool(pol.get("normalize_images", True)),
     }
     if cls_name != "DQNPolicy":
@@ -516,42 +516,39 @@ def check_finite(tensors: dict[str, Any], weights: str | Path) -> None:
     Raises:
         SafeModelError: naming ``weights`` (the file), the tensor and what it holds.
     """
-    import torch
+    import numpy as np
 
     for key in sorted(tensors):
         t = tensors[key]
-        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
-            what = "NaN" if bool(torch.isnan(t).any()) else "infinite"
+        if hasattr(t, "is_floating_point"):  # a torch tensor (bfloat16 has no NumPy twin)
+            bad = t.is_floating_point() and not bool(t.isfinite().all())
+            nan = bad and bool(t.isnan().any())
+        else:
+            bad = np.issubdtype(t.dtype, np.floating) and not bool(np.isfinite(t).all())
+            nan = bad and bool(np.isnan(t).any())
+        if bad:
+            what = "NaN" if nan else "infinite"
             raise SafeModelError(
                 f"{weights}: tensor {key} holds {what} values; a model's weights are finite "
                 "numbers (train or export the model again)"
             )
 
 
-def load_safe(path: str | Path, rules: Any = None) -> Any:
-    """Rebuild a policy network from a safe model, for inference on CPU; nothing is unpickled.
+def checked_model(path: str | Path, rules: Any = None) -> tuple[Any, ...]:
+    """Read and check a safe model's JSON and weights file, before any network is built.
 
-    Args:
-        path: the ``.safetensors`` file, its ``.json``, the stem, or a folder holding
-            ``model.safetensors``.
-        rules: if given, the network's spaces must fit them (observation size, action count).
+    Every check but the tensors' names and shapes: the file sizes, the weights' SHA-256, the
+    spaces (and that they fit ``rules``), the policy's class, activation and size.
 
     Returns:
-        A fresh SB3 policy network (``MaskableActorCriticPolicy``, ``ActorCriticPolicy`` or
-        ``DQNPolicy``) in evaluation mode with the saved weights and no optimiser
-        (``optimizer`` is ``None``; a run that trains it copies the weights into its own);
-        wrap it in :class:`psygym_agents.sb3.SB3Policy` to play. Its ``psygym_metadata``
-        attribute is the JSON.
+        ``(weights, meta_path, doc, obs_space, act_space, cls_name, kwargs)``: the two paths,
+        the JSON, the gymnasium spaces, the SB3 policy class name and its constructor
+        arguments (the activation as its name, ``kwargs["activation_fn"]``).
 
     Raises:
         FileNotFoundError: no weights file or JSON.
-        SafeModelError: the JSON is not a safe model's, does not describe the weights, or
-            the model does not fit ``rules``.
+        SafeModelError: what is wrong, in one line naming the file.
     """
-    import torch
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
-
     weights, meta_path = safe_paths(path)
     doc = read_safe_metadata(path)
     size = weights.stat().st_size
@@ -577,14 +574,39 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
             f"{rules.num_actions}: use a model trained for this edition and scenario"
         )
     cls_name, kwargs = _policy_kwargs(doc, obs_size, int(act_space.n), meta_path)
+    return weights, meta_path, doc, obs_space, act_space, cls_name, kwargs
+
+
+def read_tensors(weights: Path, device: str | None = "cpu") -> dict[str, Any]:
+    """The tensors of a weights file: torch tensors on ``device``, or NumPy arrays (``None``).
+
+    Raises:
+        SafeModelError: not a safetensors file, or a weight that is not a finite number.
+    """
+    from safetensors import SafetensorError
+
     try:
-        tensors = load_file(str(weights), device="cpu")
-    except (SafetensorError, OSError, ValueError) as exc:
+        if device is None:
+            from safetensors.numpy import load_file
+
+            tensors = load_file(str(weights))
+        else:
+            from safetensors.torch import load_file
+
+            tensors = load_file(str(weights), device=device)
+    except (SafetensorError, OSError, ValueError, TypeError) as exc:
         raise SafeModelError(f"{weights} is not a safetensors file: {_one_line(exc)}") from None
     check_finite(tensors, weights)
-    net = _policy_class(cls_name)(obs_space, act_space, _constant_schedule,
-                                  optimizer_class=_no_optimizer, **kwargs)  # fmt: skip
-    expected = net.state_dict()
+    return tensors
+
+
+def mismatch(weights: Path, meta_path: Path, tensors: dict[str, Any],
+             expected: dict[str, tuple[tuple[int, ...], str]]) -> None:  # fmt: skip
+    """Refuse weights whose tensors are not exactly the ``expected`` names, shapes and dtypes.
+
+    Raises:
+        SafeModelError: the first difference, naming both files.
+    """
     missing = sorted(set(expected) - set(tensors))
     extra = sorted(set(tensors) - set(expected))
     if missing or extra:
@@ -594,14 +616,48 @@ def load_safe(path: str | Path, rules: Any = None) -> Any:
             + ("; " if missing and extra else "")
             + (f"unexpected tensors {', '.join(extra[:3])}" if extra else "")
         )
-    for key, ref in expected.items():
+    for key, (shape, dtype) in expected.items():
         got = tensors[key]
-        if tuple(got.shape) != tuple(ref.shape) or got.dtype != ref.dtype:
+        got_dtype = str(got.dtype).removeprefix("torch.")
+        if tuple(got.shape) != tuple(shape) or got_dtype != dtype:
             raise SafeModelError(
                 f"{weights} does not match {meta_path.name}: tensor {key} is "
-                f"{tuple(got.shape)} {got.dtype}, the described network needs "
-                f"{tuple(ref.shape)} {ref.dtype}"
+                f"{tuple(got.shape)} {got_dtype}, the described network needs "
+                f"{tuple(shape)} {dtype}"
             )
+
+
+def load_safe(path: str | Path, rules: Any = None) -> Any:
+    """Rebuild a policy network from a safe model, for inference on CPU; nothing is unpickled.
+
+    Args:
+        path: the ``.safetensors`` file, its ``.json``, the stem, or a folder holding
+            ``model.safetensors``.
+        rules: if given, the network's spaces must fit them (observation size, action count).
+
+    Returns:
+        A fresh SB3 policy network (``MaskableActorCriticPolicy``, ``ActorCriticPolicy`` or
+        ``DQNPolicy``) in evaluation mode with the saved weights and no optimiser
+        (``optimizer`` is ``None``; a run that trains it copies the weights into its own);
+        wrap it in :class:`psygym_agents.sb3.SB3Policy` to play. Its ``psygym_metadata``
+        attribute is the JSON. To play without torch, :func:`psygym_agents.policy_net.load_net`
+        reads the same files into a NumPy network.
+
+    Raises:
+        FileNotFoundError: no weights file or JSON.
+        SafeModelError: the JSON is not a safe model's, does not describe the weights, or
+            the model does not fit ``rules``.
+    """
+    import torch
+
+    weights, meta_path, doc, obs_space, act_space, cls_name, kwargs = checked_model(path, rules)
+    kwargs = {**kwargs, "activation_fn": _activation_classes()[kwargs["activation_fn"]]}
+    tensors = read_tensors(weights)
+    net = _policy_class(cls_name)(obs_space, act_space, _constant_schedule,
+                                  optimizer_class=_no_optimizer, **kwargs)  # fmt: skip
+    expected = {k: (tuple(v.shape), str(v.dtype).removeprefix("torch."))
+                for k, v in net.state_dict().items()}  # fmt: skip
+    mismatch(weights, meta_path, tensors, expected)
     with torch.no_grad():
         net.load_state_dict(tensors, strict=True)
     net.set_training_mode(False)
@@ -613,7 +669,7 @@ __all__ = [
     "ACTIVATIONS", "DEFAULT_STEM", "FORMAT", "MAX_ACTIONS", "MAX_JSON_BYTES", "MAX_LAYERS",
     "MAX_OBSERVATION_DIMS", "MAX_OBSERVATION_SIZE", "MAX_PARAMETERS", "MAX_WEIGHTS_BYTES",
     "MAX_WIDTH", "POLICY_CLASSES", "SEATS", "SafeModelError", "WEIGHTS_SUFFIX",
-    "canonical_safetensors", "check_finite", "check_seats", "describe_policy", "file_sha256",
-    "is_safe_model", "load_safe", "read_safe_metadata", "safe_paths", "save_safe",
-    "write_safetensors",
+    "canonical_safetensors", "check_finite", "check_seats", "checked_model", "describe_policy",
+    "file_sha256", "is_safe_model", "load_safe", "mismatch", "read_safe_metadata", "read_tensors",
+    "safe_paths", "save_safe", "write_safetensors",
 ]  # fmt: skip

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psygym_agents.policy_net import PolicyNet, load_net
 from psygym_agents.safe_model import WEIGHTS_SUFFIX, check_seats, is_safe_model, load_safe
 
 ALGO_NAMES = ("maskable-ppo", "ppo", "dqn")
@@ -110,15 +111,16 @@ class SB3Policy:
     ``deterministic=True`` the most probable legal action gets probability 1 (ties: the lowest
     action). DQN models always play the legal action with the highest Q-value.
 
-    Only the torch network (``model.policy``) is kept, so the adapter pickles cheaply (self-play
+    Only the network is kept (``model.policy``, or a NumPy :class:`PolicyNet` when a model
+    file is given: play needs no torch), so the adapter pickles cheaply (self-play
     sends it to subprocess envs) and a frozen copy can be made with ``copy.deepcopy``.
     Answers are memoised per (state, player) because states are hashable; build a new adapter
     when the weights change.
 
     Args:
-        model: a loaded SB3 model, its ``policy`` network, or a model path: a safe model
-            (``.safetensors``, its stem or folder, see :mod:`psygym_agents.safe_model`) or, only
-            when pickles are trusted, an SB3 ``.zip``.
+        model: a loaded SB3 model, its ``policy`` network, a :class:`PolicyNet`, or a model
+            path (:func:`playing_net`): a safe model (``.safetensors``, its stem or folder, see
+            :mod:`psygym_agents.safe_model`) or, only when pickles are trusted, an SB3 ``.zip``.
         rules: the rules it will play (checked against the model's spaces).
         deterministic: play the best legal action instead of sampling.
         name: the agent's name (default ``"sb3"``).
@@ -133,7 +135,7 @@ class SB3Policy:
         trust_pickle: bool | None = None,
     ):  # fmt: skip
         if isinstance(model, str | Path):
-            model = load_policy(model, rules, trust_pickle=trust_pickle)
+            model = playing_net(model, rules, trust_pickle=trust_pickle)
         net = getattr(model, "policy", model)
         obs_space = net.observation_space
         act_space = net.action_space
@@ -147,7 +149,7 @@ class SB3Policy:
                 "edition and scenario"
             )
         self.net = net
-        self.is_q = hasattr(net, "q_net")
+        self.is_q = net.is_q if isinstance(net, PolicyNet) else hasattr(net, "q_net")
         self.deterministic = deterministic
         self.name = name
         self._cache: dict[tuple[Hashable, int], dict[int, float]] = {}
@@ -159,6 +161,8 @@ class SB3Policy:
 
     def scores(self, obs: np.ndarray) -> np.ndarray:
         """Raw action scores for one observation: logits, or Q-values for DQN."""
+        if isinstance(self.net, PolicyNet):
+            return self.net.scores(obs)
         import torch
 
         with torch.no_grad():
@@ -390,6 +394,24 @@ def load_policy(path: str | Path, rules: Any = None, *, trust_pickle: bool | Non
     return load_safe(p, rules)
 
 
+def playing_net(path: str | Path, rules: Any = None, *,
+                trust_pickle: bool | None = None) -> Any:  # fmt: skip
+    """The network a model file plays with.
+
+    A NumPy :class:`PolicyNet` for a safe model (no torch import), the torch policy of a
+    trusted SB3 ``.zip`` (:func:`load_policy`).
+
+    Raises:
+        UntrustedModelError: a ``.zip`` without trust.
+        FileNotFoundError: no such model.
+        ValueError: not a model, or one that does not fit ``rules``.
+    """
+    p = Path(path)
+    if p.suffix != ".zip" and is_safe_model(p):
+        return load_net(p, rules)
+    return load_policy(p, rules, trust_pickle=trust_pickle)
+
+
 SAFE_NOTE = (
     "psygym safe model: weights in the .safetensors file beside this JSON, architecture and "
     "spaces here; loads without unpickling anything"
@@ -481,7 +503,7 @@ def make_sb3(
         meta = read_metadata(path)
     if meta.get("edition") not in (None, rules.edition):
         raise ValueError(f"{path} was trained for edition {meta['edition']}, not {rules.edition}")
-    net = load_policy(path, rules, trust_pickle=trust_pickle)
+    net = playing_net(path, rules, trust_pickle=trust_pickle)
     return SB3Policy(net, rules, deterministic=deterministic, name=f"sb3:{path}")
 
 
@@ -511,7 +533,7 @@ def pretrained_path(edition: str, scenario: str, seat: int = 0) -> Path | None:
 
 __all__ = [
     "ALGO_NAMES", "SAFE_NOTE", "TRUST_ENV", "SB3Policy", "UntrustedModelError", "algo_class",
-    "algo_name", "export_zip", "load_model", "load_policy", "make_sb3",
+    "algo_name", "export_zip", "load_model", "load_policy", "make_sb3", "playing_net",
     "policy_kwargs_from_config", "pretrained_path", "read_metadata", "refuse_zip",
     "trust_pickle_from_env",
 ]  # fmt: skip

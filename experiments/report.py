@@ -614,6 +614,14 @@ def plot_dice(
     return path if path.is_file() else None
 
 
+def plot_dice_noted(
+    edition: str, path: Path, rows: Sequence[dict[str, Any]] | None
+) -> tuple[Path | None, list[str]]:
+    """:func:`plot_dice` with its notes returned (for a worker process): ``(png, notes)``."""
+    notes: list[str] = []
+    return plot_dice(edition, path, rows, notes), notes
+
+
 # ----------------------------------------------------------------------------- documents
 def scenario_doc(res: Any) -> dict[str, Any]:
     """The JSON record of one scenario's comparison."""
@@ -794,11 +802,19 @@ def write_report(
     headline = [line for d in docs for line in d["statement"]]
     plots: dict[str, list[str]] = {}
     drawings = _drawings(results, run_dir, plots)
-    jobs = [pool.submit(*d) for d in drawings] if pool is not None else []
     dice_png, dice_text = None, ""
+    dice_args = None
     if dice_edition is not None and any(res.edition == dice_edition for res in results):
-        dice_png = plot_dice(dice_edition, run_dir / f"dice-table-{dice_edition}.png", dice,
-                             all_notes)  # fmt: skip
+        dice_args = (dice_edition, run_dir / f"dice-table-{dice_edition}.png", dice)
+    # The heat map first: it is the slowest drawing, and the report waits for it.
+    dice_job = None
+    if pool is not None and dice_args is not None:
+        dice_job = pool.submit(plot_dice_noted, *dice_args)
+    jobs = [pool.submit(*d) for d in drawings] if pool is not None else []
+    if dice_args is not None:
+        dice_png, dice_notes = (dice_job.result() if dice_job is not None
+                                else plot_dice_noted(*dice_args))  # fmt: skip
+        all_notes += dice_notes
         if dice_png is not None:
             dice_text = dice_summary(dice)
             headline.append(f"{dice_edition} optimal dice: {dice_text}")
@@ -1153,6 +1169,6 @@ def _dec(x: float | None) -> str:
 
 __all__ = [
     "Standing", "leaderboard", "head_to_head", "gap", "statement", "agent_games", "agent_exact",
-    "plot_leaderboard", "plot_head_to_head", "plot_dice", "write_report", "leaderboard_table",
-    "scenario_doc", "REFERENCE",
+    "plot_leaderboard", "plot_head_to_head", "plot_dice", "plot_dice_noted", "write_report",
+    "leaderboard_table", "scenario_doc", "REFERENCE",
 ]  # fmt: skip

@@ -74,24 +74,24 @@ def plot_leaderboard(board: Sequence[Any], path: Path, title: str, reference: st
     rows = list(reversed(board))
     y = np.arange(len(rows))
     fig, ax = plt.subplots(figsize=(8.0, 0.42 * len(rows) + 2.0))
-    used: dict[str, None] = {}
-    exact_drawn = False
-    for k, r in enumerate(rows):
+    kinds = []
+    for r in rows:
         kind = "reference" if r.label == reference and r.kind == "heuristic" else r.kind
-        kind = kind if kind in KIND_COLORS else "heuristic"
-        used[kind] = None
-        ci = r.ci95 if math.isfinite(r.ci95) else 0.0
-        ax.barh(k, r.mean, color=KIND_COLORS[kind][0], alpha=0.8)
-        ax.errorbar(r.mean, k, xerr=ci, color="black", capsize=3, lw=1)
-        if r.exact is not None:
-            ax.plot(r.exact, k, marker="x", color="black", ms=7, ls="none")
-            exact_drawn = True
+        kinds.append(kind if kind in KIND_COLORS else "heuristic")
+    means = [r.mean for r in rows]
+    ax.barh(y, means, color=[KIND_COLORS[k][0] for k in kinds], alpha=0.8)
+    ax.errorbar(means, y, xerr=[r.ci95 if math.isfinite(r.ci95) else 0.0 for r in rows],
+                color="black", capsize=3, lw=1, ls="none")  # fmt: skip
+    exact = [(r.exact, k) for k, r in enumerate(rows) if r.exact is not None]
+    if exact:
+        ax.plot(*zip(*exact, strict=True), marker="x", color="black", ms=7, ls="none")
     ax.set_yticks(y, [r.label for r in rows])
     ax.axvline(0, color="grey", lw=0.8)
     ax.set_xlabel("mean score per game vs all opponents, both seats (bar: sampled, 95% CI)")
     ax.set_title(title)
-    handles = [Patch(color=KIND_COLORS[k][0], label=KIND_COLORS[k][1]) for k in used]
-    if exact_drawn:
+    handles = [Patch(color=KIND_COLORS[k][0], label=KIND_COLORS[k][1])
+               for k in dict.fromkeys(kinds)]  # fmt: skip
+    if exact:
         from matplotlib.lines import Line2D
 
         handles.append(Line2D([], [], marker="x", color="black", ls="none", label="exact value"))
@@ -125,12 +125,13 @@ def plot_head_to_head(matrix: np.ndarray, order: Sequence[str], path: Path, titl
         for c in range(n):
             v = matrix[r, c]
             if r == c or not np.isfinite(v):
-                ax.text(c, r, "·" if r == c else "-", ha="center", va="center", fontsize=8)
+                ax.text(c, r, "·" if r == c else "-", ha="center", va="center", fontsize=8,
+                        in_layout=False)
                 continue
             rgba = cmap((np.clip(v, -lim, lim) + lim) / (2 * lim))
             mark = "*" if abs(v) > lim else ""
             ax.text(c, r, f"{v:+.2f}{mark}", ha="center", va="center", fontsize=7,
-                    color=text_color(rgba))  # fmt: skip
+                    color=text_color(rgba), in_layout=False)  # fmt: skip
     label = "row's score vs column, both seats (exact where known)"
     if clipped:
         label += f"\ncolours clipped at ±{lim:.2f}; * beyond"

@@ -490,7 +490,10 @@ def test_export_writes_the_safe_format_beside_the_zip(tmp_path, rules, benign_zi
     states = sample_states(rules, 100)
     expected = all_probabilities(SB3Policy(model, rules, deterministic=False), rules, states)
     got = make_sb3(rules, str(tmp_path / "model.safetensors"), deterministic=False)
-    assert all_probabilities(got, rules, states) == expected
+    # make_sb3 plays the NumPy twin of the network (psygym_agents.policy_net): the same
+    # probabilities up to float32 rounding
+    for a, b in zip(all_probabilities(got, rules, states), expected, strict=True):
+        assert set(a) == set(b) and all(abs(a[k] - b[k]) < 1e-6 for k in a)
 
 
 def test_export_out_folder(tmp_path, benign_zip, cli):

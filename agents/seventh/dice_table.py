@@ -320,6 +320,7 @@ def plot_dice_table(rows: list[dict[str, Any]], path: str | Path) -> Path:
                 va="center",
                 fontsize=7,
                 color="white" if r["best_dice"] > vmax / 2 else "black",
+                in_layout=False,  # inside its cell: the layout need not measure it
             )
         image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=vmax, aspect="auto")
         ax.set_xticks(range(len(enemies)), [str(e) for e in enemies])

@@ -274,6 +274,25 @@ class _Layout:
         """Zero bytes that make the size a whole number of 8-byte words (as state.h)."""
         self.struct = struct.Struct(f"{fields}{self.padding}x")
         self.size = self.struct.size
+        self.unit_mask = (1 << self.attempted_bit) - 1
+        self._units: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+
+    def _build_units(self, wounds: tuple[int, ...], low: int,
+                     generated: dict[int, tuple[int, ...]]) -> tuple[Any, ...]:  # fmt: skip
+        """The units of a state from its wounds, its unit bits and its generated powers."""
+        from psygym.editions.seventh.state import UnitState
+
+        r = self.powers
+        known: dict[int, list[int]] = {u: [] for u in self.psykers}
+        for i in _members(low >> self.known_bit):
+            k, p = divmod(i, r)
+            known[self.psykers[k]].append(p)
+        return tuple(
+            UnitState(wounds=wounds[t], psyker=bool(low >> t & 1),
+                      powers=tuple(known.get(t, ())), generated=generated.get(t, ()),
+                      surge=bool(low >> (self.surge_bit + t) & 1))
+            for t in range(self.units)
+        )  # fmt: skip
 
     def pack(self, state: Any) -> bytes:
         """The bytes of ``state`` (ValueError, KeyError or struct.error where it does not fit)."""
@@ -327,7 +346,7 @@ class _Layout:
 
     def unpack(self, data: bytes) -> Any:
         """The reference state of ``data`` (bytes of this layout)."""
-        from psygym.editions.seventh.state import Cast, Stage, State, UnitState
+        from psygym.editions.seventh.state import Cast, Stage, State
 
         v = self.struct.unpack(data)
         (score, flags, phase, pool0, pool1, caster, power, target, dice, successes, deny_dice,
@@ -348,25 +367,26 @@ class _Layout:
         bits = int.from_bytes(v[at], "little")
         if bits >> (self.targets_bit + n):
             raise ValueError("a 7th-edition state has bits set past its sets")
-        known: dict[int, list[int]] = {u: [] for u in self.psykers}
+        gen_key = tuple(generated.items())
+        # The units come from the wounds and the bits below attempted_bit (psyker, surge,
+        # known): few combinations recur over a game's many states, so they are built once.
+        low = bits & self.unit_mask
+        units = self._units.get((wounds, low, gen_key))
+        if units is None:
+            units = self._build_units(wounds, low, generated)
+            if len(self._units) >= _UNIT_CACHE:
+                self._units.clear()
+            self._units[(wounds, low, gen_key)] = units
         attempted, effects, targets = [], [], []
-        for i in _members(bits):
+        for i in _members(bits >> self.attempted_bit):
+            i += self.attempted_bit
             if i >= self.targets_bit:
                 targets.append(i - self.targets_bit)
             elif i >= self.effects_bit:
                 k = i - self.effects_bit
                 effects.append((self.values[k // 2 // n], k // 2 % n, k % 2))
-            elif i >= self.attempted_bit:
+            else:
                 attempted.append(divmod(i - self.attempted_bit, r))
-            elif i >= self.known_bit:
-                k, p = divmod(i - self.known_bit, r)
-                known[self.psykers[k]].append(p)
-        units = tuple(
-            UnitState(wounds=wounds[t], psyker=bool(bits >> t & 1),
-                      powers=tuple(known.get(t, ())), generated=generated.get(t, ()),
-                      surge=bool(bits >> (self.surge_bit + t) & 1))
-            for t in range(n)
-        )  # fmt: skip
         has_cast = flags >> 5 & 1
         return State(
             stage=Stage(flags & 15), units=units, phase=phase, active=flags >> 4 & 1,
@@ -379,6 +399,10 @@ class _Layout:
             gen_unit=gen_unit - 1, gen_pick=gen_pick, gen_disc=gen_disc - 1,
             gen_power=gen_power - 1, score=score,
         )  # fmt: skip
+
+
+_UNIT_CACHE = 1 << 16
+"""Most unit tuples a layout keeps (:meth:`_Layout.unpack`); the cache is emptied when full."""
 
 
 def _index(i: int, n: int) -> int:
