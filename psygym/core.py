@@ -335,6 +335,16 @@ class RulesBase(ABC):
         """
         return (0, 0)
 
+    def phase_horizon(self, state: Hashable) -> tuple[int, int]:
+        """The Psychic phase ``state`` is in: ``(battle round, phase within the round)``.
+
+        Like :meth:`horizon`, but the unit is a whole Psychic phase (every cast and deny of
+        both sides up to the phase's end): ``search`` solves a phase exactly when it fits a
+        budget. Editions whose unit of :meth:`horizon` is a cast override it; the default is
+        :meth:`horizon` (its unit is already a phase, such as a Rogue Trader turn).
+        """
+        return self.horizon(state)
+
     def game_info(self) -> GameInfo:
         """Static facts of this scenario's game (editions may add bounds)."""
         return GameInfo(

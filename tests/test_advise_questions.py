@@ -68,11 +68,12 @@ def test_seventh_which_power_first_and_how_many_dice():
         assert "how many dice" in dice["question"]
         assert dice["best"] == dice["choices"][0]["label"] and "dice" in dice["best"]
         assert dice["value"] == row["value"]  # the choice is worth its best follow-up
-    assert doc["exact"] is False and "exact within each cast" in doc["note"]
+    # the rest of the phase fits: every cast and deny to its end is searched, V beyond
+    assert doc["exact"] is False and "exact over the whole Psychic phase" in doc["note"]
 
     out = ok(*SEVENTH, "--cast", "Smite,Psychic Maelstrom", "--heuristics", "double-wc")
     flat = " ".join(out.split())  # the table titles wrap at the terminal's width
-    assert "how many dice" in flat and "exact within each cast" in flat
+    assert "how many dice" in flat and "exact over the whole Psychic phase" in flat
     assert "Battle round 2" in out  # the first round with Psychic Maelstrom's 12" in range
     assert not re.search(r"\baction\b", out)
 
@@ -102,7 +103,7 @@ def test_eighth_deny_now_or_keep_it():
     assert {x.split(" denies")[0] for x in labels[:-1]} == {"Librarian", "Primaris Psyker"}
     by_name = {h["name"]: h for h in doc["heuristics"]}
     assert by_name["deny-never"]["loss"] > 0 and by_name["deny-always"]["loss"] == 0
-    assert "exact over each cast and the 1 after it" in doc["note"]  # 8th: two casts
+    assert "exact over the whole Psychic phase" in doc["note"]  # 8th: the phase fits
 
 
 def test_eighth_which_psyker_next_and_which_power():

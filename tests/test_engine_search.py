@@ -123,10 +123,12 @@ def test_seventh_shipped_value():
 def test_search_agent_same_moves_either_engine(monkeypatch):
     """The ``search`` agent itself chooses the same moves on the core and on the reference."""
     fast_rules, slow_rules = load("8th", "duel"), load("8th", "duel")
-    fast = LookaheadPolicy(fast_rules)
+    # the casts' lookahead (a whole phase on the reference takes seconds: test_search_phase.py
+    # compares the phase searches)
+    fast = LookaheadPolicy(fast_rules, phase=False)
     with monkeypatch.context() as m:
         m.setenv("PSYGYM_ENGINE", "python")
-        slow = LookaheadPolicy(slow_rules)
+        slow = LookaheadPolicy(slow_rules, phase=False)
     rng = np.random.default_rng(11)
     state, moves = fast_rules.initial_state(), 0
     while moves < 6:
@@ -264,7 +266,8 @@ def test_solver_refuses_bad_arguments():
         ({"within": (1, 2**40)}, "each from -2\\*\\*31"),
         ({"within": (1, True)}, "pair of integers"),
         ({"within": (1, 0), "value": small}, "the board value reads 4 observation entries"),
-        ({"steps": 2}, "steps and value need within="),
+        ({"steps": 2}, "steps, value and phases need within="),
+        ({"phases": True}, "steps, value and phases need within="),
     ]
     for kwargs, message in cases:
         with pytest.raises(ValueError, match=message) as err:

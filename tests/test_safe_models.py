@@ -564,7 +564,7 @@ def test_the_documented_exploiter_scores_replay():
     assert stats.scores == scores["against double-wc"]["base"][:20]
     exploiter_path = folder / "exploiter-7th-duel/search-exploiter.safetensors"
     exploiter = resolve_policy(str(exploiter_path), rules)
-    search = resolve_policy("search:exact=no", rules)  # the record's search: the lookahead alone
+    search = resolve_policy("search:exact=no;phase=no", rules)  # the record's search: one cast
     stats, _ = play_games(rules, [exploiter, search], 1_000_003, range(2))
     assert stats.scores == scores["against search"]["fine-tuned"][:2]
     stats, _ = play_games(rules, [wc, wc], 1_000_003, range(20))
@@ -584,8 +584,8 @@ def test_the_documented_8th_exploiter_replays_and_its_gain_is_the_recorded_one()
     gains = np.subtract(recorded["end"], recorded["start"])
     assert len(gains) == 200 and np.mean(gains) == pytest.approx(2.405)
     base = resolve_policy(str(folder / "selfplay-8th-duel.safetensors"), rules)
-    # The record's search was the lookahead alone (before search solved whole every rest of
-    # the game that fits): replayed with that search.
-    search = resolve_policy("search:exact=no", rules)
+    # The record's search was the lookahead of one cast alone (before search solved whole every
+    # rest of the game, or Psychic phase, that fits): replayed with that search.
+    search = resolve_policy("search:exact=no;phase=no", rules)
     stats, _ = play_games(rules, [base, search], 1_000_003, range(1))
     assert stats.scores == scores["against search"]["base"][:1]

@@ -75,8 +75,8 @@ def test_search_values_equal_the_exact_solver_on_single_phase(edition, scenario)
     rules = load(edition, scenario)
     search = resolve_policy("search", rules)
     assert search.exact and "exact" in search.note
-    oracle = LookaheadPolicy(rules, _ExactRest(rules), exact=False)  # one cast, exact V
-    two = LookaheadPolicy(rules, _ExactRest(rules), exact=False, steps=2)  # two casts
+    oracle = LookaheadPolicy(rules, _ExactRest(rules), exact=False, phase=False)  # one cast
+    two = LookaheadPolicy(rules, _ExactRest(rules), exact=False, steps=2, phase=False)
     exact = Solver(rules)  # fresh: shares nothing with the agent
     n = 0
     for s in _decisions(rules, SEARCH_GAMES):
@@ -220,7 +220,8 @@ def test_optimal_on_a_duel_says_once_in_one_line_that_it_plays_search(capsys):
     err = capsys.readouterr().err
     assert first.name == again.name == "search"
     assert err.count("\n") == 1 and err.startswith("optimal: 8th duel")
-    assert "playing search" in err and "exact over each cast and the 1 after it" in err
+    assert "playing search" in err and "exact over the whole Psychic phase where it fits" in err
+    assert "else over each cast and the 1 after it" in err  # 8th: two casts
     assert ".py" not in err and "/" not in err  # no file path
 
 
@@ -271,7 +272,7 @@ def test_play_hint_shows_search_values_on_every_duel_menu(tmp_path):
     assert menus > 1 and out.count("(best)") >= menus  # every menu has values, a best one
     assert "estimated value" in out and "too large" not in out
     # The search's note: once under the menus, and again for the h typed at the prompt.
-    assert out.count("exact over each cast and the 1 after it") == 2
+    assert out.count("exact over the whole Psychic phase;") == 2
 
 
 def _settings(quick: bool):
@@ -330,8 +331,8 @@ def test_two_steps_see_past_the_first_cast_where_one_step_does_not():
     """With no board value, one cast of lookahead values the board after it at the score so far;
     two casts also count what the next cast scores, so some values must differ."""
     rules = load("8th", "duel")
-    one = LookaheadPolicy(rules, _Zero(), exact=False, steps=1)
-    two = LookaheadPolicy(rules, _Zero(), exact=False, steps=2)
+    one = LookaheadPolicy(rules, _Zero(), exact=False, steps=1, phase=False)
+    two = LookaheadPolicy(rules, _Zero(), exact=False, steps=2, phase=False)
     differs = 0
     for s in _decisions(rules, 3):
         if rules.horizon(s)[0] >= 1 and not rules.is_response(s):
@@ -385,7 +386,7 @@ def test_solvers_are_kept_across_games_within_a_budget_of_states(monkeypatch):
     monkeypatch.setattr(search, "Solver", lambda *a, **k: made.append(1) or real(*a, **k))
     monkeypatch.setattr(search, "_KEEP_STATES", 10**9)
     monkeypatch.setattr(search, "_KEEP", 2)  # a Rogue Trader duel has four turns to search
-    agent = make_search(rules, "exact=no")  # the lookahead's solvers alone
+    agent = make_search(rules, "exact=no,phase=no")  # the lookahead's solvers alone
 
     def play(seed):
         moves = []

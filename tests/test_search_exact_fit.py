@@ -89,7 +89,7 @@ def test_a_unit_that_does_not_fit_is_not_tried_again():
 
 def test_exact_false_never_tries(tmp_path):
     rules = load("7th", _renamed(tmp_path, "seventh", "single-phase"))
-    agent = LookaheadPolicy(rules, exact=False)
+    agent = LookaheadPolicy(rules, exact=False, phase=False)
     s = next(_decisions(rules, 1, seed=0))
     agent.action_values(rules, s)
     assert not agent.exact and "exact within each cast" in agent.note

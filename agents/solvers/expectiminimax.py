@@ -129,6 +129,8 @@ class Solver(SimultaneousSearch):
             it. Unlike the same ``leaf`` written as a function, the compiled search can take
             it (it evaluates the model on the compiled observation); not with ``leaf``.
         steps: units of lookahead searched with ``within``, counting the one it names.
+        phases: the units are Psychic phases (``rules.phase_horizon``; ``within`` names one),
+            not ``rules.horizon``'s (a cast or a turn).
         engine: ``"python"`` keeps the search in Python even where the compiled solver could
             take it (benchmarks); ``None``: as ``PSYGYM_ENGINE`` says.
 
@@ -155,6 +157,7 @@ class Solver(SimultaneousSearch):
         steps: int = 1,
         engine: str | None = None,
         leaf_value: Any = None,
+        phases: bool = False,
     ):
         if max_depth is not None and max_depth < 1:
             raise ValueError(f"max_depth must be at least 1 (Psychic phases), got {max_depth}")
@@ -169,7 +172,9 @@ class Solver(SimultaneousSearch):
             raise ValueError("steps > 1 needs within= and no max_depth")
         self.within = within
         self.steps = steps
-        self._horizon = rules.horizon if within is not None else None
+        self.phases = phases
+        unit = rules.phase_horizon if phases else rules.horizon
+        self._horizon = unit if within is not None else None
         self._limited = max_depth is not None or max_plies is not None or within is not None
         if leaf is not None and leaf_value is not None:
             raise ValueError("give a leaf function or a leaf_value board value, not both")
@@ -562,7 +567,7 @@ def _compiled_search(solver: Solver, rules: Any, own_cache: bool) -> tuple[Any, 
             return None, None
     try:
         search = compiled.solver(solver.max_states, within=solver.within, steps=solver.steps,
-                                 value=net, pairs=pairs)  # fmt: skip
+                                 value=net, pairs=pairs, phases=solver.phases)  # fmt: skip
     except (ValueError, TypeError):
         return None, None  # a horizon the core cannot hold: Python searches
     return compiled, search

@@ -1,9 +1,10 @@
-"""The ``search`` agent: exact within one unit of lookahead, a learned board value beyond it.
+"""The ``search`` agent: exact over the Psychic phase (or one cast), a board value beyond it.
 
-A whole duel is far too large to solve, but one cast or one turn (the edition's ``horizon``
-says which) is small. :class:`LookaheadPolicy` solves exactly, with every chance outcome weighted
-by its exact probability, all states whose ``rules.horizon`` equals the current one (and the
-next ``steps - 1`` units with ``search:steps=N``); the first state past that edge is a leaf
+A whole duel is far too large to solve, but one Psychic phase often is, and one cast or one
+turn (the edition's ``horizon`` says which) always is. :class:`LookaheadPolicy` solves
+exactly, with every chance outcome weighted by its exact probability, all states whose
+``rules.horizon`` equals the current one (and the next ``steps - 1`` units with
+``search:steps=N``); the first state past that edge is a leaf
 worth the score so far plus ``V(leaf)``, the learned value of the board
 (:class:`psygym_agents.value.BoardValue`). Secret bids inside the unit are matrix games, as in
 the exact solver.
@@ -16,6 +17,12 @@ the exact solver.
   later state of the game; :attr:`LookaheadPolicy.note` then says "exact". A solve that does
   not fit is not tried again in the same unit of lookahead (``rules.horizon``), for that rules
   object.
+- Otherwise it searches the whole Psychic phase (every cast and deny of both sides up to the
+  phase's end, ``rules.phase_horizon``) whenever that fits :data:`PHASE_BUDGET` states
+  (:func:`phase_solver`), the leaf past the phase worth the score so far plus ``V``; one unit
+  of lookahead is the fallback, and the note says which. A phase holds the choices a single
+  cast cannot see: how many dice to keep for the powers still to come, and whether to keep a
+  deny for a bigger enemy power.
 - Without a board value for the scenario the leaf is the score so far (``V = 0``), which the
   agent's :attr:`LookaheadPolicy.note` says.
 - Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead, with
@@ -58,15 +65,35 @@ EXACT_BUDGET = 200_000
 its lookahead: a few hundredths of a CPU second in the core (a miss costs that once per
 unit of lookahead and rules object), and a few tens of megabytes of memo at most."""
 
+PHASE_BUDGET = 500_000
+"""States a search of the whole Psychic phase may memoise before ``search`` falls back to one
+cast: about a tenth of a CPU second in the core, once per phase (every later decision of the
+phase reads the same solver). The shipped duels' phases hold from a few thousand states to
+more than two million (those fall back to the cast)."""
+
 
 class _Fit:
-    """Per rules object: the exact solver that fitted last, and the units that did not fit."""
+    """Per rules object: the exact solver that fitted last, and the units that did not fit.
 
-    __slots__ = ("failed", "solver")
+    Also the whole-phase searches (:func:`phase_solver`): the one that fitted last per board
+    value, and the phases that did not fit.
+    """
+
+    __slots__ = ("failed", "last_phase", "phase_failed", "phases", "solver")
 
     def __init__(self) -> None:
         self.solver: Solver | None = None
         self.failed: set[Any] = set()
+        self.phases: dict[int, Solver] = {}
+        self.phase_failed: set[Any] = set()
+        self.last_phase: Any = None
+
+
+def _fit_of(rules: Any) -> _Fit:
+    fit = _FITS.get(rules)
+    if fit is None:
+        fit = _FITS[rules] = _Fit()
+    return fit
 
 
 _FITS: weakref.WeakKeyDictionary[Any, _Fit] = weakref.WeakKeyDictionary()
@@ -82,9 +109,7 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     """
     from psygym_agents.solvers import NotSolvable
 
-    fit = _FITS.get(rules)
-    if fit is None:
-        fit = _FITS[rules] = _Fit()
+    fit = _fit_of(rules)
     if fit.solver is not None:
         try:
             _solve_for(fit.solver, rules, state)
@@ -101,6 +126,45 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
         fit.failed.add(unit)
         return None
     fit.solver = solver
+    return solver
+
+
+def phase_solver(rules: Any, state: Hashable, value: Any = None,
+                 budget: int = PHASE_BUDGET) -> Solver | None:  # fmt: skip
+    """A search of the whole Psychic phase of ``state``, if it fits ``budget`` states.
+
+    Every cast and deny of both sides up to the phase's end (``rules.phase_horizon``), a leaf
+    past it worth the score so far plus ``value``. ``None`` where it does not fit: the phase
+    is remembered, per rules object and game, and not tried again.
+
+    The solver that fitted last for ``value`` is asked first: a later decision of the same
+    phase is among what it searched.
+    """
+    from psygym_agents.solvers import NotSolvable
+
+    fit = _fit_of(rules)
+    unit = rules.phase_horizon(state)
+    if fit.last_phase is not None and unit < fit.last_phase:
+        fit.phase_failed.clear()  # a new game: its phases hold other boards
+    fit.last_phase = unit
+    key = id(value)
+    solver = fit.phases.get(key)
+    if solver is not None and solver.within == unit:
+        try:
+            _solve_for(solver, rules, state)
+            return solver
+        except NotSolvable:
+            pass  # this board's phase and what it held before are past the budget together
+    fit.phases.pop(key, None)
+    if (unit, key) in fit.phase_failed:
+        return None
+    solver = Solver(rules, within=unit, phases=True, leaf_value=value, max_states=budget)
+    try:
+        _solve_for(solver, rules, state)
+    except NotSolvable:
+        fit.phase_failed.add((unit, key))
+        return None
+    fit.phases[key] = solver
     return solver
 
 
@@ -141,6 +205,8 @@ class LookaheadPolicy:
             the game whenever it fits :data:`EXACT_BUDGET` states (:func:`fitted_solver`).
         steps: units of lookahead searched exactly (the current one and ``steps - 1`` more);
             ``None``: the ``search_steps`` the board value's JSON records (else 1).
+        phase: search the whole Psychic phase whenever it fits :data:`PHASE_BUDGET` states
+            (:func:`phase_solver`), the unit of lookahead only where it does not.
 
     Attributes:
         note: one plain sentence on what the last values asked for are (exact, or exact within
@@ -152,7 +218,7 @@ class LookaheadPolicy:
 
     def __init__(
         self, rules: Any, value: Any = None, *, exact: bool | None = None,
-        steps: int | None = None,
+        steps: int | None = None, phase: bool = True,
     ):  # fmt: skip
         from psygym_agents.value import shipped_value
 
@@ -166,19 +232,26 @@ class LookaheadPolicy:
             meta = getattr(self.value, "meta", None) or {}
             steps = int(meta.get("search_steps", 1))
         self.steps = steps
+        self.phase = phase
         scenario = getattr(getattr(rules, "scenario", None), "name", "")
-        if self.exact:
-            self.note = f"exact: {rules.edition} {scenario} is solved whole"
-        elif self.value is None:
-            self.note = (
-                f"exact {self.span}; no board value is trained for {rules.edition} "
-                f"{scenario}, so the board beyond counts only the score so far"
-            )
+        if self.value is None:
+            beyond = (f"no board value is trained for {rules.edition} {scenario}, so the board "
+                      "beyond counts only the score so far")  # fmt: skip
         else:
             err = getattr(self.value, "error_note", "")
-            tail = f" ({err})" if err else ""
-            self.note = f"exact {self.span}; the board beyond is estimated{tail}"
-        self._lookahead_note = self.note
+            beyond = "the board beyond is estimated" + (f" ({err})" if err else "")
+        if self.exact:
+            self.note = f"exact: {rules.edition} {scenario} is solved whole"
+        elif phase:
+            self.note = (f"exact over the whole Psychic phase where it fits within "
+                         f"{PHASE_BUDGET:,} states, else {self.span}; {beyond}")  # fmt: skip
+        else:
+            self.note = f"exact {self.span}; {beyond}"
+        self._lookahead_note = f"exact {self.span}; {beyond}"
+        self._phase_note = f"exact over the whole Psychic phase; {beyond}"
+        if phase and not self.exact:
+            self._lookahead_note = (f"exact {self.span} (the whole Psychic phase does not fit "
+                                    f"within {PHASE_BUDGET:,} states); {beyond}")  # fmt: skip
 
     @property
     def span(self) -> str:
@@ -208,7 +281,13 @@ class LookaheadPolicy:
                 self.note = ("exact: the rest of the game from here fits within "
                              f"{EXACT_BUDGET:,} states and is solved whole")  # fmt: skip
                 return fitted
-        self.exact, self.note = False, self._lookahead_note
+        self.exact = False
+        if self.phase:
+            whole = phase_solver(rules, state, self.value)
+            if whole is not None:
+                self.note = self._phase_note
+                return whole
+        self.note = self._lookahead_note
         per_rules = _LOOKAHEAD.setdefault(rules, {})
         within = rules.horizon(state)
         key = (within, id(self.value), self.steps)
@@ -262,15 +341,17 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         rules: the rules to play.
         arg: for hidden hands, ``iterations=N,seed=N,exploration=X,value=PATH|none``
             (:func:`hidden_search`); otherwise a board-value file path
-            (``search:runs/v/value.safetensors``), ``steps=N`` and ``exact=no`` (the lookahead
-            alone, never the exact solve of a rest of the game that fits).
+            (``search:runs/v/value.safetensors``), ``steps=N``, ``exact=no`` (never the exact
+            solve of a rest of the game that fits) and ``phase=no`` (never the search of a whole
+            Psychic phase that fits: the unit of lookahead alone, as before it).
     """
     from psygym_agents.solvers import has_hidden_information
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
-    value, steps, exact = None, None, None
-    for part in (arg or "").split(","):
+    value, steps, exact, phase = None, None, None, True
+    # ";" separates options too (a comma-separated agent list cannot hold a comma in one agent)
+    for part in (arg or "").replace(";", ",").split(","):
         name, sep, text = part.strip().partition("=")
         if not name:
             continue
@@ -284,6 +365,10 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             if text not in ("no", "fit"):
                 raise ValueError(f"search: exact must be no or fit, got {text!r}")
             exact = False if text == "no" else None
+        elif name == "phase":
+            if text not in ("no", "fit"):
+                raise ValueError(f"search: phase must be no or fit, got {text!r}")
+            phase = text == "fit"
         elif name == "value":
             from psygym_agents.value import BoardValue
 
@@ -291,9 +376,10 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             value.check_rules(rules)
         else:
             raise ValueError(
-                f"search: unknown option {name!r}; allowed: steps=N, value=PATH, exact=no|fit"
+                f"search: unknown option {name!r}; allowed: steps=N, value=PATH, exact=no|fit, "
+                "phase=no|fit"
             )
-    return LookaheadPolicy(rules, value, steps=steps, exact=exact)
+    return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase)
 
 
 HIDDEN_ITERATIONS = 300
@@ -373,7 +459,9 @@ __all__ = [
     "HIDDEN_EXPLORATION",
     "HIDDEN_ITERATIONS",
     "LookaheadPolicy",
+    "PHASE_BUDGET",
     "hidden_search",
+    "phase_solver",
     "fitted_solver",
     "make_search",
     "solvable_whole",

@@ -30,7 +30,7 @@ class CompiledGame:
 
     def solver(
         self, max_states: int | None = None, *, within: Any = None, steps: int = 1,
-        value: Any = None, pairs: bool = True,
+        value: Any = None, pairs: bool = True, phases: bool = False,
     ) -> Any:  # fmt: skip
         """A fresh memoised solver over this game (``max_states=None``: no state limit).
 
@@ -38,12 +38,13 @@ class CompiledGame:
         lookahead over ``steps`` units, a leaf worth the score so far plus ``value`` (the
         core's ``ValueNet``; ``None``: the score alone). ``pairs``: secret pairs of decisions
         are matrix games (else two decisions in a row, for rules that announce none).
+        ``phases``: the units are Psychic phases (``Game.phase_horizon``).
         """
         limit = -1 if max_states is None else int(max_states)
         if within is None:
             return self.core.Solver(self.game, limit, pairs=pairs)
         return self.core.Solver(self.game, limit, within=within, steps=steps, value=value,
-                                pairs=pairs)  # fmt: skip
+                                pairs=pairs, phases=phases)  # fmt: skip
 
 
 _WORD = (1 << 64) - 1

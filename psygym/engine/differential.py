@@ -102,6 +102,8 @@ def _check_game(
         _same(where, "returns", ref_returns, tuple(game.returns(data)))
         if horizon:
             _same(where, "horizon", tuple(rules.horizon(state)), tuple(game.horizon(data)))
+            _same(where, "phase_horizon", tuple(rules.phase_horizon(state)),
+                  tuple(game.phase_horizon(data)))  # fmt: skip
         if player == TERMINAL:
             _same(where, "legal_actions", [], list(game.legal_actions(data)))
             _same(where, "chance_outcomes", [], list(game.chance_outcomes(data)))

@@ -267,6 +267,10 @@ class EighthRules(EighthLegality, EighthChances, EighthTransitions, EighthEvents
         in_cast = state.stage not in DECISION_STAGES or state.stage == Stage.DENY
         return (state.round, state.phase * 256 + sum(state.attempts) - in_cast)
 
+    def phase_horizon(self, state: State) -> tuple[int, int]:
+        """``(battle round, phase)``: every state of one Psychic phase is one unit (8E-1)."""
+        return (state.round, state.phase)
+
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (8E-8.2)."""
         return (state.score, -state.score)

@@ -371,6 +371,15 @@ class SeventhRules(
         rolled = st in _AFTER_CAST_ROLL  # the cast is already in ``attempted`` (7E-4.3)
         return (s.phase // 2 + 1, (s.phase % 2) * 64 + len(s.attempted) - rolled)
 
+    def phase_horizon(self, s: State) -> tuple[int, int]:
+        """``(battle round, phase)``: every state of one Psychic phase (7E-3 to 7E-8) is one unit.
+
+        Power generation keeps :meth:`horizon`'s steps (there is no Psychic phase yet).
+        """
+        if s.stage in _GENERATION_STAGES:
+            return self.horizon(s)
+        return (s.phase // 2 + 1, s.phase % 2)
+
     def returns(self, s: State) -> tuple[float, float]:
         """Zero-sum score so far (7E-8.2)."""
         return (s.score, -s.score)

@@ -106,8 +106,9 @@ std::shared_ptr<ValueNet> value_net(const py::object& mean, const py::object& sc
 }
 
 // The Horizon of Solver(within=, steps=): within a pair of integers.
-Horizon horizon_of(const py::object& within, int64_t steps) {
+Horizon horizon_of(const py::object& within, int64_t steps, bool phases) {
   Horizon h;
+  h.phases = phases;
   if (steps < 1 || steps > (int64_t{1} << 30))
     throw EngineError(ErrorCode::kValue,
                       "steps must be a whole number from 1 to 2**30, got " + std::to_string(steps));
@@ -354,6 +355,13 @@ PYBIND11_MODULE(_core, m) {
              return std::make_pair(h[0], h[1]);
            },
            py::arg("state"), "(battle round, step): the reference's rules.horizon.")
+      .def("phase_horizon",
+           [](const PyGame& g, const py::bytes& state) {
+             int32_t h[2];
+             g.game->phase_horizon(bytes_of(checked(*g.game, state)), h);
+             return std::make_pair(h[0], h[1]);
+           },
+           py::arg("state"), "(battle round, phase): the reference's rules.phase_horizon.")
       .def_property_readonly("has_horizon", [](const PyGame& g) { return g.game->has_horizon(); },
                              "Whether horizon() is the edition's own (else the default (0, 0)).")
       .def_property_readonly(
@@ -586,26 +594,27 @@ PYBIND11_MODULE(_core, m) {
 
   py::class_<PySolver>(m, "Solver", "Expectiminimax over a compiled game, memoised.")
       .def(py::init([](const PyGame& g, int64_t max_states, const py::object& within,
-                       int64_t steps, std::shared_ptr<ValueNet> value, bool pairs) {
+                       int64_t steps, std::shared_ptr<ValueNet> value, bool pairs, bool phases) {
              if (within.is_none()) {
-               if (steps != 1 || value)
-                 throw EngineError(ErrorCode::kValue, "steps and value need within=");
+               if (steps != 1 || value || phases)
+                 throw EngineError(ErrorCode::kValue, "steps, value and phases need within=");
                PySolver s{&g, std::make_unique<Solver>(*g.game, max_states)};
                s.solver->set_pairs(pairs);
                return s;
              }
              PySolver s{&g, std::make_unique<Solver>(*g.game, max_states,
-                                                     horizon_of(within, steps), value)};
+                                                     horizon_of(within, steps, phases), value)};
              s.solver->set_pairs(pairs);
              return s;
            }),
            py::arg("game"), py::arg("max_states") = -1, py::arg("within") = py::none(),
            py::arg("steps") = 1, py::arg("value") = nullptr, py::arg("pairs") = true,
-           py::keep_alive<1, 2>(),
+           py::arg("phases") = false, py::keep_alive<1, 2>(),
            "Exact, or with within=(round, step) the search agent's lookahead: the states "
            "whose Game.horizon is within (and the next steps - 1 units), a state beyond worth "
            "the score so far plus value (a ValueNet of the game's observation) or alone. "
-           "pairs=False plays secret pairs of decisions as two decisions in a row.")
+           "pairs=False plays secret pairs of decisions as two decisions in a row; "
+           "phases=True makes the units Psychic phases (Game.phase_horizon).")
       .def_property_readonly("states", [](const PySolver& s) { return s.solver->states(); })
       .def_property_readonly("cut", [](const PySolver& s) { return s.solver->cut(); },
                              "Whether any value rests on a leaf of the horizon.")

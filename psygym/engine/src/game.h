@@ -84,6 +84,10 @@ class Game {
     out[0] = 0;
     out[1] = 0;
   }
+  // The Psychic phase `s` is in, as the reference's rules.phase_horizon: the unit of the
+  // search agent's whole-phase search ends where the pair changes. The default is horizon()
+  // (an edition whose unit of lookahead is already a phase, such as a Rogue Trader turn).
+  virtual void phase_horizon(const uint8_t* s, int32_t out[2]) const { horizon(s, out); }
   // Whether horizon() is the twin of the edition's own rules.horizon. The differential check
   // compares it and the core's lookahead searches on it only then: an edition whose reference
   // has a horizon but whose twin keeps the default is searched in Python.

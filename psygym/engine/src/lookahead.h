@@ -13,9 +13,11 @@ namespace psygym {
 // agents/solvers/expectiminimax.py: with steps == 1 the search stays among the states whose
 // horizon is `within`; with steps > 1 it spans the unit it starts in and the next steps - 1,
 // each key carrying the units left. The first state beyond is a leaf.
+// With `phases` the units are Psychic phases (Game::phase_horizon), else Game::horizon's.
 struct Horizon {
   int32_t within[2] = {0, 0};
   int32_t steps = 1;
+  bool phases = false;
 };
 
 // One layer of a ValueNet: out = in @ w + b, w row-major with `inputs` rows of `outputs`.

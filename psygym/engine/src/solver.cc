@@ -91,7 +91,7 @@ bool Solver::step(const uint8_t* key, const int32_t* horizon, int32_t action, ui
   }
   if (!bounded_) return true;
   int32_t h[2];
-  game_.horizon(child, h);
+  unit_of(child, h);
   int32_t left = units_left(key);
   if (horizon_.steps == 1) {
     if (h[0] != horizon_.within[0] || h[1] != horizon_.within[1]) {
@@ -169,7 +169,7 @@ void Solver::matrix_values(const uint8_t* s, std::vector<int32_t>* rows,
       continue;
     }
     check_pair(mid.data(), next, player, a, *cols);
-    if (bounded_ && horizon_.steps > 1) game_.horizon(mid.data(), h);
+    if (bounded_ && horizon_.steps > 1) unit_of(mid.data(), h);
     for (int32_t b : *cols) {
       double w = 0.0;
       if (step(mid.data(), h, b, child.data(), &next, &w)) w = key_value(child.data());
@@ -207,7 +207,7 @@ void Solver::child_values(const uint8_t* s, std::vector<int32_t>* actions,
   std::vector<uint8_t> key(key_size_), child(key_size_);
   root_key(s, key.data());
   int32_t h[2] = {0, 0};
-  if (bounded_ && horizon_.steps > 1) game_.horizon(s, h);
+  if (bounded_ && horizon_.steps > 1) unit_of(s, h);
   for (int32_t a : *actions) {
     double v = 0.0;
     int player = 0;
@@ -222,7 +222,7 @@ void Solver::expand(const uint8_t* key, int player, Frame* f) {
   f->next = 0;
   f->has_acc = false;
   f->acc = 0.0;
-  if (bounded_ && horizon_.steps > 1) game_.horizon(key, f->horizon);
+  if (bounded_ && horizon_.steps > 1) unit_of(key, f->horizon);
   if (pairs_ && player >= 0 && game_.has_simultaneous() &&
       game_.simultaneous(key, &f->actions, &f->cols)) {
     f->kind = 3;
@@ -283,7 +283,7 @@ void Solver::solve(const uint8_t* root) {
             continue;
           }
           check_pair(f->mid.data(), next, f->row_player, f->actions[row], f->cols);
-          if (bounded_ && horizon_.steps > 1) game_.horizon(f->mid.data(), f->mid_horizon);
+          if (bounded_ && horizon_.steps > 1) unit_of(f->mid.data(), f->mid_horizon);
         }
         from = f->mid.data();
         horizon = f->mid_horizon;

@@ -100,6 +100,13 @@ class Solver {
                   const std::vector<int32_t>& cols);
   static double pair_value(const Frame& f);  // the matrix game's value for player 0
   double leaf(const uint8_t* s);
+  // The unit of lookahead `s` is in: Game::phase_horizon with horizon_.phases, else horizon.
+  void unit_of(const uint8_t* s, int32_t out[2]) const {
+    if (horizon_.phases)
+      game_.phase_horizon(s, out);
+    else
+      game_.horizon(s, out);
+  }
   double key_value(const uint8_t* key);
   void solve(const uint8_t* root);
   void expand(const uint8_t* key, int player, Frame* f);

@@ -1,4 +1,4 @@
-// EighthRules.horizon (rules.py): the unit of the search agent's lookahead is one cast.
+// EighthRules.horizon and phase_horizon (rules.py): the search agent's units of lookahead.
 #include "rules.h"
 
 namespace psygym {
@@ -14,6 +14,13 @@ void EighthGame::horizon(const uint8_t* s, int32_t out[2]) const {
   const bool in_cast = h.stage != kSelect && h.stage != kPower;
   out[0] = h.round;
   out[1] = h.phase * 256 + attempts - (in_cast ? 1 : 0);
+}
+
+// (battle round, phase within it), as EighthRules.phase_horizon.
+void EighthGame::phase_horizon(const uint8_t* s, int32_t out[2]) const {
+  const Header h = load_header(s);
+  out[0] = h.round;
+  out[1] = h.phase;
 }
 
 }  // namespace eighth

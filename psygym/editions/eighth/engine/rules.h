@@ -36,7 +36,8 @@ class EighthGame : public Game {
   void chance_outcomes(const uint8_t* s, std::vector<Outcome>* out) const override;
   void apply(const uint8_t* s, int32_t action, uint8_t* out) const override;
   void returns(const uint8_t* s, double out[2]) const override;
-  void horizon(const uint8_t* s, int32_t out[2]) const override;  // horizon.cc
+  void horizon(const uint8_t* s, int32_t out[2]) const override;        // horizon.cc
+  void phase_horizon(const uint8_t* s, int32_t out[2]) const override;  // horizon.cc
   bool has_horizon() const override { return true; }
   std::size_t observation_size() const override;
   void observe(const uint8_t* s, int player, float* out) const override;

@@ -1,4 +1,4 @@
-// SeventhRules.horizon (rules.py): one step per generated power, then one per cast.
+// SeventhRules.horizon and phase_horizon (rules.py): the search agent's units of lookahead.
 #include "rules.h"
 
 #include <cstring>
@@ -54,6 +54,20 @@ void SeventhGame::horizon(const uint8_t* s, int32_t out[2]) const {
   const int phase = st.phase();
   out[0] = phase / 2 + 1;
   out[1] = (phase % 2) * 64 + attempted - (rolled ? 1 : 0);
+}
+
+// (battle round, phase within it), as SeventhRules.phase_horizon: power generation keeps its
+// steps (there is no Psychic phase yet), every state of a battle round's phase is one unit.
+void SeventhGame::phase_horizon(const uint8_t* s, int32_t out[2]) const {
+  const ConstState st(s, layout_);
+  const int stage = st.stage();
+  if (stage == kDiscipline || stage == kGenRoll || stage == kSwap) {
+    horizon(s, out);
+    return;
+  }
+  const int phase = st.phase();
+  out[0] = phase / 2 + 1;
+  out[1] = phase % 2;
 }
 
 }  // namespace seventh

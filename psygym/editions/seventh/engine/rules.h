@@ -28,7 +28,8 @@ class SeventhGame : public Game {
   void chance_outcomes(const uint8_t* s, std::vector<Outcome>* out) const override;
   void apply(const uint8_t* s, int32_t action, uint8_t* out) const override;
   void returns(const uint8_t* s, double out[2]) const override;
-  void horizon(const uint8_t* s, int32_t out[2]) const override;  // horizon.cc
+  void horizon(const uint8_t* s, int32_t out[2]) const override;        // horizon.cc
+  void phase_horizon(const uint8_t* s, int32_t out[2]) const override;  // horizon.cc
   bool has_horizon() const override { return true; }
   // SeventhRules.sample_chance: ChanceTable.sample over the node's table (one uniform number
   // even for a single outcome, unlike the default's weighted_choice).
