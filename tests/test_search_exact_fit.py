@@ -113,3 +113,27 @@ def test_search_option_exact_no_keeps_the_lookahead(tmp_path):
     assert make_search(rules, "exact=fit").fits is True
     with pytest.raises(ValueError, match="exact must be no or fit"):
         make_search(rules, "exact=yes")
+
+
+GENERATED_SMALL = [("7th", 30), ("7th", 38), ("8th", 2), ("8th", 3), ("rt", 6), ("rt", 11)]
+"""Generated army lists whose whole game fits the exact budget (``psygym scenario random``)."""
+
+
+@pytest.mark.parametrize(("edition", "seed"), GENERATED_SMALL)
+def test_advice_on_a_generated_small_list_is_the_exact_solve(edition, seed):
+    """At every decision (mid-phase ones with powers still to come included), the value
+    advise ranks by is a fresh exact solve's to 1e-9, and the note says exact."""
+    from psygym_experiments.harness.advice import search_agent
+
+    spec = f"random:{seed},rounds=1" + (",psykers=1" if edition != "rt" else "")
+    rules = load(edition, spec)
+    agent = search_agent(rules)
+    exact = Solver(rules)
+    checked = 0
+    for s in _decisions(rules, 8, seed=seed, agent=agent):
+        got, want = agent.action_values(rules, s), exact.action_values(s)
+        assert agent.exact and agent.note.startswith("exact: the rest of the game")
+        assert got.keys() == want.keys()
+        assert max(abs(got[a] - want[a]) for a in want) <= 1e-9
+        checked += 1
+    assert checked >= 8
