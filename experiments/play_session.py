@@ -169,7 +169,7 @@ class Advisor:
             except ImportError:
                 pass
             else:
-                self._lookahead = LookaheadPolicy(rules)
+                self._lookahead = LookaheadPolicy(rules, phase=True)
 
     @property
     def note(self) -> str:

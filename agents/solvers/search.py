@@ -17,10 +17,11 @@ the exact solver.
   later state of the game; :attr:`LookaheadPolicy.note` then says "exact". A solve that does
   not fit is not tried again in the same unit of lookahead (``rules.horizon``), for that rules
   object.
-- Otherwise it searches the whole Psychic phase (every cast and deny of both sides up to the
-  phase's end, ``rules.phase_horizon``) whenever that fits :data:`PHASE_BUDGET` states
-  (:func:`phase_solver`), the leaf past the phase worth the score so far plus ``V``; one unit
-  of lookahead is the fallback, and the note says which. A phase holds the choices a single
+- With ``phase=True`` (advice, hints, ``search:phase=fit``) it searches the whole Psychic
+  phase (every cast and deny of both sides up to the phase's end, ``rules.phase_horizon``)
+  whenever that fits :data:`PHASE_BUDGET` states (:func:`phase_solver`), the leaf past the
+  phase worth the score so far plus ``V``; one unit of lookahead is the fallback, and the
+  note says which. A phase holds the choices a single
   cast cannot see: how many dice to keep for the powers still to come, and whether to keep a
   deny for a bigger enemy power.
 - Without a board value for the scenario the leaf is the score so far (``V = 0``), which the
@@ -65,28 +66,42 @@ EXACT_BUDGET = 200_000
 its lookahead: a few hundredths of a CPU second in the core (a miss costs that once per
 unit of lookahead and rules object), and a few tens of megabytes of memo at most."""
 
-PHASE_BUDGET = 500_000
+PHASE_BUDGET = 250_000  # at least EXACT_BUDGET (LookaheadPolicy.solver relies on it)
 """States a search of the whole Psychic phase may memoise before ``search`` falls back to one
-cast: about a tenth of a CPU second in the core, once per phase (every later decision of the
-phase reads the same solver). The shipped duels' phases hold from a few thousand states to
-more than two million (those fall back to the cast)."""
+cast: a few hundredths of a CPU second in the core (a later decision of the phase reads the
+same solver; one that did not fit is tried again at the next decision, whose rest of the phase
+is smaller). The shipped duels' phases hold from a few thousand states to more than two
+million; generated army lists' too (on 8 seeds of 4 rounds and 2 psykers a side, 35 of 62
+8th-edition phases fit 500,000 states, 11 of 60 7th-edition ones)."""
 
 
 class _Fit:
     """Per rules object: the exact solver that fitted last, and the units that did not fit.
 
     Also the whole-phase searches (:func:`phase_solver`): the one that fitted last per board
-    value, and the phases that did not fit.
+    value, and the states whose phase did not fit. There the state itself is remembered, never
+    its phase: whether the phase fits is then a function of the state alone, and so are the
+    moves, whatever games the process played before (the phases of one unit differ from game
+    to game far more than the rests of a game do).
     """
 
-    __slots__ = ("failed", "last_phase", "phase_failed", "phases", "solver")
+    __slots__ = ("failed", "phase_failed", "phases", "solver")
 
     def __init__(self) -> None:
         self.solver: Solver | None = None
         self.failed: set[Any] = set()
         self.phases: dict[int, Solver] = {}
         self.phase_failed: set[Any] = set()
-        self.last_phase: Any = None
+
+
+_FAILED_KEPT = 100_000
+"""States remembered as not fitting a phase search, per rules object, before they are forgotten."""
+
+
+def _remember(failed: set[Any], key: Any) -> None:
+    if len(failed) >= _FAILED_KEPT:
+        failed.clear()
+    failed.add(key)
 
 
 def _fit_of(rules: Any) -> _Fit:
@@ -134,8 +149,8 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None,
     """A search of the whole Psychic phase of ``state``, if it fits ``budget`` states.
 
     Every cast and deny of both sides up to the phase's end (``rules.phase_horizon``), a leaf
-    past it worth the score so far plus ``value``. ``None`` where it does not fit: the phase
-    is remembered, per rules object and game, and not tried again.
+    past it worth the score so far plus ``value``. ``None`` where it does not fit (the state
+    is remembered, and not tried again; a later state of the phase is).
 
     The solver that fitted last for ``value`` is asked first: a later decision of the same
     phase is among what it searched.
@@ -144,9 +159,6 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None,
 
     fit = _fit_of(rules)
     unit = rules.phase_horizon(state)
-    if fit.last_phase is not None and unit < fit.last_phase:
-        fit.phase_failed.clear()  # a new game: its phases hold other boards
-    fit.last_phase = unit
     key = id(value)
     solver = fit.phases.get(key)
     if solver is not None and solver.within == unit:
@@ -156,13 +168,13 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None,
         except NotSolvable:
             pass  # this board's phase and what it held before are past the budget together
     fit.phases.pop(key, None)
-    if (unit, key) in fit.phase_failed:
+    if (state, key) in fit.phase_failed:
         return None
     solver = Solver(rules, within=unit, phases=True, leaf_value=value, max_states=budget)
     try:
         _solve_for(solver, rules, state)
     except NotSolvable:
-        fit.phase_failed.add((unit, key))
+        _remember(fit.phase_failed, (state, key))
         return None
     fit.phases[key] = solver
     return solver
@@ -206,7 +218,10 @@ class LookaheadPolicy:
         steps: units of lookahead searched exactly (the current one and ``steps - 1`` more);
             ``None``: the ``search_steps`` the board value's JSON records (else 1).
         phase: search the whole Psychic phase whenever it fits :data:`PHASE_BUDGET` states
-            (:func:`phase_solver`), the unit of lookahead only where it does not.
+            (:func:`phase_solver`), the unit of lookahead only where it does not: what
+            ``advise``, ``play --hint`` and ``serve``'s hints answer with; the game agent
+            ``search`` takes it with ``search:phase=fit`` (it costs several times the CPU of a
+            game, and the duels' margins did not change measurably).
 
     Attributes:
         note: one plain sentence on what the last values asked for are (exact, or exact within
@@ -218,7 +233,7 @@ class LookaheadPolicy:
 
     def __init__(
         self, rules: Any, value: Any = None, *, exact: bool | None = None,
-        steps: int | None = None, phase: bool = True,
+        steps: int | None = None, phase: bool = False,
     ):  # fmt: skip
         from psygym_agents.value import shipped_value
 
@@ -274,7 +289,10 @@ class LookaheadPolicy:
             from psygym_agents.solvers.policy import shared_solver
 
             return shared_solver(rules)
-        if self.fits:
+        # The phase first: where it does not fit PHASE_BUDGET states, the rest of the game (which
+        # holds the phase) does not fit EXACT_BUDGET either, and is not tried.
+        whole = phase_solver(rules, state, self.value) if self.phase else None
+        if self.fits and (whole is not None or not self.phase):
             fitted = fitted_solver(rules, state)
             if fitted is not None:
                 self.exact = True
@@ -282,11 +300,9 @@ class LookaheadPolicy:
                              f"{EXACT_BUDGET:,} states and is solved whole")  # fmt: skip
                 return fitted
         self.exact = False
-        if self.phase:
-            whole = phase_solver(rules, state, self.value)
-            if whole is not None:
-                self.note = self._phase_note
-                return whole
+        if whole is not None:
+            self.note = self._phase_note
+            return whole
         self.note = self._lookahead_note
         per_rules = _LOOKAHEAD.setdefault(rules, {})
         within = rules.horizon(state)
@@ -342,14 +358,15 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         arg: for hidden hands, ``iterations=N,seed=N,exploration=X,value=PATH|none``
             (:func:`hidden_search`); otherwise a board-value file path
             (``search:runs/v/value.safetensors``), ``steps=N``, ``exact=no`` (never the exact
-            solve of a rest of the game that fits) and ``phase=no`` (never the search of a whole
-            Psychic phase that fits: the unit of lookahead alone, as before it).
+            solve of a rest of the game that fits) and ``phase=fit`` (the whole Psychic phase
+            searched wherever it fits, as advice does; ``phase=no``, the default, the unit of
+            lookahead alone).
     """
     from psygym_agents.solvers import has_hidden_information
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
-    value, steps, exact, phase = None, None, None, True
+    value, steps, exact, phase = None, None, None, False
     # ";" separates options too (a comma-separated agent list cannot hold a comma in one agent)
     for part in (arg or "").replace(";", ",").split(","):
         name, sep, text = part.strip().partition("=")

@@ -349,7 +349,7 @@ class Game:
             except ImportError:
                 self._hint_search = False
             else:
-                self._hint_search = LookaheadPolicy(self.rules)
+                self._hint_search = LookaheadPolicy(self.rules, phase=True)
         return self._hint_search or None
 
     def _search_hint(self, state: Hashable) -> dict[str, Any]:
