@@ -78,7 +78,8 @@ def search_agent(rules: Any, *, iterations: int = 2000, seed: int = 0) -> Any:
     """The ``search`` agent advice uses: ``note``, ``exact``, ``action_values(rules, state)``.
 
     :class:`~psygym_agents.solvers.search.LookaheadPolicy` (it loads the shipped board value
-    itself; the whole Psychic phase searched wherever it fits), or for hidden hands the information-set search with ``iterations`` and ``seed``.
+    itself; the whole Psychic phase searched wherever it fits), or for hidden hands the
+    information-set search with ``iterations`` and ``seed``.
     """
     from psygym_agents.solvers import has_hidden_information
 
