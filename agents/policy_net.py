@@ -124,8 +124,10 @@ def load_net(path: str | Path, rules: Any = None) -> PolicyNet:
             expected[f"{name}.bias"] = ((rows,), "float32")
     tensors = read_tensors(weights, device=None)
     mismatch(weights, meta_path, tensors, expected)
-    layers = [(tensors[f"{name}.weight"].astype(np.float64),
-               tensors[f"{name}.bias"].astype(np.float64)) for name, _, _ in heads["scores"]]
+    layers = [
+        (tensors[f"{name}.weight"].astype(np.float64), tensors[f"{name}.bias"].astype(np.float64))
+        for name, _, _ in heads["scores"]
+    ]
     return PolicyNet(layers, kwargs["activation_fn"], obs_space, act_space,
                      cls_name == "DQNPolicy", doc)  # fmt: skip
 

@@ -125,8 +125,15 @@ def plot_head_to_head(matrix: np.ndarray, order: Sequence[str], path: Path, titl
         for c in range(n):
             v = matrix[r, c]
             if r == c or not np.isfinite(v):
-                ax.text(c, r, "·" if r == c else "-", ha="center", va="center", fontsize=8,
-                        in_layout=False)
+                ax.text(
+                    c,
+                    r,
+                    "·" if r == c else "-",
+                    ha="center",
+                    va="center",
+                    fontsize=8,
+                    in_layout=False,
+                )
                 continue
             rgba = cmap((np.clip(v, -lim, lim) + lim) / (2 * lim))
             mark = "*" if abs(v) > lim else ""
