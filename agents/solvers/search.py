@@ -71,8 +71,8 @@ PHASE_BUDGET = 250_000  # at least EXACT_BUDGET (LookaheadPolicy.solver relies o
 cast: a few hundredths of a CPU second in the core (a later decision of the phase reads the
 same solver; one that did not fit is tried again at the next decision, whose rest of the phase
 is smaller). The shipped duels' phases hold from a few thousand states to more than two
-million; generated army lists' too (on 8 seeds of 4 rounds and 2 psykers a side, 35 of 62
-8th-edition phases fit 500,000 states, 11 of 60 7th-edition ones)."""
+million; so do generated army lists' (of 4 rounds and 2 psykers a side, between a fifth and
+a half of the phases fit 500,000 states, by edition)."""
 
 
 class _Fit:
