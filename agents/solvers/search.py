@@ -21,9 +21,8 @@ the exact solver.
   phase (every cast and deny of both sides up to the phase's end, ``rules.phase_horizon``)
   whenever that fits :data:`PHASE_BUDGET` states (:func:`phase_solver`), the leaf past the
   phase worth the score so far plus ``V``; one unit of lookahead is the fallback, and the
-  note says which. A phase holds the choices a single
-  cast cannot see: how many dice to keep for the powers still to come, and whether to keep a
-  deny for a bigger enemy power.
+  note says which. A phase holds the choices a single cast cannot see: how many dice to keep
+  for the powers still to come, and whether to keep a deny for a bigger enemy power.
 - Without a board value for the scenario the leaf is the score so far (``V = 0``), which the
   agent's :attr:`LookaheadPolicy.note` says.
 - Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead, with
