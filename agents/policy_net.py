@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psygym_agents.mlp import dense_forward
 from psygym_agents.safe_model import checked_model, mismatch, read_tensors
 
 _ACTIVATIONS = {
@@ -73,6 +74,7 @@ class PolicyNet:
     """A safe model's scores in NumPy: ``scores(obs)`` are SB3's logits (or DQN's Q-values).
 
     Attributes:
+        layers: ``[(W, b), ...]``, each ``W`` with one row per input (:func:`dense_forward`).
         observation_space: the model's gymnasium Box.
         action_space: its Discrete.
         is_q: a DQN (scores are Q-values).
@@ -91,14 +93,8 @@ class PolicyNet:
 
     def scores(self, obs: np.ndarray) -> np.ndarray:
         """The raw action scores for one observation (float64, one per action)."""
-        act = _ACTIVATIONS[self.activation]
         x = np.asarray(obs, dtype=np.float64).reshape(-1)
-        last = len(self.layers) - 1
-        for i, (w, b) in enumerate(self.layers):
-            x = w @ x + b
-            if i < last:
-                x = act(x)
-        return x
+        return dense_forward(x, self.layers, _ACTIVATIONS[self.activation])
 
 
 def load_net(path: str | Path, rules: Any = None) -> PolicyNet:
@@ -124,8 +120,12 @@ def load_net(path: str | Path, rules: Any = None) -> PolicyNet:
             expected[f"{name}.bias"] = ((rows,), "float32")
     tensors = read_tensors(weights, device=None)
     mismatch(weights, meta_path, tensors, expected)
+    # torch stores a layer's weight as (outputs, inputs); dense_forward wants one row per input
     layers = [
-        (tensors[f"{name}.weight"].astype(np.float64), tensors[f"{name}.bias"].astype(np.float64))
+        (
+            np.ascontiguousarray(tensors[f"{name}.weight"].T, dtype=np.float64),
+            tensors[f"{name}.bias"].astype(np.float64),
+        )
         for name, _, _ in heads["scores"]
     ]
     return PolicyNet(layers, kwargs["activation_fn"], obs_space, act_space,

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psygym_agents.mlp import dense_forward
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 FORMAT = "psygym-board-value/1"
@@ -72,12 +73,7 @@ class BoardValue:
     def predict(self, x: np.ndarray) -> np.ndarray:
         """Values of a batch of observations (rows)."""
         h = (np.atleast_2d(np.asarray(x, np.float64)) - self.mean) / self.scale
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(self.weights):
-            h = h @ w + b
-            if i < last:
-                h = np.tanh(h)
-        return h[:, 0]
+        return dense_forward(h, self.weights, np.tanh)[:, 0]
 
     def __call__(self, rules: Any, state: Hashable) -> float:
         """``V(state)`` for player 0, memoised by state (a search meets the same leaf often)."""
