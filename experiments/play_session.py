@@ -164,12 +164,12 @@ class Advisor:
             self.searches = True
         self._lookahead: Any = None
         if not self.searches:
+            from psygym_experiments.harness.advice import lookahead_agent
+
             try:
-                from psygym_agents.solvers.search import LookaheadPolicy
+                self._lookahead = lookahead_agent(rules)
             except ImportError:
                 pass
-            else:
-                self._lookahead = LookaheadPolicy(rules, phase=True)
 
     @property
     def note(self) -> str:

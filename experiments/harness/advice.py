@@ -85,6 +85,18 @@ def search_agent(rules: Any, *, iterations: int = 2000, seed: int = 0) -> Any:
 
     if has_hidden_information(rules):
         return _HiddenSearch(rules, iterations, seed)
+    return lookahead_agent(rules)
+
+
+def lookahead_agent(rules: Any) -> Any:
+    """The ``search`` agent that advice and hints use where everything is seen.
+
+    :class:`~psygym_agents.solvers.search.LookaheadPolicy` with the whole Psychic phase
+    searched wherever it fits (``phase=True``).
+
+    Raises:
+        ImportError: the agents package is not installed.
+    """
     from psygym_agents.solvers.search import LookaheadPolicy
 
     return LookaheadPolicy(rules, phase=True)
@@ -338,5 +350,5 @@ def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[st
 
 __all__ = [
     "FOLLOW_DEPTH", "advise_state", "decision_from_log", "follow_ups", "generation_advice",
-    "question", "search_agent", "tool",
+    "lookahead_agent", "question", "search_agent", "tool",
 ]  # fmt: skip

@@ -344,12 +344,12 @@ class Game:
     def _lookahead(self) -> Any:
         """The ``search`` agent of this game's rules (built once), or ``None`` if unavailable."""
         if self._hint_search is None:
+            from psygym_experiments.harness.advice import lookahead_agent
+
             try:
-                from psygym_agents.solvers.search import LookaheadPolicy
+                self._hint_search = lookahead_agent(self.rules)
             except ImportError:
                 self._hint_search = False
-            else:
-                self._hint_search = LookaheadPolicy(self.rules, phase=True)
         return self._hint_search or None
 
     def _search_hint(self, state: Hashable) -> dict[str, Any]:
