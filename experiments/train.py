@@ -18,6 +18,16 @@ from psygym_experiments.common import (
     ray_option,
     user_errors,
 )
+from psygym_experiments.harness.general_value import command_line as general_command
+from psygym_experiments.harness.general_value import (
+    is_general_run,
+    is_general_scenario,
+    make_general_config,
+    resume_general,
+    run_general,
+)
+from psygym_experiments.harness.general_value import start_run as start_general_run
+from psygym_experiments.harness.general_value import summary_lines as general_summary
 from psygym_experiments.harness.pools import RAY_ENV, ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.training import (
@@ -50,6 +60,8 @@ from rich.markup import escape
 
 VALUE_GAMES = 2000
 """Default ``--steps`` (games of the Monte-Carlo stage) of ``--algo value``."""
+GENERAL_GAMES = 20_000
+"""Default ``--steps`` of a general value (``--scenario random``): heuristic games, a list each."""
 _RL_ONLY = {
     "opponent": "random", "eval_opponent": "", "seat": "", "eval_every": 0,
     "eval_episodes": 200, "n_envs": 0, "subproc": False, "exact_eval": False, "init": "",
@@ -166,7 +178,10 @@ def train(
                 _check_resumed_options(ctx, run_dir, options, value_run)
                 cmd = command_text() if invoked_as_cli() else None
                 pool = ray_pool(ray)
-                if value_run:
+                if value_run and is_general_run(run_dir):
+                    resume_general(run_dir, steps, show_progress=show_progress, command=cmd,
+                                   pool=pool)  # fmt: skip
+                elif value_run:
                     resume_value_run(run_dir, steps, show_progress=show_progress, command=cmd,
                                      pool=pool)  # fmt: skip
                 else:
@@ -256,6 +271,8 @@ def _start_value(o: dict[str, Any], pool: Any = None) -> Path:
     if changed:
         names = ", ".join("--" + k.replace("_", "-") for k in changed)
         raise ValueError(f"{names}: not an option of --algo value (it plays its own games)")
+    if is_general_scenario(o["scenario"]):
+        return _start_general(o, pool)
     steps = VALUE_GAMES if o["steps"] is None else o["steps"]
     cfg = make_value_config(o["edition"], o["scenario"], steps, o["seed"],
                             config=o["config"] or None)  # fmt: skip
@@ -266,6 +283,25 @@ def _start_value(o: dict[str, Any], pool: Any = None) -> Path:
         write_command(run_dir, value_command_line(cfg, o["runs_dir"], o["config"] or None))
     console.print(f"run folder: {run_dir}", highlight=False)
     run_value_training(cfg, run_dir, show_progress=o["show_progress"], pool=pool)
+    return run_dir
+
+
+def _start_general(o: dict[str, Any], pool: Any = None) -> Path:
+    """Create a general board-value run (``--scenario random``) and train; returns the folder."""
+    overrides: dict[str, Any] = {}
+    if o["config"]:
+        from psygym_experiments.harness.training import read_yaml
+
+        doc = read_yaml(o["config"])
+        if not isinstance(doc, dict):
+            raise ValueError(f"--config {o['config']}: expected a mapping of settings")
+        overrides.update(doc)
+    steps = GENERAL_GAMES if o["steps"] is None else o["steps"]
+    cfg = make_general_config(o["edition"], o["scenario"], steps, o["seed"], overrides)
+    run_dir = start_general_run(cfg, o["runs_dir"])
+    write_command(run_dir, None if invoked_as_cli() else general_command(cfg, o["runs_dir"]))
+    console.print(f"run folder: {run_dir}", highlight=False)
+    run_general(cfg, run_dir, show_progress=o["show_progress"], pool=pool)
     return run_dir
 
 
@@ -339,6 +375,12 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
 
 def _print_value_summary(run_dir: Path, exported: Path | None) -> None:
     """The per-round errors of a finished value run, and the exported model if any."""
+    if is_general_run(run_dir):
+        for line in general_summary(run_dir):
+            console.print(line, highlight=False)
+        if exported:
+            console.print(f"exported: {exported}", highlight=False)
+        return
     rows = [r for r in read_value_metrics(run_dir) if r.get("model") == "final"]
     for r in rows:
         mc, sd, bellman = (float(r[k] or "nan") for k in ("mc_rmse", "target_sd", "bellman_rmse"))

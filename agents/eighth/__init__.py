@@ -34,6 +34,7 @@ BOTS = Bots(
     family=FAMILY,
     tools={
         "answer_tables": "psygym_agents.eighth.deny_table:answer_tables",
+        "board_features": "psygym_agents.eighth.board_features:board_features",
         "situation": "psygym_agents.eighth.situations:eighth_situation",
         "parse_situation": "psygym_agents.eighth.situations:parse_situation",
         "normalize_situation": "psygym_agents.eighth.situations:normalize",

@@ -34,6 +34,7 @@ BOTS = Bots(
         "parse_situation": "psygym_agents.rogue_trader.situations:parse_situation",
         "normalize_situation": "psygym_agents.rogue_trader.situations:normalize",
         "question": "psygym_agents.rogue_trader.situations:question",
+        "board_features": "psygym_agents.rogue_trader.board_features:board_features",
     },
 )
 """Rogue Trader's agents."""

@@ -25,6 +25,7 @@ BOTS = Bots(
     },
     reference="cast-biggest",
     family=FAMILY,
+    tools={"board_features": "psygym_agents.second.board_features:board_features"},
 )
 """The 2nd edition's agents."""
 

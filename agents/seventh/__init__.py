@@ -42,6 +42,7 @@ BOTS = Bots(
         "commit_table": "psygym_agents.seventh.dice_table:commit_table",
         "deny_table": "psygym_agents.seventh.dice_table:deny_table",
         "answer_tables": "psygym_agents.seventh.dice_table:answer_tables",
+        "board_features": "psygym_agents.seventh.board_features:board_features",
     },
 )
 """The 7th edition's agents."""

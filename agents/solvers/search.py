@@ -203,6 +203,16 @@ def solvable_whole(rules: Any) -> bool:
         return False
 
 
+def meta_of(value: Any) -> dict[str, Any]:
+    """A board value's JSON metadata (``{}`` for none, or a plain function)."""
+    return getattr(value, "meta", None) or {}
+
+
+NO_VALUE = "none"
+"""``LookaheadPolicy(value=NO_VALUE)``: no board value, the board beyond counts the score alone
+(``search:value=none``)."""
+
+
 class LookaheadPolicy:
     """Exact search of the current unit of lookahead with ``V`` at its edge.
 
@@ -210,7 +220,8 @@ class LookaheadPolicy:
 
     Args:
         rules: the rules this agent plays.
-        value: the board value; ``None``: the shipped one for the scenario, if any.
+        value: the board value; ``None``: the shipped one for the scenario (its own, else the
+            edition's general one), if any; :data:`NO_VALUE`: none (the score so far alone).
         exact: ``True`` solves the whole game exactly, ``False`` never tries; ``None``: the
             whole game where the edition says the scenario is solvable whole, else the rest of
             the game whenever it fits :data:`EXACT_BUDGET` states (:func:`fitted_solver`).
@@ -241,10 +252,12 @@ class LookaheadPolicy:
         self.always_exact = self.exact
         # Exact whenever the rest of the game fits (not where a budget is asked for nothing).
         self.fits = exact is None and not self.exact
-        self.value = None if self.exact else (value if value is not None else shipped_value(rules))
+        if self.exact or value is NO_VALUE:
+            self.value = None
+        else:
+            self.value = value if value is not None else shipped_value(rules)
         if steps is None:
-            meta = getattr(self.value, "meta", None) or {}
-            steps = int(meta.get("search_steps", 1))
+            steps = int(meta_of(self.value).get("search_steps", 1))
         self.steps = steps
         self.phase = phase
         scenario = getattr(getattr(rules, "scenario", None), "name", "")
@@ -253,7 +266,12 @@ class LookaheadPolicy:
                       "beyond counts only the score so far")  # fmt: skip
         else:
             err = getattr(self.value, "error_note", "")
-            beyond = "the board beyond is estimated" + (f" ({err})" if err else "")
+            by = (
+                " by the edition's value for any army list"
+                if meta_of(self.value).get("general")
+                else ""
+            )
+            beyond = f"the board beyond is estimated{by}" + (f" ({err})" if err else "")
         if self.exact:
             self.note = f"exact: {rules.edition} {scenario} is solved whole"
         elif phase:
@@ -356,10 +374,11 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         rules: the rules to play.
         arg: for hidden hands, ``iterations=N,seed=N,exploration=X,value=PATH|none``
             (:func:`hidden_search`); otherwise a board-value file path
-            (``search:runs/v/value.safetensors``), ``steps=N``, ``exact=no`` (never the exact
-            solve of a rest of the game that fits) and ``phase=fit`` (the whole Psychic phase
-            searched wherever it fits, as advice does; ``phase=no``, the default, the unit of
-            lookahead alone).
+            (``search:runs/v/value.safetensors``, a scenario's own or an edition's general one),
+            ``value=none`` (no board value: the score so far alone), ``steps=N``, ``exact=no``
+            (never the exact solve of a rest of the game that fits) and ``phase=fit`` (the whole
+            Psychic phase searched wherever it fits, as advice does; ``phase=no``, the default,
+            the unit of lookahead alone).
     """
     from psygym_agents.solvers import has_hidden_information
 
@@ -385,15 +404,16 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             if text not in ("no", "fit"):
                 raise ValueError(f"search: phase must be no or fit, got {text!r}")
             phase = text == "fit"
+        elif name == "value" and text.lower() == "none":
+            value = NO_VALUE
         elif name == "value":
-            from psygym_agents.value import BoardValue
+            from psygym_agents.value import load_value
 
-            value = BoardValue.load(text)
-            value.check_rules(rules)
+            value = load_value(rules, text)
         else:
             raise ValueError(
-                f"search: unknown option {name!r}; allowed: steps=N, value=PATH, exact=no|fit, "
-                "phase=no|fit"
+                f"search: unknown option {name!r}; allowed: steps=N, value=PATH|none, "
+                "exact=no|fit, phase=no|fit"
             )
     return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase)
 
@@ -461,10 +481,9 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
             if text.lower() == "none":
                 value = None
             else:
-                from psygym_agents.value import BoardValue
+                from psygym_agents.value import load_value
 
-                value = BoardValue.load(text)
-                value.check_rules(rules)
+                value = load_value(rules, text)
         else:
             raise ValueError(f"search: unknown option {name!r}; allowed: {allowed}")
     return SearchPolicy(rules, rollout=reference_policy(rules), value=value, **kwargs)
@@ -475,6 +494,7 @@ __all__ = [
     "HIDDEN_EXPLORATION",
     "HIDDEN_ITERATIONS",
     "LookaheadPolicy",
+    "NO_VALUE",
     "PHASE_BUDGET",
     "hidden_search",
     "phase_solver",

@@ -300,22 +300,10 @@ def pretrained_value_path(edition: str, scenario: str) -> Path:
     return PRETRAINED / f"value-{edition}-{scenario}.safetensors"
 
 
-def shipped_value(rules: Any) -> BoardValue | None:
-    """The shipped board value for ``rules``' edition and scenario, or ``None``."""
-    scenario = getattr(getattr(rules, "scenario", None), "name", "")
-    path = pretrained_value_path(rules.edition, scenario)
-    if not path.is_file():
-        return None
-    model = BoardValue.load(path)
-    model.check_rules(rules)
-    return model
-
-
 __all__ = [
     "FORMAT",
     "BoardValue",
     "ValueModelError",
     "checked_block",
     "pretrained_value_path",
-    "shipped_value",
 ]

@@ -126,13 +126,13 @@ def _setup(cfg: dict[str, Any]) -> tuple[Any, dict[int, Any], Any, list[Any]]:
     """
     key = json.dumps(cfg, sort_keys=True)
     if _WORKER.get("key") != key:
-        from psygym_agents.value import BoardValue, shipped_value
+        from psygym_agents.value import load_value, shipped_value
 
         from psygym.editions import load
         from psygym.policies import resolve_policy
 
         rules = load(cfg["edition"], cfg["scenario"])
-        value = BoardValue.load(cfg["value"]) if cfg["value"] else shipped_value(rules)
+        value = load_value(rules, cfg["value"]) if cfg["value"] else shipped_value(rules)
         if value is None:
             raise ValueError(
                 f"no board value for {cfg['edition']} {cfg['scenario']}: give --value PATH"

@@ -1,0 +1,546 @@
+"""Self-play training of one edition's general board value, resumable.
+
+The command: ``psygym train --algo value --edition E --scenario random[,OPTIONS]``.
+
+One value for every army list of an edition: an MLP over the edition's board features
+(:mod:`psygym_agents.value.features`), trained on generated scenarios (:mod:`psygym.generator`),
+one fresh list per game, so no list is seen twice.
+
+Method: **TD(lambda) over search's own games**, with lambda-returns across the boards of each
+game (a board is where a search's exact lookahead ends; :func:`.value_training.is_board`).
+
+1. **Start** (stage 0): ``steps`` games between the edition's heuristics (a move uniformly
+   random with probability ``random_move``), fitted to their outcomes (lambda = 1). Cheap games
+   (milliseconds) that teach the value what points, psykers and dice are worth on many lists.
+2. **Iterations** 1 to ``iterations``: ``games`` games in which each seat is ``search`` with the
+   current value (probability ``search_share``) or a heuristic, each on a new list. Then every
+   game kept (the start's and all iterations') is labelled with lambda-returns under the current
+   value, ``G_t = r_t + (1 - lambda) V(b_{t+1}) + lambda G_{t+1}`` (``r_t`` the points scored
+   between two boards, the last board's ``G`` its game's outcome), and the value is refitted from
+   its current weights.
+
+Why TD(lambda) and not expert iteration: the search is the policy and needs only a value, so
+there is no policy net to distil; and why not Monte-Carlo alone: one game's outcome carries the
+dice of every phase after the board (several points of noise), while a return that leans on
+``V`` one board later carries only the dice in between. ``lambda`` trades that noise against the
+bias of an imperfect ``V`` (default 0.7).
+
+Every iteration records, on ``eval_lists`` generated lists whose seeds training never uses
+(:data:`EVAL_FROM` on; training lists start at :data:`TRAIN_FROM`), the value's error against
+the outcomes of the iteration's strength games (a played-out continuation: it includes their
+dice, so it is an upper bound of the value's own error) and the strength of ``search`` with the
+new value, over both seats with common random numbers, against ``search`` with the previous one
+and against the edition's reference heuristic.
+
+A run lives in ``<runs-dir>/<edition>/random/value_<n>/``: ``config.yml``, ``command.txt``,
+``progress.json``, ``data/stage_<k>.npz`` (each stage's boards: features, round, score so far,
+the game's outcome, game and list seed), ``checkpoints/iteration_<k>.*`` (the value after each
+fit), ``metrics.csv``, ``metrics.json``, ``learning_curve.png`` and ``value.safetensors`` +
+``value.json``. ``--resume RUN_DIR`` continues after the last finished stage.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from psygym_experiments.harness.output import save_figure
+from psygym_experiments.harness.progress import ProgressBar
+from psygym_experiments.harness.runs import atomic_write, inside, numbered_run_dir
+from psygym_experiments.harness.value_training import ALGO, FINAL, save_value, write_npz
+
+GENERAL = "random"
+"""The ``--scenario`` of a general run (optionally ``random,OPTIONS``)."""
+TRAIN_FROM = 1_000_000
+"""Seeds of training lists start here (stage ``k``'s game ``g``: ``TRAIN_FROM * (k + 1) + g``)."""
+EVAL_FROM = 500
+"""Seeds of the lists each iteration is measured on start here; seeds below are never used."""
+EVAL_STAGE = 999
+"""The stage number of the games that measure an iteration's error (on the held-out lists)."""
+METRIC_FIELDS = (
+    "iteration", "boards", "fit_val_mse", "heldout_boards", "heldout_rmse", "vs_previous",
+    "vs_previous_ci", "vs_reference", "vs_reference_ci",
+)  # fmt: skip
+
+
+@dataclass
+class GeneralConfig:
+    """Everything that defines a general-value run (written to ``config.yml``).
+
+    Attributes:
+        edition: the edition valued.
+        scenario: ``random`` or ``random,OPTIONS`` (the generator's options, such as
+            ``psykers=2,rounds=4``, for every list).
+        algo: always ``value``.
+        general: always true (tells ``--resume`` this run is a general one).
+        steps: heuristic games of the start.
+        seed: seeds the games and fits.
+        iterations: self-play iterations.
+        games: games of each iteration.
+        search_share: probability that a seat of an iteration's game is ``search``.
+        random_move: probability that a heuristic's move is uniformly random.
+        td_lambda: the lambda of the returns.
+        eval_lists, eval_games: held-out lists of each iteration's measurement, and game pairs
+            (both seats) per list and opponent.
+        hidden, lr, batch, max_epochs, patience: fitting.
+        workers: processes that play the games.
+    """
+
+    edition: str
+    scenario: str = GENERAL
+    algo: str = ALGO
+    general: bool = True
+    steps: int = 20_000
+    seed: int = 0
+    iterations: int = 4
+    games: int = 400
+    search_share: float = 0.75
+    random_move: float = 0.05
+    td_lambda: float = 0.7
+    eval_lists: int = 4
+    eval_games: int = 8
+    hidden: list[int] = field(default_factory=lambda: [64, 64])
+    lr: float = 1e-3
+    batch: int = 512
+    max_epochs: int = 60
+    patience: int = 6
+    workers: int = 2
+
+    @property
+    def options(self) -> str:
+        """The generator options every list gets (``""``: the generator's defaults)."""
+        return self.scenario.partition(",")[2]
+
+    def list_seed(self, stage: int, game: int) -> int:
+        """The seed of the list game ``game`` of ``stage`` is played on."""
+        if stage == EVAL_STAGE:
+            return EVAL_FROM + game % self.eval_lists
+        return TRAIN_FROM * (stage + 1) + game
+
+    def list_name(self, seed: int) -> str:
+        """The scenario argument of the generated list with ``seed``."""
+        return f"random:{seed}" + (f",{self.options}" if self.options else "")
+
+
+def is_general_scenario(scenario: str) -> bool:
+    """Whether ``--scenario`` asks for a general run (``random`` with no seed)."""
+    return scenario == GENERAL or scenario.startswith(GENERAL + ",")
+
+
+def check_general_config(cfg: GeneralConfig) -> None:
+    """Raise ``ValueError`` in one line for a setting out of range."""
+    for name, low in (("steps", 3), ("iterations", 0), ("games", 3), ("eval_lists", 1),
+                      ("eval_games", 1), ("batch", 1), ("max_epochs", 1), ("patience", 1),
+                      ("workers", 1)):  # fmt: skip
+        v = getattr(cfg, name)
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ValueError(f"{name} must be a whole number of at least {low}, not {v!r}")
+    for name in ("search_share", "random_move", "td_lambda"):
+        v = getattr(cfg, name)
+        if not isinstance(v, int | float) or isinstance(v, bool) or not 0 <= v <= 1:
+            raise ValueError(f"{name} must be a number from 0 to 1, not {v!r}")
+    if not (isinstance(cfg.lr, int | float) and cfg.lr > 0):
+        raise ValueError(f"lr must be a positive number, not {cfg.lr!r}")
+    if not (isinstance(cfg.hidden, list) and cfg.hidden
+            and all(isinstance(h, int) and h >= 1 for h in cfg.hidden)):  # fmt: skip
+        raise ValueError(f"hidden must be a list of layer widths such as [64, 64], not "
+                         f"{cfg.hidden!r}")  # fmt: skip
+
+
+def make_general_config(edition: str, scenario: str, steps: int, seed: int,
+                        overrides: dict[str, Any] | None = None) -> GeneralConfig:  # fmt: skip
+    """A checked configuration; the edition must declare board features.
+
+    Raises:
+        ValueError: unknown edition, no board features, bad generator options or settings.
+    """
+    from psygym_agents.solvers import has_hidden_information
+    from psygym_agents.value.features import features_tool
+
+    from psygym.edition import get
+    from psygym.editions import load
+
+    ed = get(edition).id
+    if features_tool(ed) is None:
+        raise ValueError(f"edition {ed} declares no board features, so it has no general value")
+    cfg = GeneralConfig(edition=ed, scenario=scenario, steps=steps, seed=seed)
+    unknown = sorted(set(overrides or {}) - {f.name for f in fields(GeneralConfig)})
+    if unknown:
+        raise ValueError(f"--config: unknown setting {', '.join(unknown)} for a general value")
+    for key, value in (overrides or {}).items():
+        setattr(cfg, key, value)
+    check_general_config(cfg)
+    rules = load(ed, cfg.list_name(EVAL_FROM))  # the options are checked once, in one line
+    if has_hidden_information(rules) and cfg.iterations:
+        # play_boards' search seats solve over the true state, so they would see both hands.
+        raise ValueError(
+            f"edition {ed} has hidden hands, and the search seats of an iteration's games would "
+            "see both; set iterations: 0 (the heuristic games' fit only)"
+        )
+    return cfg
+
+
+def write_config(run_dir: Path, cfg: GeneralConfig) -> None:
+    """Write ``config.yml``."""
+    import yaml
+
+    text = "# Resolved configuration of this general board-value run.\n"
+    text += "# Resume: psygym train --resume <this folder>\n"
+    atomic_write(run_dir / "config.yml", text + yaml.safe_dump(asdict(cfg), sort_keys=False))
+
+
+def is_general_run(run_dir: str | Path) -> bool:
+    """Whether ``run_dir`` holds a general-value run."""
+    import yaml
+
+    path = Path(run_dir) / "config.yml"
+    try:
+        doc = yaml.safe_load(path.read_text()) if path.is_file() else None
+    except (OSError, yaml.YAMLError):
+        return False
+    return isinstance(doc, dict) and doc.get("general") is True
+
+
+def read_config(run_dir: Path) -> GeneralConfig:
+    """The configuration in a general run's ``config.yml``."""
+    import yaml
+
+    doc = yaml.safe_load((run_dir / "config.yml").read_text())
+    cfg = GeneralConfig(
+        **{k: v for k, v in doc.items() if k in {f.name for f in fields(GeneralConfig)}}
+    )
+    check_general_config(cfg)
+    return cfg
+
+
+def command_line(cfg: GeneralConfig, runs_dir: str | Path) -> str:
+    """The ``psygym train`` command of a configuration (for runs started from Python)."""
+    return shlex.join(["psygym", "train", "--algo", ALGO, "--edition", cfg.edition, "--scenario",
+                       cfg.scenario, "--steps", str(cfg.steps), "--seed", str(cfg.seed),
+                       "--runs-dir", str(runs_dir)])  # fmt: skip
+
+
+def start_run(cfg: GeneralConfig, runs_dir: str | Path) -> Path:
+    """Create ``<runs-dir>/<edition>/random/value_<n>`` with its configuration."""
+    run_dir = numbered_run_dir(inside(runs_dir, cfg.edition, GENERAL), ALGO)
+    write_config(run_dir, cfg)
+    return run_dir
+
+
+# ------------------------------------------------------------------------------ games
+def play_lists(cfg: dict[str, Any], stage: int, games: range,
+               value_path: str | None) -> dict[str, np.ndarray]:  # fmt: skip
+    """Games ``games`` of ``stage``, each on its own generated list; their boards' features.
+
+    Runs in a worker: ``cfg`` is the configuration as a dict, ``value_path`` the general value
+    the ``search`` seats use (``None``: heuristics only).
+    """
+    from psygym_agents.value.features import board_features
+    from psygym_agents.value.general import general_value
+    from psygym_experiments.harness.value_training import play_boards
+
+    from psygym.editions import load
+
+    c = GeneralConfig(**cfg)
+    out: dict[str, list[Any]] = {k: [] for k in ("phi", "round", "score", "final", "game")}
+    seeds = []
+    for g in games:
+        seed = c.list_seed(stage, g)
+        rules = load(c.edition, c.list_name(seed))
+        value = general_value(rules, value_path) if value_path else None
+        share = c.search_share if value is not None else 0.0
+        boards, _ = play_boards(rules, 1, seed=c.seed, stage=stage, first=g, value=value,
+                                search_share=share, random_move=c.random_move)  # fmt: skip
+        seeds.append(seed)
+        if len(boards) == 0:
+            continue
+        out["phi"].append(board_features(rules)(boards.x).astype(np.float32))
+        out["round"].append(boards.round)
+        out["score"].append(boards.score)
+        out["final"].append(boards.score + boards.target)
+        out["game"].append(np.full(len(boards), g))
+    arrays = {k: np.concatenate(v) if v else np.zeros(0) for k, v in out.items()}
+    arrays["seeds"] = np.asarray(seeds, np.int64)
+    return arrays
+
+
+def lambda_returns(data: dict[str, np.ndarray], values: np.ndarray, lam: float) -> np.ndarray:
+    """Each board's lambda-return under ``values`` (``V`` of each board), game by game.
+
+    Boards of one game are consecutive and in the order played (:func:`play_lists`).
+    """
+    score, final, game = data["score"], data["final"], data["game"]
+    out = np.empty(len(score))
+    n = len(score)
+    i = n - 1
+    while i >= 0:
+        g = game[i]
+        ret = final[i] - score[i]  # the last board of a game: its outcome
+        out[i] = ret
+        j = i - 1
+        while j >= 0 and game[j] == g:
+            step = score[j + 1] - score[j]
+            ret = step + (1 - lam) * values[j + 1] + lam * ret
+            out[j] = ret
+            j -= 1
+        i = j
+    return out
+
+
+# ------------------------------------------------------------------------------ the run
+def _hidden(cfg: GeneralConfig) -> bool:
+    """Whether the edition's lists hide hands (checked on the first held-out list)."""
+    from psygym_agents.solvers import has_hidden_information
+
+    from psygym.editions import load
+
+    return has_hidden_information(load(cfg.edition, cfg.list_name(EVAL_FROM)))
+
+
+class _Run:
+    """One general-value run: its stages, fits and measurements (see the module docstring)."""
+
+    def __init__(self, cfg: GeneralConfig, run_dir: Path, show_progress: bool):
+        self.cfg, self.dir, self.show = cfg, run_dir, show_progress
+        self.progress_path = run_dir / "progress.json"
+        done = json.loads(self.progress_path.read_text()) if self.progress_path.is_file() else {}
+        self.done: list[int] = done.get("stages", [])
+        self.metrics: list[dict[str, Any]] = done.get("metrics", [])
+        self.hidden = cfg.iterations == 0 and _hidden(cfg)
+
+    def stage_path(self, k: int) -> Path:
+        """The boards of stage ``k``."""
+        return self.dir / "data" / f"stage_{k}.npz"
+
+    def model_stem(self, k: int) -> Path:
+        """The value after stage ``k``'s fit."""
+        return self.dir / "checkpoints" / f"iteration_{k}"
+
+    def run(self, pool: Any) -> Path:
+        """Play and fit every stage not done yet; write the final value and the curve."""
+        from psygym_agents.value import BoardValue
+
+        cfg = self.cfg
+        for k in range(cfg.iterations + 1):
+            if k in self.done:
+                continue
+            prev = None if k == 0 else str(self.model_stem(k - 1).with_suffix(".safetensors"))
+            n = cfg.steps if k == 0 else cfg.games
+            data = self.play(pool, k, n, prev)
+            self.stage_path(k).parent.mkdir(exist_ok=True)
+            write_npz(self.stage_path(k), **data)
+            init = None if k == 0 else BoardValue.load(prev)
+            model, val_mse, boards = self.fit(k, init)
+            save_value(model, self.model_stem(k))
+            row = {"iteration": k, "boards": boards, "fit_val_mse": round(val_mse, 4)}
+            row.update(self.measure(pool, k))
+            self.metrics.append(row)
+            self.done.append(k)
+            self.write_progress()
+            self.report(row)
+        last = self.model_stem(cfg.iterations)
+        final = BoardValue.load(last.with_suffix(".safetensors"))
+        final.meta["metrics"] = self.metrics
+        save_value(final, self.dir / FINAL)
+        self.plot()
+        return self.dir / f"{FINAL}.safetensors"
+
+    def play(self, pool: Any, stage: int, n: int, value_path: str | None) -> dict[str, np.ndarray]:
+        """``n`` games of ``stage`` in the pool, in chunks, with progress."""
+        chunk = 50 if value_path is None else 5
+        ranges = [range(i, min(n, i + chunk)) for i in range(0, n, chunk)]
+        cfg = asdict(self.cfg)
+        parts = []
+        with ProgressBar(f"stage {stage} games", n, enabled=self.show) as bar:
+            futures = [pool.submit(play_lists, cfg, stage, r, value_path) for r in ranges]
+            for r, f in zip(ranges, futures, strict=True):
+                parts.append(f.result())
+                bar.advance(len(r))
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def fit(self, k: int, init: Any) -> tuple[Any, float, int]:
+        """Refit on every stage so far with lambda-returns under ``init`` (stage 0: outcomes)."""
+        from psygym_agents.value.features import board_features
+        from psygym_agents.value.fit import fit_value
+        from psygym_agents.value.general import READS
+
+        from psygym.editions import load
+
+        cfg = self.cfg
+        stages = [self.load_stage(j) for j in range(k + 1)]
+        x = np.concatenate([s["phi"] for s in stages]).astype(np.float64)
+        ys = []
+        for s in stages:
+            if init is None:
+                ys.append(s["final"] - s["score"])
+            else:
+                ys.append(lambda_returns(s, init.predict(s["phi"]), cfg.td_lambda))
+        y = np.concatenate(ys)
+        games = np.concatenate([s["game"] + 10**7 * j for j, s in enumerate(stages)])
+        rng = np.random.default_rng((cfg.seed, k, 7))
+        val_games = set(rng.permutation(np.unique(games))[: max(1, len(np.unique(games)) // 10)])
+        val = np.isin(games, list(val_games))
+        names = list(board_features(load(cfg.edition, cfg.list_name(EVAL_FROM))).names)
+        training = {"iteration": k, "td_lambda": cfg.td_lambda, "boards": len(y)}
+        meta = {"edition": cfg.edition, "scenario": "", "reads": READS, "features": names,
+                "training": training}  # fmt: skip
+        result = fit_value(x[~val], y[~val], x[val], y[val], hidden=cfg.hidden, lr=cfg.lr,
+                           batch=cfg.batch, max_epochs=cfg.max_epochs, patience=cfg.patience,
+                           seed=cfg.seed + k, init=init, meta=meta)  # fmt: skip
+        if init is not None:
+            result.value.meta.update(meta)
+        best = min((v for _, _, v in result.history), default=float("nan"))
+        return result.value, float(best), len(y)
+
+    def load_stage(self, k: int) -> dict[str, np.ndarray]:
+        """The boards of stage ``k``."""
+        with np.load(self.stage_path(k), allow_pickle=False) as data:
+            return {key: data[key] for key in data.files}
+
+    def measure(self, pool: Any, k: int) -> dict[str, Any]:
+        """Held-out error and strength of iteration ``k``'s value (see the module docstring)."""
+        from psygym_experiments.harness.games import mean_ci
+        from psygym_experiments.harness.head_to_head import play_pairs
+
+        from psygym.editions import load
+        from psygym.policies import bots_for
+
+        cfg = self.cfg
+        mine = f"search:value={self.model_stem(k).with_suffix('.safetensors')}"
+        prev = (f"search:value={self.model_stem(k - 1).with_suffix('.safetensors')}"
+                if k else "search:value=none")  # fmt: skip
+        reference = bots_for(cfg.edition).reference
+        out: dict[str, Any] = {}
+        for name, other in (("vs_previous", prev), ("vs_reference", reference)):
+            jobs = []
+            for i in range(cfg.eval_lists):
+                rules = load(cfg.edition, cfg.list_name(EVAL_FROM + i))
+                jobs.append(pool.submit(play_pairs, rules, (mine, other), cfg.seed,
+                                        range(cfg.eval_games)))  # fmt: skip
+            margins = np.array([(a + b) / 2 for j in jobs for a, b in j.result()])
+            mean, half = mean_ci(margins)
+            out[name], out[f"{name}_ci"] = round(float(mean), 3), round(float(half), 3)
+        err = self.heldout_error(pool, k)
+        out.update(err)
+        return out
+
+    def heldout_error(self, pool: Any, k: int) -> dict[str, Any]:
+        """RMSE of ``V`` against the outcomes of search games on the held-out lists.
+
+        ``search`` with this value in both seats, ``eval_games`` games per list; a board's
+        outcome includes the dice after it, so the figure bounds the value's error from above.
+        """
+        from psygym_agents.value import BoardValue
+
+        cfg = self.cfg
+        path = str(self.model_stem(k).with_suffix(".safetensors"))
+        model = BoardValue.load(path)
+        # Hidden hands: heuristic games (a search seat of play_lists would see both hands).
+        share = 0.0 if self.hidden else 1.0
+        both = {**asdict(cfg), "search_share": share, "random_move": 0.0}
+        n = cfg.eval_lists * cfg.eval_games
+        step = max(1, n // (2 * cfg.workers))
+        jobs = [pool.submit(play_lists, both, EVAL_STAGE, range(i, min(n, i + step)), path)
+                for i in range(0, n, step)]  # fmt: skip
+        parts = [j.result() for j in jobs]
+        phi = np.concatenate([p["phi"] for p in parts if len(p["phi"])])
+        target = np.concatenate([p["final"] - p["score"] for p in parts if len(p["phi"])])
+        err = model.predict(phi) - target
+        return {
+            "heldout_boards": len(err),
+            "heldout_rmse": round(float(np.sqrt(np.mean(err**2))), 3),
+        }
+
+    def write_progress(self) -> None:
+        """Record the finished stages and metrics (``progress.json``, ``metrics.*``)."""
+        done = {"stages": self.done, "metrics": self.metrics}
+        atomic_write(self.progress_path, json.dumps(done, indent=2))
+        lines = [",".join(METRIC_FIELDS)]
+        for row in self.metrics:
+            lines.append(",".join(str(row.get(f, "")) for f in METRIC_FIELDS))
+        atomic_write(self.dir / "metrics.csv", "\n".join(lines) + "\n")
+        atomic_write(self.dir / "metrics.json", json.dumps(self.metrics, indent=2) + "\n")
+
+    def report(self, row: dict[str, Any]) -> None:
+        """One line per finished iteration."""
+        if self.show:
+            print(f"iteration {row['iteration']}: {row['boards']} boards, "
+                  f"vs previous {row['vs_previous']:+.2f} ± {row['vs_previous_ci']:.2f}, "
+                  f"vs reference {row['vs_reference']:+.2f} ± {row['vs_reference_ci']:.2f}",
+                  flush=True)  # fmt: skip
+
+    def plot(self) -> None:
+        """``learning_curve.png``: margins per iteration with their 95% intervals."""
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        it = [m["iteration"] for m in self.metrics]
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        for key, label in (("vs_previous", "vs the previous value"),
+                           ("vs_reference", "vs the reference heuristic")):  # fmt: skip
+            ax.errorbar(it, [m[key] for m in self.metrics],
+                        yerr=[m[f"{key}_ci"] for m in self.metrics], marker="o", capsize=3,
+                        label=label)  # fmt: skip
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.set_xlabel("iteration (0: heuristic games only)")
+        ax.set_ylabel("search's margin, points a game")
+        ax.set_title(f"{self.cfg.edition} general board value on held-out lists")
+        ax.legend()
+        save_figure(fig, self.dir / "learning_curve.png")
+        plt.close(fig)
+
+
+def run_general(cfg: GeneralConfig, run_dir: Path, *, show_progress: bool = True,
+                pool: Any = None) -> Path:  # fmt: skip
+    """Train (or continue) a general value in ``run_dir``; returns the final weights' path."""
+    from psygym_experiments.harness.tournament import worker_pool
+
+    if pool is not None:
+        return _Run(cfg, run_dir, show_progress).run(pool)
+    with worker_pool(cfg.workers) as own:
+        return _Run(cfg, run_dir, show_progress).run(own)
+
+
+def resume_general(run_dir: str | Path, steps: int | None = None, *, show_progress: bool = False,
+                   command: str | None = None, pool: Any = None) -> Path:  # fmt: skip
+    """Continue a general run after its last finished stage.
+
+    Raises:
+        ValueError: ``steps`` differs from the run's (its games are already fixed).
+    """
+    from psygym_experiments.harness.runs import append_command, check_run_folder
+
+    run = Path(run_dir)
+    cfg = read_config(run)
+    check_run_folder(run)
+    if steps is not None and steps != cfg.steps:
+        raise ValueError(f"--steps {steps}: a value run keeps its {cfg.steps} games on resume")
+    append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
+    run_general(cfg, run, show_progress=show_progress, pool=pool)
+    return run
+
+
+def summary_lines(run_dir: str | Path) -> list[str]:
+    """One line per iteration of a general run's ``metrics.json``, for the command's summary."""
+    path = Path(run_dir) / "metrics.json"
+    rows = json.loads(path.read_text()) if path.is_file() else []
+    return [
+        f"iteration {r['iteration']}: held-out error {r['heldout_rmse']:.2f} points "
+        f"({r['heldout_boards']} boards), vs previous {r['vs_previous']:+.2f} ± "
+        f"{r['vs_previous_ci']:.2f}, vs reference {r['vs_reference']:+.2f} ± "
+        f"{r['vs_reference_ci']:.2f}"
+        for r in rows
+    ]
+
+
+__all__ = [
+    "EVAL_FROM", "GENERAL", "GeneralConfig", "TRAIN_FROM", "command_line", "is_general_run",
+    "is_general_scenario", "lambda_returns", "make_general_config", "play_lists", "read_config",
+    "resume_general", "run_general", "start_run", "summary_lines",
+]  # fmt: skip
