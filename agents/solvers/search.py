@@ -23,8 +23,11 @@ the exact solver.
   phase worth the score so far plus ``V``; one unit of lookahead is the fallback, and the
   note says which. A phase holds the choices a single cast cannot see: how many dice to keep
   for the powers still to come, and whether to keep a deny for a bigger enemy power.
-- Without a board value for the scenario the leaf is the score so far (``V = 0``), which the
-  agent's :attr:`LookaheadPolicy.note` says.
+- The board value is the scenario's own where one is shipped, else the edition's general one
+  (:mod:`psygym_agents.value.general`: one value for any army list), else playouts of the
+  edition's reference heuristic (:mod:`.rollout_value`: every leaf then costs whole games, so
+  a search is far slower); ``search:value=none`` counts the score so far alone. The agent's
+  :attr:`LookaheadPolicy.note` says which.
 - Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead, with
   the shipped board value at the end of each Psychic phase (:func:`hidden_search`):
   :func:`make_search` chooses.
@@ -42,6 +45,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from psygym_agents.solvers.expectiminimax import Solver
+from psygym_agents.solvers.rollout_value import RolloutValue
 
 from psygym.core import Information
 
@@ -203,6 +207,17 @@ def solvable_whole(rules: Any) -> bool:
         return False
 
 
+def rollout_value(rules: Any) -> RolloutValue | None:
+    """Leaves valued by playouts of the edition's reference heuristic (:mod:`.rollout_value`).
+
+    ``None`` if the edition has none (then the board beyond counts the score so far alone).
+    """
+    from psygym.policies import reference_policy
+
+    policy = reference_policy(rules)
+    return None if policy is None else RolloutValue(policy)
+
+
 def meta_of(value: Any) -> dict[str, Any]:
     """A board value's JSON metadata (``{}`` for none, or a plain function)."""
     return getattr(value, "meta", None) or {}
@@ -256,6 +271,8 @@ class LookaheadPolicy:
             self.value = None
         else:
             self.value = value if value is not None else shipped_value(rules)
+            if self.value is None:
+                self.value = rollout_value(rules)
         if steps is None:
             steps = int(meta_of(self.value).get("search_steps", 1))
         self.steps = steps
