@@ -12,11 +12,13 @@ game (a board is where a search's exact lookahead ends; :func:`.value_training.i
 1. **Start** (stage 0): ``steps`` games between the edition's heuristics (a move uniformly
    random with probability ``random_move``), fitted to their outcomes (lambda = 1). Cheap games
    (milliseconds) that teach the value what points, psykers and dice are worth on many lists.
-2. **Iterations** 1 to ``iterations``: ``games`` games in which each seat is ``search`` with the
-   current value (probability ``search_share``) or a heuristic, each on a new list. Then every
-   game kept (the start's and all iterations') is labelled with lambda-returns under the current
-   value, ``G_t = r_t + (1 - lambda) V(b_{t+1}) + lambda G_{t+1}`` (``r_t`` the points scored
-   between two boards, the last board's ``G`` its game's outcome), and the value is refitted from
+2. **Iterations** 1 to ``iterations`` (fewer once a refit keeps the weights it started from:
+   the returns have reached the value's fixed point, and the run ends there): ``games`` games
+   in which each seat is ``search`` with the current value (probability ``search_share``) or a
+   heuristic, each on a new list. Then every game kept (the start's and all iterations') is
+   labelled with lambda-returns under the current value,
+   ``G_t = r_t + (1 - lambda) V(b_{t+1}) + lambda G_{t+1}`` (``r_t`` the points scored between
+   two boards, the last board's ``G`` its game's outcome), and the value is refitted from
    its current weights.
 
 Why TD(lambda) and not expert iteration: the search is the policy and needs only a value, so
@@ -86,7 +88,9 @@ class GeneralConfig:
         td_lambda: the lambda of the returns.
         eval_lists, eval_games: held-out lists of each iteration's measurement, and game pairs
             (both seats) per list and opponent.
-        hidden, lr, batch, max_epochs, patience: fitting.
+        hidden, lr, batch, max_epochs, patience: fitting; ``refit_lr``: the learning rate of
+            an iteration's refit, which starts from the current weights (Adam's first steps at
+            ``lr`` move every weight by about ``lr`` and undo the fit's last epochs).
         workers: processes that play the games.
     """
 
@@ -105,6 +109,7 @@ class GeneralConfig:
     eval_games: int = 8
     hidden: list[int] = field(default_factory=lambda: [64, 64])
     lr: float = 1e-3
+    refit_lr: float = 1e-4
     batch: int = 512
     max_epochs: int = 60
     patience: int = 6
@@ -143,8 +148,10 @@ def check_general_config(cfg: GeneralConfig) -> None:
         v = getattr(cfg, name)
         if not isinstance(v, int | float) or isinstance(v, bool) or not 0 <= v <= 1:
             raise ValueError(f"{name} must be a number from 0 to 1, not {v!r}")
-    if not (isinstance(cfg.lr, int | float) and cfg.lr > 0):
-        raise ValueError(f"lr must be a positive number, not {cfg.lr!r}")
+    for name in ("lr", "refit_lr"):
+        v = getattr(cfg, name)
+        if not (isinstance(v, int | float) and not isinstance(v, bool) and v > 0):
+            raise ValueError(f"{name} must be a positive number, not {v!r}")
     if not (isinstance(cfg.hidden, list) and cfg.hidden
             and all(isinstance(h, int) and h >= 1 for h in cfg.hidden)):  # fmt: skip
         raise ValueError(f"hidden must be a list of layer widths such as [64, 64], not "
@@ -292,6 +299,16 @@ def lambda_returns(data: dict[str, np.ndarray], values: np.ndarray, lam: float) 
 
 
 # ------------------------------------------------------------------------------ the run
+MAX_WEIGHT = 10.0
+"""Most weight a search game's board gets in a fit, against 1 for a heuristic game's."""
+
+
+def _validation(seed: int, stage: int, game: np.ndarray) -> np.ndarray:
+    """Whether each board's game is a validation game: a tenth of the games, fixed per game."""
+    mixed = (game.astype(np.int64) * 2654435761 + stage * 40503 + seed * 9973) % 1_000_003
+    return mixed % 10 == 0
+
+
 def _hidden(cfg: GeneralConfig) -> bool:
     """Whether the edition's lists hide hands (checked on the first held-out list)."""
     from psygym_agents.solvers import has_hidden_information
@@ -325,14 +342,19 @@ class _Run:
         from psygym_agents.value import BoardValue
 
         cfg = self.cfg
+        last_k = 0
         for k in range(cfg.iterations + 1):
+            if k >= 2 and self.unchanged(k - 1):
+                break  # the refit kept its start: more games of the same value change nothing
+            last_k = k
             if k in self.done:
                 continue
             prev = None if k == 0 else str(self.model_stem(k - 1).with_suffix(".safetensors"))
             n = cfg.steps if k == 0 else cfg.games
-            data = self.play(pool, k, n, prev)
-            self.stage_path(k).parent.mkdir(exist_ok=True)
-            write_npz(self.stage_path(k), **data)
+            if not self.stage_path(k).is_file():  # a stage stopped after its games keeps them
+                data = self.play(pool, k, n, prev)
+                self.stage_path(k).parent.mkdir(exist_ok=True)
+                write_npz(self.stage_path(k), **data)
             init = None if k == 0 else BoardValue.load(prev)
             model, val_mse, boards = self.fit(k, init)
             save_value(model, self.model_stem(k))
@@ -342,12 +364,17 @@ class _Run:
             self.done.append(k)
             self.write_progress()
             self.report(row)
-        last = self.model_stem(cfg.iterations)
+        last = self.model_stem(last_k)
         final = BoardValue.load(last.with_suffix(".safetensors"))
         final.meta["metrics"] = self.metrics
         save_value(final, self.dir / FINAL)
         self.plot()
         return self.dir / f"{FINAL}.safetensors"
+
+    def unchanged(self, k: int) -> bool:
+        """Whether iteration ``k``'s refit kept iteration ``k - 1``'s weights (converged)."""
+        a, b = (self.model_stem(j).with_suffix(".safetensors") for j in (k, k - 1))
+        return a.is_file() and b.is_file() and a.read_bytes() == b.read_bytes()
 
     def play(self, pool: Any, stage: int, n: int, value_path: str | None) -> dict[str, np.ndarray]:
         """``n`` games of ``stage`` in the pool, in chunks, with progress."""
@@ -380,15 +407,22 @@ class _Run:
             else:
                 ys.append(lambda_returns(s, init.predict(s["phi"]), cfg.td_lambda))
         y = np.concatenate(ys)
-        games = np.concatenate([s["game"] + 10**7 * j for j, s in enumerate(stages)])
-        rng = np.random.default_rng((cfg.seed, k, 7))
-        val_games = set(rng.permutation(np.unique(games))[: max(1, len(np.unique(games)) // 10)])
-        val = np.isin(games, list(val_games))
+        # A game stays on its side of the split in every fit: a validation game of one fit
+        # trained no earlier value (which would then look best and stop the refit at once).
+        val = np.concatenate([_validation(cfg.seed, j, s["game"]) for j, s in enumerate(stages)])
+        # The search games of all iterations weigh as much as the start's heuristic games
+        # (each board at most MAX_WEIGHT times one of those): they are fewer, and good play.
+        n0 = len(stages[0]["final"])
+        later = sum(len(s["final"]) for s in stages[1:])
+        heavy = min(MAX_WEIGHT, max(1.0, n0 / later)) if later else 1.0
+        w = np.concatenate([np.full(len(s["final"]), 1.0 if j == 0 else heavy)
+                            for j, s in enumerate(stages)])  # fmt: skip
         names = list(board_features(load(cfg.edition, cfg.list_name(EVAL_FROM))).names)
         training = {"iteration": k, "td_lambda": cfg.td_lambda, "boards": len(y)}
         meta = {"edition": cfg.edition, "scenario": "", "reads": READS, "features": names,
                 "training": training}  # fmt: skip
-        result = fit_value(x[~val], y[~val], x[val], y[val], hidden=cfg.hidden, lr=cfg.lr,
+        result = fit_value(x[~val], y[~val], x[val], y[val], w_train=w[~val], w_val=w[val],
+                           hidden=cfg.hidden, lr=cfg.lr if init is None else cfg.refit_lr,
                            batch=cfg.batch, max_epochs=cfg.max_epochs, patience=cfg.patience,
                            seed=cfg.seed + k, init=init, meta=meta)  # fmt: skip
         if init is not None:
