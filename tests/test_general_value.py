@@ -16,6 +16,7 @@ from psygym_experiments.harness.general_value import (
     EVAL_FROM,
     TRAIN_FROM,
     GeneralConfig,
+    accepted,
     is_general_scenario,
     lambda_returns,
 )
@@ -181,3 +182,19 @@ def test_train_general_value_refuses_bad_settings(tmp_path):
     assert "td_lambda must be a number from 0 to 1" in result.output
     assert "Traceback" not in result.output
     assert not (tmp_path / "7th").exists()
+
+
+def test_a_refit_that_kept_its_start_ends_the_run(tmp_path):
+    from psygym_experiments.harness.general_value import _Run
+
+    run = _Run(GeneralConfig(edition="8th"), tmp_path, show_progress=False)
+    run.model_stem(0).parent.mkdir()
+    rules = load("8th", "random:3")
+    random_general(rules, seed=1).save(run.model_stem(0))
+    random_general(rules, seed=2).save(run.model_stem(1))
+    assert not run.kept_start(1, 0)
+    random_general(rules, seed=2).save(run.model_stem(2))
+    assert run.kept_start(2, 1)  # the same weights: the returns reached the value's fixed point
+    row = {"iteration": 2, "vs_previous": -0.5, "vs_previous_ci": 0.4}
+    assert not accepted(row) and accepted({**row, "vs_previous_ci": 0.6})
+    assert accepted({"iteration": 0, "vs_previous": -9.0, "vs_previous_ci": 0.1})

@@ -64,8 +64,8 @@ EVAL_FROM = 500
 EVAL_STAGE = 999
 """The stage number of the games that measure an iteration's error (on the held-out lists)."""
 METRIC_FIELDS = (
-    "iteration", "boards", "fit_val_mse", "heldout_boards", "heldout_rmse", "vs_previous",
-    "vs_previous_ci", "vs_reference", "vs_reference_ci",
+    "iteration", "start", "accepted", "boards", "fit_val_mse", "heldout_boards", "heldout_rmse",
+    "vs_previous", "vs_previous_ci", "vs_reference", "vs_reference_ci",
 )  # fmt: skip
 
 
@@ -299,6 +299,17 @@ def lambda_returns(data: dict[str, np.ndarray], values: np.ndarray, lam: float) 
 
 
 # ------------------------------------------------------------------------------ the run
+def accepted(row: dict[str, Any]) -> bool:
+    """Whether an iteration's value is kept.
+
+    The first always; a refit unless it clearly lost to the value it started from (its
+    margin's 95% interval entirely below 0).
+    """
+    if row.get("iteration") == 0:
+        return True
+    return row["vs_previous"] + row["vs_previous_ci"] >= 0
+
+
 MAX_WEIGHT = 10.0
 """Most weight a search game's board gets in a fit, against 1 for a heuristic game's."""
 
@@ -338,43 +349,54 @@ class _Run:
         return self.dir / "checkpoints" / f"iteration_{k}"
 
     def run(self, pool: Any) -> Path:
-        """Play and fit every stage not done yet; write the final value and the curve."""
+        """Play and fit every stage not done yet; write the final value and the curve.
+
+        An iteration's value is *accepted* unless it clearly loses to the value it was refitted
+        from (the 95% interval of its margin below 0); the next iteration plays and refits the
+        last accepted value, which is the run's final one. The run ends early once a refit kept
+        the weights it started from (the returns have reached the value's fixed point).
+        """
         from psygym_agents.value import BoardValue
 
         cfg = self.cfg
-        last_k = 0
+        best = 0
         for k in range(cfg.iterations + 1):
-            if k >= 2 and self.unchanged(k - 1):
+            if k not in self.done:
+                start = None if k == 0 else self.weights(best)
+                n = cfg.steps if k == 0 else cfg.games
+                if not self.stage_path(k).is_file():  # a stage stopped after its games keeps them
+                    data = self.play(pool, k, n, None if start is None else str(start))
+                    self.stage_path(k).parent.mkdir(exist_ok=True)
+                    write_npz(self.stage_path(k), **data)
+                init = None if start is None else BoardValue.load(start)
+                model, val_mse, boards = self.fit(k, init)
+                save_value(model, self.model_stem(k))
+                row = {"iteration": k, "boards": boards, "fit_val_mse": round(val_mse, 4),
+                       "start": None if k == 0 else best}  # fmt: skip
+                row.update(self.measure(pool, k, best))
+                row["accepted"] = accepted(row)
+                self.metrics.append(row)
+                self.done.append(k)
+                self.write_progress()
+                self.report(row)
+            if k and self.kept_start(k, best):
                 break  # the refit kept its start: more games of the same value change nothing
-            last_k = k
-            if k in self.done:
-                continue
-            prev = None if k == 0 else str(self.model_stem(k - 1).with_suffix(".safetensors"))
-            n = cfg.steps if k == 0 else cfg.games
-            if not self.stage_path(k).is_file():  # a stage stopped after its games keeps them
-                data = self.play(pool, k, n, prev)
-                self.stage_path(k).parent.mkdir(exist_ok=True)
-                write_npz(self.stage_path(k), **data)
-            init = None if k == 0 else BoardValue.load(prev)
-            model, val_mse, boards = self.fit(k, init)
-            save_value(model, self.model_stem(k))
-            row = {"iteration": k, "boards": boards, "fit_val_mse": round(val_mse, 4)}
-            row.update(self.measure(pool, k))
-            self.metrics.append(row)
-            self.done.append(k)
-            self.write_progress()
-            self.report(row)
-        last = self.model_stem(last_k)
-        final = BoardValue.load(last.with_suffix(".safetensors"))
+            if accepted(self.metrics[k]):
+                best = k
+        final = BoardValue.load(self.weights(best))
         final.meta["metrics"] = self.metrics
+        final.meta["training"]["final_iteration"] = best
         save_value(final, self.dir / FINAL)
         self.plot()
         return self.dir / f"{FINAL}.safetensors"
 
-    def unchanged(self, k: int) -> bool:
-        """Whether iteration ``k``'s refit kept iteration ``k - 1``'s weights (converged)."""
-        a, b = (self.model_stem(j).with_suffix(".safetensors") for j in (k, k - 1))
-        return a.is_file() and b.is_file() and a.read_bytes() == b.read_bytes()
+    def kept_start(self, k: int, start: int) -> bool:
+        """Whether iteration ``k``'s refit kept the weights of ``start``, its start."""
+        return self.weights(k).read_bytes() == self.weights(start).read_bytes()
+
+    def weights(self, k: int) -> Path:
+        """The weights file of iteration ``k``'s value."""
+        return self.model_stem(k).with_suffix(".safetensors")
 
     def play(self, pool: Any, stage: int, n: int, value_path: str | None) -> dict[str, np.ndarray]:
         """``n`` games of ``stage`` in the pool, in chunks, with progress."""
@@ -435,7 +457,7 @@ class _Run:
         with np.load(self.stage_path(k), allow_pickle=False) as data:
             return {key: data[key] for key in data.files}
 
-    def measure(self, pool: Any, k: int) -> dict[str, Any]:
+    def measure(self, pool: Any, k: int, start: int) -> dict[str, Any]:
         """Held-out error and strength of iteration ``k``'s value (see the module docstring)."""
         from psygym_experiments.harness.games import mean_ci
         from psygym_experiments.harness.head_to_head import play_pairs
@@ -445,8 +467,7 @@ class _Run:
 
         cfg = self.cfg
         mine = f"search:value={self.model_stem(k).with_suffix('.safetensors')}"
-        prev = (f"search:value={self.model_stem(k - 1).with_suffix('.safetensors')}"
-                if k else "search:value=none")  # fmt: skip
+        prev = f"search:value={self.weights(start)}" if k else "search:value=none"
         reference = bots_for(cfg.edition).reference
         out: dict[str, Any] = {}
         for name, other in (("vs_previous", prev), ("vs_reference", reference)):
