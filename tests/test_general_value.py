@@ -198,3 +198,15 @@ def test_a_refit_that_kept_its_start_ends_the_run(tmp_path):
     row = {"iteration": 2, "vs_previous": -0.5, "vs_previous_ci": 0.4}
     assert not accepted(row) and accepted({**row, "vs_previous_ci": 0.6})
     assert accepted({"iteration": 0, "vs_previous": -9.0, "vs_previous_ci": 0.1})
+
+
+@pytest.mark.parametrize("edition", ["rt", "2nd", "7th", "8th"])
+def test_every_edition_ships_a_value_for_any_list(edition):
+    """A list no one trained on gets the edition's value, composed for its observation."""
+    path = general.general_value_path(edition)
+    model = BoardValue.load(path)
+    assert model.meta["reads"] == READS and model.meta["edition"] == edition
+    rules = load(edition, "random:499")
+    value = shipped_value(rules)
+    assert value.meta["general"] and value.input_size == rules.observation_size
+    assert np.isfinite(value(rules, rules.initial_state()))

@@ -150,7 +150,11 @@ def test_cli_value_check_and_its_errors(tmp_path, capsys):
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_a_scenario_without_a_board_value_fails_before_writing_anything(tmp_path):
+def test_a_scenario_without_a_board_value_fails_before_writing_anything(tmp_path, monkeypatch):
+    from psygym_agents.value import general
+
+    # single-phase ships no value of its own; the edition's value for any list is taken away
+    monkeypatch.setattr(general, "general_value_path", lambda e: tmp_path / "none.safetensors")
     out = tmp_path / "none"
     cfg = {**CFG, "edition": "7th", "scenario": "single-phase"}
     with pytest.raises(ValueError, match="no board value for 7th single-phase: give --value"):
