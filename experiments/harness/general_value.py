@@ -569,14 +569,11 @@ def resume_general(run_dir: str | Path, steps: int | None = None, *, show_progre
     Raises:
         ValueError: ``steps`` differs from the run's (its games are already fixed).
     """
-    from psygym_experiments.harness.runs import append_command, check_run_folder
+    from psygym_experiments.harness.value_training import prepare_resume
 
     run = Path(run_dir)
     cfg = read_config(run)
-    check_run_folder(run)
-    if steps is not None and steps != cfg.steps:
-        raise ValueError(f"--steps {steps}: a value run keeps its {cfg.steps} games on resume")
-    append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
+    prepare_resume(run, cfg.steps, steps, command)
     run_general(cfg, run, show_progress=show_progress, pool=pool)
     return run
 

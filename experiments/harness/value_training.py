@@ -1150,12 +1150,21 @@ def resume_value_run(run_dir: str | Path, steps: int | None = None, *, show_prog
     """
     run = Path(run_dir)
     cfg = config_from_run(run)
-    check_run_folder(run)
-    if steps is not None and steps != cfg.steps:
-        raise ValueError(f"--steps {steps}: a value run keeps its {cfg.steps} games on resume")
-    append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
+    prepare_resume(run, cfg.steps, steps, command)
     run_value_training(cfg, run, show_progress=show_progress, pool=pool)
     return run
+
+
+def prepare_resume(run: Path, kept: int, steps: int | None, command: str | None) -> None:
+    """Check a value run's folder and ``--steps`` (the run's ``kept``), record the command.
+
+    Raises:
+        ValueError: a link in the folder, or ``steps`` other than the run's.
+    """
+    check_run_folder(run)
+    if steps is not None and steps != kept:
+        raise ValueError(f"--steps {steps}: a value run keeps its {kept} games on resume")
+    append_command(run, command or f"psygym train --resume {shlex.quote(str(run))}")
 
 
 def final_value(run_dir: str | Path) -> Path | None:
@@ -1189,7 +1198,7 @@ def read_value_metrics(run_dir: str | Path) -> list[dict[str, str]]:
 __all__ = [
     "ALGO", "Boards", "TUNABLE", "ValueConfig", "ValueTrainingInterrupted", "backup",
     "check_value_config", "config_from_run", "export_value", "final_value", "game_split",
-    "is_board", "is_value_run", "join_boards", "make_value_config", "play_boards",
+    "is_board", "is_value_run", "join_boards", "make_value_config", "play_boards", "prepare_resume",
     "plot_value_curves", "read_value_metrics", "replay_states", "resume_value_run",
     "run_value_training", "start_value_run", "value_command_line", "write_value_config",
     "zero_value",
