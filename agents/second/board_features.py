@@ -69,7 +69,8 @@ def power_worth(rules: Any) -> list[list[float]]:
     """
     wounds, barred = rules.initial_state().wounds, rules.settings.ml_limits_power_level
     worth = [[0.0] * len(rules.power_data) for _ in range(rules.num_psykers)]
-    for (i, k), targets in rules._targets.items():  # read only
+    for i, k in ((i, k) for i in range(rules.num_psykers) for k in range(len(rules.power_data))):
+        targets = rules.targets_of(i, k)
         if not (barred and rules.power_data[k].level > rules.ml[i]):
             forces = range(rules.force_range[k][0], rules.force_range[k][1] + 1)
             values = [rules.effect_value(wounds, i, k, f, t) for t in targets for f in forces]

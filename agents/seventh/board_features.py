@@ -32,6 +32,8 @@ from typing import Any
 from psygym_agents.seventh.heuristics import expected_value
 from psygym_agents.value.features import BoardFeatures, FeatureBuilder
 
+from psygym.editions.seventh.views import Observer
+
 SIDE_FEATURES = (
     "points", "full_points", "units", "psykers", "mastery", "reach", "known", "warp_charge",
     "surge", "in_force", "attempted", "dice", "max_dice", "deniers",
@@ -70,7 +72,7 @@ def power_worth(rules: Any) -> list[list[float]]:
 
 def board_features(rules: Any) -> BoardFeatures:
     """The 7th-edition board features of ``rules``' scenario (see the module docstring)."""
-    obs = rules._observer  # the layout's bases; read only
+    obs = Observer(rules.facts)  # the layout's bases
     b = FeatureBuilder(FEATURES, rules.observation_size)
     worth = power_worth(rules)
     n_powers = len(rules.powers)

@@ -65,6 +65,10 @@ class SecondCasting:
         """Index of a cast action (:meth:`ActionLayout.encode_cast`)."""
         return self.actions.encode_cast(psyker, slot, target, pay)
 
+    def targets_of(self, psyker: int, power: int) -> tuple[int, ...]:
+        """The units ``psyker`` may aim ``power`` at (2E-5.1; ``num_units``: an area power)."""
+        return self._targets[(psyker, power)]
+
     def decode_cast(self, action: int) -> CastAction:
         """``(psyker, slot, target, pay)`` of a cast action (:meth:`ActionLayout.decode_cast`)."""
         return self.actions.decode_cast(action)
