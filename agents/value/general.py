@@ -78,6 +78,15 @@ def general_value(rules: Any, path: str | Path | None = None) -> BoardValue | No
     model = BoardValue.load(path)
     if not is_general(model):
         raise ValueModelError(f"board value {path}: not a general value (it reads observations)")
+    return _composed(model, rules, path)
+
+
+def _composed(model: BoardValue, rules: Any, path: str | Path) -> BoardValue | None:
+    """General ``model`` (read from ``path``) composed for ``rules``; ``None``: no features.
+
+    Raises:
+        ValueModelError: the model is of another edition.
+    """
     if model.meta.get("edition") != rules.edition:
         raise ValueModelError(
             f"board value {path} is of edition {model.meta.get('edition')}, not {rules.edition}"
@@ -97,11 +106,7 @@ def shipped_value(rules: Any) -> BoardValue | None:
     """
     scenario = getattr(getattr(rules, "scenario", None), "name", "")
     path = pretrained_value_path(rules.edition, scenario)
-    if path.is_file():
-        model = BoardValue.load(path)
-        model.check_rules(rules)
-        return model
-    return general_value(rules)
+    return load_value(rules, path) if path.is_file() else general_value(rules)
 
 
 def load_value(rules: Any, path: str | Path) -> BoardValue:
@@ -112,7 +117,7 @@ def load_value(rules: Any, path: str | Path) -> BoardValue:
     """
     model = BoardValue.load(path)
     if is_general(model):
-        composed = general_value(rules, path)
+        composed = _composed(model, rules, path)
         if composed is None:
             raise ValueModelError(f"edition {rules.edition} declares no board features")
         return composed
