@@ -105,11 +105,7 @@ def _reach(rules: Any, u: int, worth: dict[int, float]) -> float:
     """Worth of what psyker ``u`` knows at the start (expected, for random abilities)."""
     if not rules.random_abilities[u]:
         return sum(worth.values())
-    if rules.game.ability_count == "random":
-        count = float(sum(o * p for o, p in rules._count_outcomes(u)))
-    else:
-        count = min(rules.data.mastery_row(rules.specs[u].mastery).abilities, rules._count_cap(u))
-    return count * sum(worth.values()) / max(1, len(worth))
+    return rules.expected_abilities(u) * sum(worth.values()) / max(1, len(worth))
 
 
 def board_features(rules: Any) -> BoardFeatures:

@@ -141,6 +141,13 @@ class RTGeneration:
         dist = distribution(self.data.mastery_row(self.specs[u].mastery).random_abilities)
         return [(o, p) for o, p in sorted(capped(dist, self._count_cap(u)).items()) if p > 0]
 
+    def expected_abilities(self, u: int) -> float:
+        """How many abilities psyker ``u`` draws at set-up, in expectation (RT-1.1, capped)."""
+        if self.game.ability_count == "random":
+            return float(sum(o * p for o, p in self._count_outcomes(u)))
+        return float(min(self.data.mastery_row(self.specs[u].mastery).abilities,
+                         self._count_cap(u)))  # fmt: skip
+
     def _count_cap(self, u: int) -> int:
         """The most abilities psyker ``u`` may hold: intelligence, the charts' cap, its levels."""
         spec = self.specs[u]
