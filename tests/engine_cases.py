@@ -57,6 +57,19 @@ def compiled_pair(edition: str, scenario: str):
 needs_core = pytest.mark.skipif(core_module() is None, reason="the compiled engine is not built")
 
 
+def random_game(rules: Any, seed: int) -> list[Hashable]:
+    """Every state of one game of random moves, chance by its odds (``psygym.core.play_game``)."""
+    import numpy as np
+    from psygym_agents.base import RandomPolicy
+
+    from psygym.core import play_game
+
+    states: list[Hashable] = []
+    rng = np.random.default_rng(seed)
+    end = play_game(rules, [RandomPolicy()] * 2, rng, on_step=lambda s, a, e: states.append(s))
+    return [*states, end]
+
+
 def decision_states(
     rules: Any, games: int, seed: int, choose: Callable[[Hashable, int], int] | None = None
 ) -> Iterator[Hashable]:

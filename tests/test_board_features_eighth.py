@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from engine_cases import random_game
 from psygym_agents.eighth.board_features import FEATURES, board_features, power_effect
 from psygym_agents.eighth.heuristics import attempt_value
 from psygym_agents.value import features as value_features
@@ -125,18 +126,10 @@ def test_names_finite_and_exact_at_the_start(name):
 def test_exact_along_random_games(name, seed):
     """Every state of a few random games: the map agrees with the state, chance included."""
     rules = load("8th", name)
-    rng = np.random.default_rng(seed)
-    s = rules.initial_state()
-    for _ in range(200):
+    states = random_game(rules, seed)
+    for s in states:
         check(rules, s)
-        if s.stage == Stage.OVER:
-            break
-        if rules.current_player(s) < 0:
-            outcomes, probs = zip(*rules.chance_outcomes(s), strict=True)
-            s = rules.apply(s, outcomes[rng.choice(len(outcomes), p=probs)])
-        else:
-            s = rules.apply(s, int(rng.choice(rules.legal_actions(s))))
-    assert s.stage == Stage.OVER
+    assert states[-1].stage == Stage.OVER
 
 
 def test_a_scripted_smite_in_the_duel():

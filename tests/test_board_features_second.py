@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from engine_cases import random_game
 from psygym_agents.second.board_features import FEATURES, board_features, power_worth
 from psygym_agents.value import features as general
 
@@ -150,22 +151,6 @@ def check(rules, state, feats=None) -> dict[str, float]:
     for name, value in expected(rules, state).items():
         assert got[name] == pytest.approx(value, abs=1e-6), (name, got[name], value)
     return got
-
-
-def random_game(rules, seed: int, limit: int = 300) -> list:
-    """The states of one random game (random legal actions, chance by its law)."""
-    rng = np.random.default_rng(seed)
-    s, states = rules.initial_state(), []
-    while rules.current_player(s) != TERMINAL and len(states) < limit:
-        states.append(s)
-        if rules.current_player(s) == CHANCE:
-            outs = rules.chance_outcomes(s)
-            probs = np.array([p for _, p in outs])
-            action = outs[rng.choice(len(outs), p=probs / probs.sum())][0]
-        else:
-            action = int(rng.choice(rules.legal_actions(s)))
-        s = rules.apply(s, action)
-    return [*states, s]
 
 
 @pytest.mark.parametrize("name", SCENARIOS)
