@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+import pytest
 from psygym_experiments.cli import app
-from psygym_experiments.harness.head_to_head import head_to_head, play_pairs
+from psygym_experiments.harness.head_to_head import (
+    Z95,
+    HeadToHead,
+    head_to_head,
+    looks_of,
+    play_pairs,
+    sequential_z,
+)
 from typer.testing import CliRunner
 
 import psygym
@@ -97,3 +106,32 @@ def test_resume_refuses_other_settings_and_folders_it_did_not_write(tmp_path):
     alone = runner.invoke(app, ["evaluate", "--edition", "rt", "--resume", str(run)])
     assert alone.exit_code == 0, alone.output
     assert "resuming spend-freely vs conserve: 10 games per seat recorded" in alone.stderr
+
+
+def test_the_sequential_boundary_holds_an_even_match_to_five_percent_over_all_its_looks():
+    looks = looks_of(400, 20, 10)
+    assert looks[0] == 20 and looks[-1] == 400 and len(looks) == 39
+    z = sequential_z(looks)
+    assert sequential_z((400,)) == pytest.approx(Z95, abs=1e-6)
+    assert 2.7 < z < 3.0  # about 1.5 times the plain interval's
+    rng = np.random.default_rng(3)
+    calls = {Z95: 0, z: 0}
+    for _ in range(1500):
+        margins = rng.choice([-3.0, -1.0, 0.0, 0.0, 0.0, 1.0, 3.0], 400)  # a true margin of 0
+        for boundary in calls:
+            match = HeadToHead("a", "b", z=boundary)
+            for n in looks:
+                match.margins = list(margins[:n])
+                if match.decided:
+                    calls[boundary] += 1
+                    break
+    assert calls[z] / 1500 < 0.075  # 5% over the whole match (three standard errors above)
+    assert calls[Z95] / 1500 > 0.2  # the plain interval at every look: about 28%
+
+
+def test_an_adaptive_match_reports_its_repeated_interval_and_a_fixed_one_the_plain_one():
+    rules = psygym.load("rt", "duel")
+    fixed = head_to_head(rules, "spend-freely", "conserve", max_games=20, adaptive=False)
+    adaptive = head_to_head(rules, "spend-freely", "conserve", max_games=20, min_games=10)
+    assert fixed.z == Z95 and adaptive.z == sequential_z((10, 20))
+    assert adaptive.as_dict()["z"] > Z95

@@ -4,21 +4,30 @@ Game ``i`` is played twice from the same seed (:func:`~.games.play_crn`): agent 
 against B, then B in seat 0 against A. A's margin of game ``i`` is the mean of its two scores, so
 the luck of the dice cancels as far as the two games allow. Games are played in batches until
 the 95% interval of the mean margin excludes 0 (or ``max_games`` pairs are played): the stopping
-rule of "play until the difference is clear". Batches run in worker processes that die with
-their parent. A match resumes: the pairs of games already played (``played``, from a record kept
-through ``on_pairs``) are taken in place of playing their batches again, since every game is
-fixed by its seed.
+rule of "play until the difference is clear". Since the interval is looked at after every
+batch, an adaptive match's interval is a repeated-confidence one (:func:`sequential_z`, a
+Pocock boundary): the chance that it ever excludes a true margin of 0 is 5% over all the looks
+together, not 5% at each (with the plain 95% interval at each of the 39 looks of a 400-game
+match, an even match was called a win or a loss about 28% of the time). Batches run in worker
+processes that die with their parent. A match resumes: the pairs of games already played
+(``played``, from a record kept through ``on_pairs``) are taken in place of playing their
+batches again, since every game is fixed by its seed.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.games import game_seed, mean_ci, play_crn
+
+Z95 = 1.959964
+"""Standard errors either side of a mean in its two-sided 95% normal interval."""
 
 
 @dataclass
@@ -27,6 +36,8 @@ class HeadToHead:
 
     Attributes:
         agent, opponent: the agents' specs.
+        z: standard errors either side of the margin in its interval: :data:`Z95` for a match of
+            a fixed length, :func:`sequential_z` of its looks for an adaptive one.
         margins: A's mean score of each seed's pair of games (seat 0 and seat 1).
         seat_scores: A's scores in seat 0 and in seat 1, per game.
     """
@@ -35,6 +46,7 @@ class HeadToHead:
     opponent: str
     margins: list[float] = field(default_factory=list)
     seat_scores: tuple[list[float], list[float]] = field(default_factory=lambda: ([], []))
+    z: float = Z95
 
     @property
     def games_per_seat(self) -> int:
@@ -48,8 +60,8 @@ class HeadToHead:
 
     @property
     def ci95(self) -> float:
-        """Half-width of the 95% interval of :attr:`margin`."""
-        return mean_ci(np.asarray(self.margins))[1]
+        """Half-width of the 95% interval of :attr:`margin` (repeated-confidence if adaptive)."""
+        return mean_ci(np.asarray(self.margins), self.z)[1]
 
     @property
     def decided(self) -> bool:
@@ -75,10 +87,50 @@ class HeadToHead:
             "games_per_seat": self.games_per_seat,
             "margin": self.margin,
             "ci95": self.ci95,
+            "z": self.z,
             "decided": self.decided,
             "seat0_mean": float(np.mean(self.seat_scores[0])) if self.margins else math.nan,
             "seat1_mean": float(np.mean(self.seat_scores[1])) if self.margins else math.nan,
         }
+
+
+SEQUENTIAL_PATHS = 200_000
+"""Simulated matches behind :func:`sequential_z` (its 95% quantile to about +-0.01)."""
+
+
+@functools.lru_cache(maxsize=64)
+def sequential_z(looks: tuple[int, ...], alpha: float = 0.05) -> float:
+    """Pocock boundary: the ``z`` whose intervals exclude a true mean at any look w.p. ``alpha``.
+
+    ``looks``: the games per seat at each look, increasing. The boundary is the ``1 - alpha``
+    quantile of the largest ``|mean| / (sd / sqrt(n))`` over the looks of a match of normal
+    margins with mean 0, its spread estimated from the games as the interval does (so the
+    boundary is Student's, not the normal one: at 20 games a seat that matters). It is found
+    by simulating :data:`SEQUENTIAL_PATHS` matches from a fixed seed (the same answer every
+    call), each look's batch drawn whole: its sum ``N(0, k)`` and the squares about its own
+    mean ``chi2(k - 1)``, independent for normal margins. One look gives the normal quantile
+    (:data:`Z95` for 5%).
+    """
+    if len(looks) < 2:
+        return NormalDist().inv_cdf(1 - alpha / 2)
+    n = np.asarray(looks, dtype=float)
+    k = np.diff(n, prepend=0.0)
+    rng = np.random.default_rng(20261205)
+    peaks = []
+    for _ in range(SEQUENTIAL_PATHS // 10_000):
+        sums = rng.standard_normal((10_000, len(n))) * np.sqrt(k)
+        within = rng.chisquare(np.maximum(k - 1, 1e-12), (10_000, len(n))) * (k > 1)
+        total = np.cumsum(sums, axis=1)
+        squares = np.cumsum(within + sums**2 / k, axis=1)
+        sd = np.sqrt(np.maximum(squares - total**2 / n, 1e-300) / np.maximum(n - 1, 1))
+        peaks.append(np.abs(total / n / (sd / np.sqrt(n))).max(axis=1))
+    return float(np.quantile(np.concatenate(peaks), 1 - alpha))
+
+
+def looks_of(max_games: int, min_games: int, batch: int) -> tuple[int, ...]:
+    """Games per seat at each look of an adaptive match: every batch's end from ``min_games``."""
+    ends = [min(i + batch, max_games) for i in range(0, max_games, batch)]
+    return tuple(n for n in ends if n >= min_games) or (max_games,)
 
 
 _WORKER: dict[str, Any] = {}
@@ -163,7 +215,9 @@ def head_to_head(
         max_games: most games per seat.
         min_games: fewest games per seat before the stopping rule applies.
         batch: games per seat of one worker task.
-        adaptive: stop once the 95% interval excludes 0; otherwise play ``max_games``.
+        adaptive: stop once the 95% interval excludes 0, the interval being the
+            repeated-confidence one of the match's looks (:func:`sequential_z`); otherwise play
+            ``max_games`` and give the plain 95% interval.
         workers: processes to play in (the results do not depend on it).
         on_batch: called with the running result after every batch (progress).
         pool: a running worker pool to play in (``workers`` tasks at a time); ``None``: one is
@@ -175,7 +229,8 @@ def head_to_head(
         memos: agent spec -> a solver memo file a solve of this game wrote
             (:func:`.solving.adopt_memo`): its ``optimal`` player starts from it.
     """
-    result = HeadToHead(agent, opponent)
+    z = sequential_z(looks_of(max_games, min_games, batch)) if adaptive else Z95
+    result = HeadToHead(agent, opponent, z=z)
     specs = (agent, opponent)
     ranges = [range(i, min(i + batch, max_games)) for i in range(0, max_games, batch)]
     known = list(played or [])
@@ -235,4 +290,7 @@ def _play_in(
             nxt += 1
 
 
-__all__ = ["BATCH", "SEAT_FIELD", "HeadToHead", "head_to_head", "play_pairs", "seat_spec"]
+__all__ = [
+    "BATCH", "SEAT_FIELD", "Z95", "HeadToHead", "head_to_head", "looks_of", "play_pairs",
+    "seat_spec", "sequential_z",
+]  # fmt: skip
