@@ -106,6 +106,17 @@ def test_load_value_composes_a_general_file_and_checks_its_edition(tmp_path):
         load_value(load("8th", "random:4"), tmp_path / "g7.safetensors")
 
 
+def test_a_value_asks_for_the_phase_search_in_its_json_and_an_option_overrides_it(tmp_path):
+    eighth, seventh = load("8th", "random:4"), load("7th", "random:4")
+    assert make_search(eighth).phase and "whole Psychic phase" in make_search(eighth).note
+    assert not make_search(eighth, "phase=no").phase
+    assert not make_search(seventh).phase and make_search(seventh, "phase=fit").phase
+    value = random_general(seventh)
+    value.meta["search_phase"] = "fit"
+    value.save(tmp_path / "g7")
+    assert make_search(seventh, f"value={tmp_path / 'g7.safetensors'}").phase
+
+
 def test_lambda_returns_by_hand():
     data = {
         "score": np.array([0.0, 1.0, 3.0, 0.0, -2.0]),
