@@ -332,3 +332,24 @@ def test_readme_documents_the_generator():
     assert "psygym scenario random" in readme
     assert "random:SEED" in readme
     assert get("7th").generator is not None
+
+
+def test_rogue_trader_lists_are_games_someone_can_score_in():
+    from psygym_agents.solvers.expectiminimax import Solver
+
+    from psygym.editions.rogue_trader.abilities import load_data
+    from psygym.editions.rogue_trader.random_scenario import can_score, random_scenario
+
+    data = load_data()
+    assert all(can_score(random_scenario(s, RandomOptions())["sides"], data) for s in range(40))
+    # Before the redraw, random:3 was such a list: 0-0 whatever anyone did. Now it is worth
+    # +1.0185 to Blue under optimal play.
+    assert Solver(load("rt", "random:3")).value() == pytest.approx(1.0185, abs=1e-4)
+
+    def armies(blue: list[str], gap: float) -> list[dict[str, Any]]:
+        return [{"units": [{"abilities": blue, "position": [0.0, 0.0]}]},
+                {"units": [{"abilities": ["Rally"], "position": [0.0, gap]}]}]  # fmt: skip
+
+    assert not can_score(armies(["Hammerhand", "Steal Mind", "Teleport 1"], 6.0), data)
+    assert can_score(armies(["Hammerhand", "Mental Blow"], 24.0), data)
+    assert not can_score(armies(["Mental Blow"], 24.5), data)  # out of its 24" range

@@ -41,6 +41,11 @@ Effect = Literal[
 SAVED_EFFECTS = frozenset({"mental", "steal_mind", "remove", "confuse", "fear"})
 """Effects that may allow a psychic save (the ability's ``psychic_save`` flag decides)."""
 
+SCORING_EFFECTS = frozenset({"mental", "missile", "remove"})
+"""Effects that change the score from the first turn: wounds, and a unit put out of the fight
+scoring its wounds (RT-4.5, RT-6.2). An ability with a ``value`` of its own scores too; the
+cures score only wounds lost before, and the other effects never."""
+
 
 class AbilitySpec(Spec):
     """One ability of ``abilities.toml``."""

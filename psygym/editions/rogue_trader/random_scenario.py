@@ -8,16 +8,21 @@ number for its mastery (RT-1.1), capped by its intelligence. Its psi-level is th
 of its mastery (the ``[game]`` default). A battle round is two player turns: ``rounds = R``
 gives ``turns = 2R`` (RT-6.1).
 
+A list where no psyker of either side knows an ability that can score against an enemy in its
+range (:func:`can_score`) is a game that always ends 0-0 (about a quarter of the draws, with
+abilities such as Hammerhand or Steal Mind only): the armies are drawn again, from the same
+stream, up to :data:`MAX_DRAWS` times.
+
 psygym defaults (no source gives them): the number of abilities drawn below the typical one (to
-keep the turn searches small), the numbers of units, the distance between the armies and the
-battle rounds (:mod:`psygym.generator`).
+keep the turn searches small), the numbers of units, the distance between the armies, the
+battle rounds (:mod:`psygym.generator`) and :data:`MAX_DRAWS`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from psygym.editions.rogue_trader.abilities import load_data
+from psygym.editions.rogue_trader.abilities import SCORING_EFFECTS, AbilityData, load_data
 from psygym.editions.rogue_trader.spec import RTUnit
 from psygym.generator import (
     SIDES,
@@ -32,12 +37,34 @@ from psygym.generator import (
     shipped_units,
     short_name,
 )
+from psygym.scenario import distance
 
 LIMITS = Limits(mastery=(1, 4))
 """Psychic mastery 1-4 (RT-1.1)."""
 
 PSYCHIC = ("mastery", "abilities", "psi_level", "psi_points")
 """The fields of a psyker's psychic part, drawn rather than taken from a shipped profile."""
+
+MAX_DRAWS = 100
+"""Draws of the armies before a list that cannot score is kept anyway (psygym default: a
+scoring list turns up within a few draws whenever one can, as the tests check)."""
+
+
+def can_score(sides: list[dict[str, Any]], data: AbilityData) -> bool:
+    """Whether some psyker knows an ability that can change the score at once (RT-4, RT-6.2).
+
+    Such an ability has a scoring effect (:data:`.abilities.SCORING_EFFECTS`) and an enemy unit
+    within its range, or a ``value`` of its own.
+    """
+    for side, own in enumerate(sides):
+        enemies = [u["position"] for u in sides[1 - side]["units"]]
+        for unit in own["units"]:
+            for name in unit.get("abilities") or ():
+                ab = data.abilities[data.index[name]]
+                near = any(distance(unit["position"], e) <= ab.range + 1e-9 for e in enemies)
+                if ab.value or (ab.effect in SCORING_EFFECTS and ab.target == "enemy" and near):
+                    return True
+    return False
 
 
 def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
@@ -65,12 +92,15 @@ def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
         count = int(rng.integers(1, max(cap, 1) + 1))
         return {**unit, "mastery": mastery, "abilities": sample(rng, known, count)}
 
-    taken: set[str] = set()
-    sides = []
-    for side in range(2):
-        psykers = [psyker(pick(rng, casters), m) for m in p.masteries(side)]
-        squads = [dict(pick(rng, others)) for _ in range(p.squads[side])]
-        sides.append({"name": SIDES[side], "units": army(p, side, psykers, squads, taken)})
+    for _ in range(MAX_DRAWS):
+        taken: set[str] = set()
+        sides = []
+        for side in range(2):
+            psykers = [psyker(pick(rng, casters), m) for m in p.masteries(side)]
+            squads = [dict(pick(rng, others)) for _ in range(p.squads[side])]
+            sides.append({"name": SIDES[side], "units": army(p, side, psykers, squads, taken)})
+        if can_score(sides, data):
+            break
     return {
         "edition": "rt",
         "name": short_name(seed, options),
@@ -82,4 +112,4 @@ def random_scenario(seed: int, options: RandomOptions) -> dict[str, Any]:
     }
 
 
-__all__ = ["LIMITS", "random_scenario"]
+__all__ = ["LIMITS", "MAX_DRAWS", "can_score", "random_scenario"]
