@@ -248,9 +248,8 @@ class LookaheadPolicy:
             ``search`` takes it with ``search:phase=fit``. ``None``: as the board value's JSON
             records (``"search_phase": "fit"``, else the unit of lookahead alone): a phase
             search costs several times the CPU of a game, so a value asks for it only where it
-            was measured to pay (the 8th edition's value for any army list: against each held-out
-            list's best heuristic, no loss and a mean margin of +0.43 with it, +0.06 and three
-            losses without; the duels' margins did not change measurably with it).
+            was measured to pay (its ``search_phase_note`` says where; ``docs/strength.md``
+            has the tables; the duels' margins did not change measurably with it).
 
     Attributes:
         note: one plain sentence on what the last values asked for are (exact, or exact within
