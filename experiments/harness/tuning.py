@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import shlex
 from pathlib import Path
 from typing import Any
@@ -383,9 +384,16 @@ def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
         finally:
             inside[0] -= 1
 
+    pool_log = logging.getLogger("sqlalchemy.pool")
+    pool_level = pool_log.level
+
     def on_signal(signum: int, frame: Any) -> None:
         stopped[0] = True
         if inside[0]:
+            # The interrupt may land inside a storage query of the trial; the connection pool
+            # then logs its failure to close that cursor with a traceback. The query was
+            # abandoned on purpose, so the pool's errors stay quiet from here on.
+            pool_log.setLevel(logging.CRITICAL)
             raise KeyboardInterrupt
         study.stop()
 
@@ -399,6 +407,7 @@ def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
     finally:
         for s, handler in old.items():
             signal.signal(s, handler)
+        pool_log.setLevel(pool_level)
         if progress is not None:
             progress.__exit__(None, None, None)
 
