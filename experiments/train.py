@@ -44,17 +44,19 @@ from psygym_experiments.harness.training import (
     run_training,
     start_run,
 )
-from psygym_experiments.harness.value_training import ALGO as VALUE_ALGO
+from psygym_experiments.harness.value_config import ALGO as VALUE_ALGO
+from psygym_experiments.harness.value_config import (
+    is_value_run,
+    make_value_config,
+    start_value_run,
+    value_command_line,
+)
 from psygym_experiments.harness.value_training import (
     export_value,
     final_value,
-    is_value_run,
-    make_value_config,
     read_value_metrics,
     resume_value_run,
     run_value_training,
-    start_value_run,
-    value_command_line,
 )
 from rich.markup import escape
 

@@ -312,7 +312,7 @@ def test_a_stage_played_in_parts_is_the_stage_played_whole():
     from dataclasses import fields
 
     import numpy as np
-    from psygym_experiments.harness.value_training import (
+    from psygym_experiments.harness.value_boards import (
         Boards,
         game_split,
         join_boards,

@@ -182,11 +182,8 @@ def test_bad_search_options_are_one_clear_line(arg, words):
 
 
 def test_board_value_training_of_hidden_hands_is_a_monte_carlo_fit(tmp_path):
-    from psygym_experiments.harness.value_training import (
-        make_value_config,
-        run_value_training,
-        start_value_run,
-    )
+    from psygym_experiments.harness.value_config import make_value_config, start_value_run
+    from psygym_experiments.harness.value_training import run_value_training
 
     with pytest.raises(ValueError, match="hidden hands"):
         make_value_config("2nd", "duel", 12, overrides={"eval_boards": 0})

@@ -13,15 +13,15 @@ from psygym_agents.value import BoardValue
 from psygym_agents.value.fit import fit_value
 from psygym_experiments.cli import app
 from psygym_experiments.harness import value_training
-from psygym_experiments.harness.value_training import (
+from psygym_experiments.harness.value_boards import (
     Boards,
     backup,
-    make_value_config,
     next_phase_board,
     phase_index,
     play_boards,
     replay_states,
 )
+from psygym_experiments.harness.value_config import make_value_config
 from typer.testing import CliRunner
 
 import psygym

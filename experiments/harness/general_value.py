@@ -7,7 +7,7 @@ One value for every army list of an edition: an MLP over the edition's board fea
 one fresh list per game, so no list is seen twice.
 
 Method: **TD(lambda) over search's own games**, with lambda-returns across the boards of each
-game (a board is where a search's exact lookahead ends; :func:`.value_training.is_board`).
+game (a board is where a search's exact lookahead ends; :func:`.value_boards.is_board`).
 
 1. **Start** (stage 0): ``steps`` games between the edition's heuristics (a move uniformly
    random with probability ``random_move``), fitted to their outcomes (lambda = 1). Cheap games
@@ -53,7 +53,9 @@ import numpy as np
 from psygym_experiments.harness.output import save_figure
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import atomic_write, inside, numbered_run_dir
-from psygym_experiments.harness.value_training import ALGO, FINAL, save_value, write_npz
+from psygym_experiments.harness.value_boards import write_npz
+from psygym_experiments.harness.value_config import ALGO, FINAL
+from psygym_experiments.harness.value_training import save_value
 
 GENERAL = "random"
 """The ``--scenario`` of a general run (optionally ``random,OPTIONS``)."""
@@ -248,7 +250,7 @@ def play_lists(cfg: dict[str, Any], stage: int, games: range,
     """
     from psygym_agents.value.features import board_features
     from psygym_agents.value.general import general_value
-    from psygym_experiments.harness.value_training import play_boards
+    from psygym_experiments.harness.value_boards import play_boards
 
     from psygym.editions import load
 

@@ -75,18 +75,19 @@ final ``value.safetensors`` + ``value.json`` (named apart from the RL runs' ``mo
 nothing takes a board value for a policy). Nothing is pickled. ``--resume RUN_DIR`` skips
 the stages done and continues with the next (a stage cut short by Ctrl-C or SIGTERM runs
 again); the boards' states are rebuilt by replaying the recorded actions.
+
+The settings live in :mod:`.value_config`, the games and boards in :mod:`.value_boards`.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import shlex
 import signal
 import time
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import asdict, dataclass, field, fields
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -96,7 +97,6 @@ from psygym_experiments.harness.output import (
     json_text,
     output_folder,
     save_figure,
-    write_bytes,
 )
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import (
@@ -104,93 +104,39 @@ from psygym_experiments.harness.runs import (
     append_metrics,
     atomic_write,
     check_run_folder,
-    inside,
-    numbered_run_dir,
 )
 from psygym_experiments.harness.runs import read_metrics as _read_csv
 from psygym_experiments.harness.training import TrainingInterrupted
-
-from psygym.core import CHANCE, TERMINAL, EventKind, sample_action
-
-ALGO = "value"
-"""The ``--algo`` name of board-value training."""
-FINAL = "value"
-"""Stem of a finished run's model (``value.safetensors`` + ``value.json``)."""
+from psygym_experiments.harness.value_boards import (
+    PART,
+    TEST,
+    TRAIN,
+    VAL,
+    Boards,
+    backup,
+    game_split,
+    join_boards,
+    next_phase_board,
+    phase_index,
+    play_boards,
+    play_part,
+    replay_states,
+    write_npz,
+    zero_value,
+)
+from psygym_experiments.harness.value_config import (
+    FINAL,
+    TUNABLE,
+    ValueConfig,
+    config_from_run,
+    load_rules,
+)
 
 FIT_FIELDS = ("fit", "epoch", "train_mse", "val_mse")
 METRIC_FIELDS = (
     "model", "round", "boards", "target_sd", "mc_rmse", "bellman_boards", "bellman_rmse",
     "mean_value", "mean_backup",
 )  # fmt: skip
-_TRAIN, _VAL, _TEST = 0, 1, 2
-
-
-@dataclass
-class ValueConfig:
-    """Everything that defines a board-value run (written to ``config.yml``).
-
-    Attributes:
-        edition, scenario: what is valued.
-        algo: always ``"value"`` (tells ``--resume`` which kind of run this is).
-        steps: games of the Monte-Carlo stage (heuristics only).
-        seed: seeds the games, splits, samples and fits.
-        phase_td: phase-TD refits after the Monte-Carlo fit (labels: the gain to the next
-            Psychic phase's first board plus ``V`` there).
-        sweeps: fitted value-iteration sweeps after the Monte-Carlo fit (and phase-TD refits).
-        sweep_games: games played at the start of each sweep (``search`` among the agents);
-            ``None``: a tenth of ``steps``.
-        search_share: probability that a seat of a sweep game is ``search``.
-        random_move: probability that a move is uniformly random instead of the agent's.
-        relabel: distinct boards re-labelled by a backup per round and sweep.
-        eval_boards: distinct test boards per round for the Bellman error.
-        eval_initial: also measure the Monte-Carlo fit (before any sweep) on the test boards.
-        label_weight: weight of a backed-up board in the fit (a Monte-Carlo board has 1).
-        hidden: hidden layer widths of the MLP.
-        lr, batch, max_epochs, refit_epochs, patience: fitting (``refit_epochs`` bounds the
-            refits of the sweeps, which start from the current weights).
-        max_fit_boards: at most this many training boards in a fit (backed-up ones always).
-        test_fraction, val_fraction: shares of each stage's games held out.
-        agents: agent specs (names, ``tuned:PATH``, ...) each seat of a game draws from;
-            ``None``: every heuristic of the edition.
-    """
-
-    edition: str
-    scenario: str
-    algo: str = ALGO
-    steps: int = 2000
-    seed: int = 0
-    phase_td: int = 0
-    sweeps: int = 2
-    sweep_games: int | None = None
-    search_share: float = 0.5
-    random_move: float = 0.1
-    relabel: int = 200
-    eval_boards: int = 50
-    eval_initial: bool = True
-    label_weight: float = 10.0
-    hidden: list[int] = field(default_factory=lambda: [64, 64])
-    lr: float = 1e-3
-    batch: int = 256
-    max_epochs: int = 200
-    refit_epochs: int = 40
-    patience: int = 10
-    max_fit_boards: int = 60_000
-    test_fraction: float = 0.15
-    val_fraction: float = 0.10
-    agents: list[str] | None = None
-
-    @property
-    def games_per_sweep(self) -> int:
-        """Games played at the start of each sweep."""
-        return max(1, self.steps // 10) if self.sweep_games is None else self.sweep_games
-
-
-TUNABLE = tuple(
-    f.name
-    for f in fields(ValueConfig)
-    if f.name not in ("edition", "scenario", "algo", "steps", "seed")
-)
-"""Keys a ``--config`` YAML file may set for a value run."""
 
 
 class ValueTrainingInterrupted(TrainingInterrupted):
@@ -208,192 +154,6 @@ class ValueTrainingInterrupted(TrainingInterrupted):
         return str(self.args[0])
 
 
-# --------------------------------------------------------------------------------- config
-def _load_rules(edition: str, scenario: str) -> Any:
-    from psygym.editions import load
-
-    return load(edition, scenario)
-
-
-def make_value_config(
-    edition: str, scenario: str, steps: int = 2000, seed: int = 0, *,
-    config: str | Path | None = None, overrides: dict[str, Any] | None = None,
-) -> ValueConfig:  # fmt: skip
-    """Resolve and validate a board-value configuration.
-
-    Args:
-        edition: the edition id or alias.
-        scenario: a shipped scenario name or a TOML path.
-        steps: games of the Monte-Carlo stage.
-        seed: the run's seed.
-        config: a YAML file whose keys (:data:`TUNABLE`) override the defaults.
-        overrides: more overrides, applied last.
-
-    Raises:
-        ValueError: unknown edition or scenario, hidden hands, a bad number or an unknown key.
-    """
-    from psygym_agents.solvers import has_hidden_information
-
-    if steps < 3:
-        raise ValueError(
-            f"--steps must be at least 3 games for --algo value (training, validation and "
-            f"test games), not {steps}"
-        )
-    rules = _load_rules(edition, scenario)
-    extra: dict[str, Any] = {}
-    if config:
-        from psygym_experiments.harness.training import read_yaml
-
-        doc = read_yaml(config)
-        if not isinstance(doc, dict):
-            raise ValueError(f"--config {config}: expected a mapping of settings")
-        extra.update(doc)
-    extra.update(overrides or {})
-    unknown = sorted(set(extra) - set(TUNABLE))
-    if unknown:
-        raise ValueError(
-            f"--config: unknown setting {', '.join(unknown)} for --algo value; allowed: "
-            f"{', '.join(TUNABLE)}"
-        )
-    name = rules.scenario.name if str(scenario) == "default" else str(scenario)
-    cfg = ValueConfig(edition=rules.edition, scenario=name, steps=steps, seed=seed)
-    for key, value in extra.items():
-        setattr(cfg, key, value)
-    check_value_config(cfg)
-    if has_hidden_information(rules) and (cfg.sweeps or cfg.eval_boards):
-        # A backup solves the next phase exactly over the true state, so it would see both
-        # hands: with hidden hands only the Monte-Carlo fit is honest.
-        raise ValueError(
-            f"--algo value: edition {rules.edition} has hidden hands, and exact backups would "
-            "see both; set sweeps: 0 and eval_boards: 0 (a Monte-Carlo fit only), as "
-            f"experiments/configs/value/{rules.edition}-{rules.scenario.name}.yml does"
-        )
-    if cfg.agents is not None:
-        from psygym.policies import resolve_policy
-
-        for spec in cfg.agents:
-            try:
-                resolve_policy(spec, rules)
-            except Exception as exc:  # noqa: BLE001 - any bad agent spec is one clear line
-                raise ValueError(f"agents: {exc}") from None
-    return cfg
-
-
-def check_value_config(cfg: ValueConfig) -> None:
-    """Raise ``ValueError`` (one line: which setting, what is allowed) for a bad setting."""
-
-    def need(ok: bool, text: str) -> None:
-        if not ok:
-            raise ValueError(text)
-
-    def whole(name: str, low: int) -> None:
-        v = getattr(cfg, name)
-        need(isinstance(v, int) and not isinstance(v, bool) and v >= low,
-             f"{name} must be a whole number of at least {low}, not {v!r}")  # fmt: skip
-
-    def share(name: str, high: float = 1.0) -> None:
-        v = getattr(cfg, name)
-        need(isinstance(v, int | float) and not isinstance(v, bool) and 0 <= v <= high,
-             f"{name} must be a number from 0 to {high}, not {v!r}")  # fmt: skip
-
-    for name in ("steps",):
-        whole(name, 3)
-    for name in ("seed", "phase_td", "sweeps", "relabel", "eval_boards"):
-        whole(name, 0)
-    for name in ("batch", "max_epochs", "refit_epochs", "patience", "max_fit_boards"):
-        whole(name, 1)
-    if cfg.sweep_games is not None:
-        whole("sweep_games", 0)
-    share("search_share")
-    share("random_move")
-    share("test_fraction", 0.5)
-    share("val_fraction", 0.5)
-    need(isinstance(cfg.eval_initial, bool), f"eval_initial must be true or false, not "
-         f"{cfg.eval_initial!r}")  # fmt: skip
-    for name in ("label_weight", "lr"):
-        v = getattr(cfg, name)
-        need(isinstance(v, int | float) and not isinstance(v, bool) and v > 0,
-             f"{name} must be a positive number, not {v!r}")  # fmt: skip
-    need(isinstance(cfg.hidden, list) and len(cfg.hidden) >= 1
-         and all(isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in cfg.hidden),
-         f"hidden must be a list of layer widths such as [64, 64], not {cfg.hidden!r}")  # fmt: skip
-    agents = cfg.agents
-    need(agents is None or (isinstance(agents, list) and len(agents) >= 1
-                            and all(isinstance(a, str) and a for a in agents)),
-         f"agents must be a list of agent names such as [pass], not {agents!r}")  # fmt: skip
-
-
-def is_value_run(run_dir: str | Path) -> bool:
-    """Whether ``run_dir`` holds a board-value run (its ``config.yml`` says ``algo: value``)."""
-    path = Path(run_dir) / "config.yml"
-    if not path.is_file():
-        return False
-    import yaml
-
-    try:
-        doc = yaml.safe_load(path.read_text())
-    except (OSError, yaml.YAMLError):
-        return False
-    return isinstance(doc, dict) and doc.get("algo") == ALGO
-
-
-def config_from_run(run_dir: str | Path) -> ValueConfig:
-    """The configuration recorded in a value run's ``config.yml``.
-
-    Raises:
-        FileNotFoundError: not a value run.
-    """
-    import yaml
-
-    path = Path(run_dir) / "config.yml"
-    if not is_value_run(run_dir):
-        raise FileNotFoundError(f"{run_dir} is not a board-value run (no config.yml with algo "
-                                "value)")  # fmt: skip
-    doc = yaml.safe_load(path.read_text())
-    names = {f.name for f in fields(ValueConfig)}
-    cfg = ValueConfig(**{k: v for k, v in doc.items() if k in names})
-    check_value_config(cfg)
-    return cfg
-
-
-def write_value_config(run_dir: Path, cfg: ValueConfig) -> None:
-    """Write the resolved configuration as ``config.yml``."""
-    import yaml
-
-    text = "# Resolved configuration of this board-value run (psygym train --algo value).\n"
-    text += "# Resume: psygym train --resume <this folder>\n"
-    text += yaml.safe_dump(asdict(cfg), sort_keys=False)
-    atomic_write(run_dir / "config.yml", text)
-
-
-def value_command_line(cfg: ValueConfig, runs_dir: str | Path, config: str | None = None) -> str:
-    """The ``psygym train`` command equivalent to a configuration (for API-started runs)."""
-    args = [
-        "psygym", "train", "--algo", ALGO, "--edition", cfg.edition, "--scenario",
-        cfg.scenario, "--steps", str(cfg.steps), "--seed", str(cfg.seed), "--runs-dir",
-        str(runs_dir),
-    ]  # fmt: skip
-    if config:
-        args += ["--config", str(config)]
-    return shlex.join(args)
-
-
-def start_value_run(cfg: ValueConfig, runs_dir: str | Path) -> Path:
-    """Create ``<runs-dir>/<edition>/<scenario>/value_<n>`` with its config and seed."""
-    rules = _load_rules(cfg.edition, cfg.scenario)
-    run_dir = numbered_run_dir(inside(runs_dir, cfg.edition, rules.scenario.name), ALGO)
-    write_value_config(run_dir, cfg)
-    atomic_write(run_dir / "seed.txt", f"{cfg.seed}\n")
-    return run_dir
-
-
-def write_npz(path: Path, **arrays: np.ndarray) -> None:
-    """Write ``arrays`` as a compressed ``.npz`` (plain arrays), atomically and never via a link."""
-    data = io.BytesIO()
-    np.savez_compressed(data, **arrays)
-    write_bytes(path, data.getvalue())
-
-
 def save_value(value: Any, stem: Path) -> Path:
     """``value.save(stem)`` once neither of its files is a link (:func:`.output.check_output`)."""
     from psygym_agents.safe_model import safe_paths
@@ -401,273 +161,6 @@ def save_value(value: Any, stem: Path) -> Path:
     for file in safe_paths(stem):
         check_output(file)
     return value.save(stem)
-
-
-# --------------------------------------------------------------------------------- data
-@dataclass
-class Boards:
-    """The boards of one stage of play, and the games that reached them.
-
-    Attributes:
-        x: ``rules.observe(board, 0)`` per board (float32 rows).
-        round: battle round of each board (``rules.horizon(board)[0]``).
-        score: player 0's score so far at each board.
-        target: final score minus score so far (the Monte-Carlo target).
-        game: index (within this stage) of the game each board comes from.
-        ply: the board is the state after the game's actions ``0..ply``.
-        split: per board: 0 training, 1 validation, 2 test (the split of its game).
-        actions, offsets: the games' actions (decisions and chance outcomes), game ``g`` being
-            ``actions[offsets[g]:offsets[g + 1]]``.
-        agents: ``"seat0 vs seat1"`` agent names per game.
-    """
-
-    x: np.ndarray
-    round: np.ndarray
-    score: np.ndarray
-    target: np.ndarray
-    game: np.ndarray
-    ply: np.ndarray
-    split: np.ndarray
-    actions: np.ndarray
-    offsets: np.ndarray
-    agents: np.ndarray
-
-    def save(self, path: Path) -> None:
-        """Write the shard as a compressed ``.npz`` (plain arrays), atomically."""
-        write_npz(path, **{f.name: getattr(self, f.name) for f in fields(self)})
-
-    @classmethod
-    def load(cls, path: Path) -> Boards:
-        """Read a shard written by :meth:`save` (no pickles allowed)."""
-        with np.load(path, allow_pickle=False) as data:
-            return cls(**{f.name: data[f.name] for f in fields(cls)})
-
-    def __len__(self) -> int:
-        return len(self.round)
-
-
-def game_split(n_games: int, rng: np.random.Generator, test: float, val: float) -> np.ndarray:
-    """Per game: 0 training, 1 validation, 2 test; at least one of each from 3 games on."""
-    split = np.zeros(n_games, np.int8)
-    if n_games < 3:
-        return split
-    n_test = max(1, round(n_games * test)) if test > 0 else 0
-    n_val = max(1, round(n_games * val)) if val > 0 else 0
-    order = rng.permutation(n_games)
-    split[order[:n_test]] = _TEST
-    split[order[n_test : n_test + n_val]] = _VAL
-    return split
-
-
-def is_board(rules: Any, before: Hashable, after: Hashable) -> bool:
-    """Whether ``after = apply(before, a)`` is a board: not terminal, on another horizon."""
-    return rules.current_player(after) != TERMINAL and rules.horizon(after) != rules.horizon(before)
-
-
-def play_boards(
-    rules: Any, n_games: int, *, seed: int, stage: int, value: Any = None,
-    search_share: float = 0.0, random_move: float = 0.1, split: np.ndarray | None = None,
-    on_game: Callable[[], bool] | None = None, agents: Sequence[str] | None = None,
-    first: int = 0,
-) -> tuple[Boards, list[Hashable]]:  # fmt: skip
-    """Play ``n_games`` games among the edition's heuristics (and ``search``), keep the boards.
-
-    Game ``g`` draws its seats' agents from ``default_rng((seed, stage, g, 1))`` (``search``
-    with probability ``search_share``, else a uniform heuristic) and its dice and random moves
-    from ``default_rng((seed, stage, g, 2))``, so a stage is reproducible.
-
-    Args:
-        rules: the rules to play.
-        n_games: games to play.
-        seed: the run's seed.
-        stage: the stage's number (each stage of a run plays other games).
-        value: the board value of the ``search`` seats.
-        search_share: probability that a seat is ``search``.
-        random_move: probability that a move is uniformly random.
-        split: per game 0/1/2 (training, validation, test); default all training.
-        on_game: called after each game; a true return value stops early (the games played
-            so far are returned).
-        agents: agent specs the seats draw from instead of the edition's heuristics.
-        first: the stage's number of the first game (games ``first..first + n_games - 1`` are
-            played, numbered from 0 in the result: a part of a stage, see :func:`join_boards`).
-
-    Returns:
-        The boards, and the board states in the same order.
-    """
-    from psygym_agents.solvers.search import LookaheadPolicy
-
-    from psygym.policies import bots_for, resolve_policy
-
-    if agents:
-        names = list(agents)
-        made = {n: resolve_policy(n, rules) for n in names}
-    else:
-        bots = bots_for(rules.edition)
-        if bots is None:
-            raise ValueError(f"edition {rules.edition} has no heuristics to play the games with")
-        names = list(bots.heuristics)
-        made = {n: bots.heuristics[n](rules) for n in names}
-    search = LookaheadPolicy(rules, value, steps=1) if search_share > 0 else None
-    split = np.zeros(n_games, np.int8) if split is None else split
-    cols: dict[str, list[Any]] = {k: [] for k in ("x", "round", "score", "target", "game", "ply")}
-    states: list[Hashable] = []
-    actions: list[int] = []
-    offsets = [0]
-    agents: list[str] = []
-    for g in range(n_games):
-        pick = np.random.default_rng((seed, stage, first + g, 1))
-        seats, labels = [], []
-        for _ in range(rules.num_players):
-            if search is not None and pick.random() < search_share:
-                seats.append(search)
-                labels.append(search.name)
-            else:
-                name = names[int(pick.integers(len(names)))]
-                seats.append(made[name])
-                labels.append(name)
-        rng = np.random.default_rng((seed, stage, first + g, 2))
-        s = rules.initial_state()
-        game_states, game_plies, ply = [], [], 0
-        while (p := rules.current_player(s)) != TERMINAL:
-            if p == CHANCE:
-                a = rules.sample_chance(s, rng)
-            elif random_move > 0 and rng.random() < random_move:
-                legal = rules.legal_actions(s)
-                a = legal[int(rng.integers(len(legal)))]
-            else:
-                a = sample_action(seats[p], rules, s, p, rng)
-            s2 = rules.apply(s, a, check=False)
-            actions.append(int(a))
-            if is_board(rules, s, s2):
-                game_states.append(s2)
-                game_plies.append(ply)
-            s, ply = s2, ply + 1
-        final = rules.returns(s)[0]
-        for b, bp in zip(game_states, game_plies):
-            so_far = rules.returns(b)[0]
-            cols["x"].append(rules.observe(b, 0))
-            cols["round"].append(rules.horizon(b)[0])
-            cols["score"].append(so_far)
-            cols["target"].append(final - so_far)
-            cols["game"].append(g)
-            cols["ply"].append(bp)
-        states.extend(game_states)
-        offsets.append(len(actions))
-        agents.append(" vs ".join(labels))
-        if on_game is not None and on_game():
-            break
-    played = len(agents)
-    game = np.asarray(cols["game"], np.int32)
-    boards = Boards(
-        x=np.asarray(cols["x"], np.float32).reshape(-1, rules.observation_size),
-        round=np.asarray(cols["round"], np.int32),
-        score=np.asarray(cols["score"], np.float64),
-        target=np.asarray(cols["target"], np.float64),
-        game=game,
-        ply=np.asarray(cols["ply"], np.int32),
-        split=np.asarray(split[:played], np.int8)[game] if len(game) else np.zeros(0, np.int8),
-        actions=np.asarray(actions, np.int32),
-        offsets=np.asarray(offsets, np.int64),
-        agents=np.asarray(agents, dtype=str),
-    )
-    return boards, states
-
-
-def join_boards(parts: Sequence[Boards]) -> Boards:
-    """The boards of consecutive parts of a stage as one shard (games renumbered in order)."""
-    games = np.cumsum([0] + [len(p.offsets) - 1 for p in parts])
-    moves = np.cumsum([0] + [len(p.actions) for p in parts])
-    joined = {f.name: np.concatenate([getattr(p, f.name) for p in parts])
-              for f in fields(Boards) if f.name not in ("game", "offsets")}  # fmt: skip
-    return Boards(
-        **joined,
-        game=np.concatenate([p.game + games[k] for k, p in enumerate(parts)]).astype(np.int32),
-        offsets=np.concatenate([[0]] + [p.offsets[1:] + moves[k] for k, p in enumerate(parts)])
-        .astype(np.int64),
-    )  # fmt: skip
-
-
-def _play_part(edition: str, scenario: str, first: int, stop: int, kw: dict[str, Any]) -> Boards:
-    """Games ``first..stop - 1`` of a stage in a pool worker (:func:`play_boards`'s ``kw``)."""
-    return play_boards(_load_rules(edition, scenario), stop - first, first=first, **kw)[0]
-
-
-PART = 50
-"""Games of one pool task of a stage's play (:meth:`_Run.play` with a pool)."""
-
-
-def replay_states(rules: Any, boards: Boards) -> list[Hashable]:
-    """The board states of a shard, rebuilt by replaying its games' recorded actions."""
-    wanted: dict[int, list[int]] = {}
-    for i, g in enumerate(boards.game.tolist()):
-        wanted.setdefault(g, []).append(i)
-    out: list[Hashable] = [None] * len(boards)
-    for g, rows in wanted.items():
-        acts = boards.actions[boards.offsets[g] : boards.offsets[g + 1]].tolist()
-        at = {int(boards.ply[i]): i for i in rows}
-        s = rules.initial_state()
-        for ply, a in enumerate(acts):
-            s = rules.apply(s, a, check=False)
-            if ply in at:
-                out[at[ply]] = s
-    return out
-
-
-def phase_index(rules: Any, boards: Boards) -> np.ndarray:
-    """Per board, how many Psychic phases had begun when its game reached it.
-
-    Replays the games' recorded actions; a transition with an ``EventKind.PHASE`` event begins
-    a phase (so the count is edition-blind).
-    """
-    out = np.zeros(len(boards), np.int64)
-    rows: dict[int, list[int]] = {}
-    for i, g in enumerate(boards.game.tolist()):
-        rows.setdefault(g, []).append(i)
-    for g, members in rows.items():
-        acts = boards.actions[boards.offsets[g] : boards.offsets[g + 1]].tolist()
-        at = {int(boards.ply[i]): i for i in members}
-        s, phases = rules.initial_state(), 0
-        for ply, a in enumerate(acts):
-            s, events = rules.apply_with_events(s, a, check=False)
-            phases += any(e.kind == EventKind.PHASE for e in events)
-            if ply in at:
-                out[at[ply]] = phases
-    return out
-
-
-def next_phase_board(boards: Boards, phase: np.ndarray) -> np.ndarray:
-    """Per board, the row of the first board of a later phase of the same game (-1: none)."""
-    first: dict[tuple[int, int], int] = {}
-    for i in np.lexsort((-boards.ply, boards.game)).tolist():  # within a game, last ply first
-        first[(int(boards.game[i]), int(phase[i]))] = i  # so the earliest board stays
-    later: dict[int, list[int]] = {}
-    for g, p in sorted(first):
-        later.setdefault(g, []).append(p)
-    out = np.full(len(boards), -1, np.int64)
-    for i, (g, p) in enumerate(zip(boards.game.tolist(), phase.tolist())):
-        for q in later[g]:
-            if q > p:
-                out[i] = first[(g, q)]
-                break
-    return out
-
-
-def backup(rules: Any, value: Any, state: Hashable) -> float:
-    """One-step backup of a board: what player 0 still gains, as ``V`` predicts it.
-
-    The exact search of the board's step with ``score + V`` at its edge, minus the score so far.
-    """
-    from psygym_agents.solvers.search import LookaheadPolicy
-
-    return LookaheadPolicy(rules, value, steps=1).value_of(rules, state) - rules.returns(state)[0]
-
-
-def zero_value(rules: Any) -> Any:
-    """A board value that is 0 everywhere (the ``search`` leaf is then the score so far)."""
-    from psygym_agents.value import BoardValue
-
-    n = rules.observation_size
-    return BoardValue([(np.zeros((n, 1)), np.zeros(1))], np.zeros(n), np.ones(n))
 
 
 # --------------------------------------------------------------------------------- the run
@@ -703,7 +196,7 @@ class _Run:
     def __init__(self, cfg: ValueConfig, run_dir: Path, show_progress: bool, stop: _Stop,
                  pool: Any = None):  # fmt: skip
         self.cfg, self.dir, self.show, self.stop = cfg, run_dir, show_progress, stop
-        self.rules = _load_rules(cfg.edition, cfg.scenario)
+        self.rules = load_rules(cfg.edition, cfg.scenario)
         self.progress_path = run_dir / "progress.json"
         self.record = self._read_record()
         self.shards: list[Boards] = []
@@ -804,7 +297,7 @@ class _Run:
         cfg, futures = self.cfg, []
         for a in range(0, n_games, PART):
             b = min(n_games, a + PART)
-            futures.append(self.pool.submit(_play_part, cfg.edition, cfg.scenario, a, b,
+            futures.append(self.pool.submit(play_part, cfg.edition, cfg.scenario, a, b,
                                             {**kw, "split": split[a:b]}))  # fmt: skip
         parts = []
         try:
@@ -839,13 +332,13 @@ class _Run:
             w[idx] = cfg.label_weight
         labelled = np.zeros(len(y), bool)
         labelled[list(self.labels)] = True
-        train = np.flatnonzero(split == _TRAIN)
+        train = np.flatnonzero(split == TRAIN)
         plain = train[~labelled[train]]
         room = cfg.max_fit_boards - int(labelled[train].sum())
         if len(plain) > max(room, 0):
             pick = np.random.default_rng((cfg.seed, 5)).permutation(len(plain))[: max(room, 0)]
             train = np.sort(np.concatenate([plain[np.sort(pick)], train[labelled[train]]]))
-        val = np.flatnonzero(split == _VAL)
+        val = np.flatnonzero(split == VAL)
         if len(val) == 0 or len(train) == 0:
             raise ValueError(
                 "too few boards to fit a value: play more games (--steps) so that training "
@@ -892,7 +385,7 @@ class _Run:
         self.stage = stage
         cfg = self.cfg
         rounds, split = self.all_rows("round"), self.all_rows("split")
-        rows = np.flatnonzero((rounds == rnd) & (split != _TEST))
+        rows = np.flatnonzero((rounds == rnd) & (split != TEST))
         rng = np.random.default_rng((cfg.seed, 4, sweep, rnd))
         groups = self._distinct(rows, rng, cfg.relabel)
         labels = self._backups(stage, groups, "labels")
@@ -969,8 +462,8 @@ class _Run:
         pred = self.value.predict(x)
         out: list[dict[str, Any]] = []
         all_v, all_b, all_err, all_t = [], [], [], []
-        for rnd in sorted(set(rounds[split == _TEST].tolist())):
-            rows = np.flatnonzero((rounds == rnd) & (split == _TEST))
+        for rnd in sorted(set(rounds[split == TEST].tolist())):
+            rows = np.flatnonzero((rounds == rnd) & (split == TEST))
             err = pred[rows] - y[rows]
             groups = self._distinct(rows, np.random.default_rng((cfg.seed, 6, rnd)),
                                     cfg.eval_boards)  # fmt: skip
@@ -1196,10 +689,7 @@ def read_value_metrics(run_dir: str | Path) -> list[dict[str, str]]:
 
 
 __all__ = [
-    "ALGO", "Boards", "TUNABLE", "ValueConfig", "ValueTrainingInterrupted", "backup",
-    "check_value_config", "config_from_run", "export_value", "final_value", "game_split",
-    "is_board", "is_value_run", "join_boards", "make_value_config", "play_boards", "prepare_resume",
-    "plot_value_curves", "read_value_metrics", "replay_states", "resume_value_run",
-    "run_value_training", "start_value_run", "value_command_line", "write_value_config",
-    "zero_value",
+    "ValueTrainingInterrupted", "export_value", "final_value", "plot_value_curves",
+    "prepare_resume", "read_value_metrics", "resume_value_run", "run_value_training",
+    "save_value",
 ]  # fmt: skip
