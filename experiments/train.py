@@ -28,17 +28,15 @@ from psygym_experiments.harness.general_value import (
 )
 from psygym_experiments.harness.general_value import start_run as start_general_run
 from psygym_experiments.harness.general_value import summary_lines as general_summary
+from psygym_experiments.harness.model_files import checkpoint_record, export_model
 from psygym_experiments.harness.pools import RAY_ENV, ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
+from psygym_experiments.harness.train_config import TrainConfig, make_config
 from psygym_experiments.harness.training import (
     TRUSTED_NOTE,
-    TrainConfig,
     TrainingInterrupted,
-    checkpoint_record,
     command_line,
-    export_model,
     first_evaluation,
-    make_config,
     read_metrics,
     resume_run,
     run_training,
@@ -234,7 +232,7 @@ def _check_resumed_options(
     setting of a board-value run) is refused in one line before anything is loaded.
     """
     from psygym_experiments.harness.runs import given_options
-    from psygym_experiments.harness.training import config_from_file
+    from psygym_experiments.harness.train_config import config_from_file
 
     from psygym.edition import get
 
@@ -292,7 +290,7 @@ def _start_general(o: dict[str, Any], pool: Any = None) -> Path:
     """Create a general board-value run (``--scenario random``) and train; returns the folder."""
     overrides: dict[str, Any] = {}
     if o["config"]:
-        from psygym_experiments.harness.training import read_yaml
+        from psygym_experiments.harness.train_config import read_yaml
 
         doc = read_yaml(o["config"])
         if not isinstance(doc, dict):

@@ -130,7 +130,7 @@ def test_two_saves_of_the_same_model_are_byte_identical(tmp_path, rules, kind):
 
 
 def test_board_values_and_optimizer_states_save_byte_identical(tmp_path):
-    from psygym_experiments.harness.training import load_optimizer, save_optimizer
+    from psygym_experiments.harness.model_files import load_optimizer, save_optimizer
 
     rng = np.random.default_rng(0)
     layers = [(rng.normal(size=(5, 4)), rng.normal(size=4)),

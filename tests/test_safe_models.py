@@ -528,7 +528,7 @@ def test_export_errors_are_one_line(tmp_path, benign_zip, cli):
 @pytest.mark.parametrize("edition", ["7th", "8th"])
 def test_the_documented_self_play_bases_load_and_fine_tune(edition, tmp_path):
     """docs/strength.md starts its exploiters from these: they must fit the duel as it is now."""
-    from psygym_experiments.harness.training import make_config
+    from psygym_experiments.harness.train_config import make_config
 
     path = Path(__file__).resolve().parent.parent / "docs/strength" / f"selfplay-{edition}-duel"
     rules = load(edition, "duel")

@@ -17,13 +17,12 @@ import yaml
 from engine_cases import compiled_pair, needs_core, scenario_cases
 from psygym_agents.sb3_batched import BatchedVecEnv, batched_refusal
 from psygym_experiments.cli import app
-from psygym_experiments.harness.training import (
+from psygym_experiments.harness.train_config import (
     config_from_file,
     make_config,
-    read_metrics,
     reference_opponent,
-    write_config,
 )
+from psygym_experiments.harness.training import read_metrics, write_config
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan
 from typer.testing import CliRunner

@@ -73,7 +73,7 @@ def test_a_tuned_json_naming_a_pickle_is_refused(tmp_path, marker):
 
 
 def test_compare_picks_up_only_safe_models_from_a_runs_folder(tmp_path, marker):
-    from psygym_experiments.harness.training import final_model, trained_models
+    from psygym_experiments.harness.model_files import final_model, trained_models
 
     run = tmp_path / "trained" / "x-duel" / "7th" / "duel" / "maskable-ppo_1"
     _evil_zip(run / "model.zip", marker)
@@ -84,7 +84,8 @@ def test_compare_picks_up_only_safe_models_from_a_runs_folder(tmp_path, marker):
 
 
 def test_a_pickled_resume_checkpoint_is_refused(tmp_path, marker):
-    from psygym_experiments.harness.training import make_config, resume_run, write_config
+    from psygym_experiments.harness.train_config import make_config
+    from psygym_experiments.harness.training import resume_run, write_config
 
     cfg = make_config("7th", "single-phase", steps=64, eval_every=32, eval_episodes=2)
     run = tmp_path / "run"
@@ -97,7 +98,7 @@ def test_a_pickled_resume_checkpoint_is_refused(tmp_path, marker):
 
 
 def test_a_checkpoint_naming_another_folder_is_refused(tmp_path):
-    from psygym_experiments.harness.training import checkpoint_record
+    from psygym_experiments.harness.model_files import checkpoint_record
 
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "last.json").write_text(
@@ -127,7 +128,8 @@ def test_different_names_never_share_a_folder():
 
 
 def test_a_scenario_named_to_escape_trains_inside_runs(tmp_path):
-    from psygym_experiments.harness.training import make_config, start_run
+    from psygym_experiments.harness.train_config import make_config
+    from psygym_experiments.harness.training import start_run
 
     toml = Path(load("7th").scenario.path) if hasattr(load("7th").scenario, "path") else None
     src = toml if toml and toml.is_file() else None

@@ -48,28 +48,35 @@ heuristic).
 from __future__ import annotations
 
 import copy
-import io
 import json
 import math
 import os
-import re
 import shlex
 import shutil
 import signal
 import time
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import yaml
 from psygym_experiments.common import err_console
+from psygym_experiments.harness.model_files import (
+    BUFFER_ARRAYS,
+    CHECKPOINT_FORMAT,
+    checkpoint_record,
+    load_checkpoint,
+    load_init,
+    save_buffer,
+    save_model,
+    save_optimizer,
+    sha256_of,
+)
 from psygym_experiments.harness.output import (
     check_output,
     json_text,
     output_folder,
     save_figure,
-    write_bytes,
 )
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import (
@@ -82,13 +89,14 @@ from psygym_experiments.harness.runs import (
     write_command,
 )
 from psygym_experiments.harness.runs import read_metrics as _read_csv
+from psygym_experiments.harness.train_config import (
+    TrainConfig,
+    algo_kwargs,
+    config_from_file,
+    load_rules,
+    make_config,
+)
 
-CONFIG_DIR = Path(__file__).parents[1] / "configs"
-RUN_KEYS = (
-    "n_envs", "policy", "illegal_fallback", "illegal_penalty", "self_play_refresh",
-    "checkpoint_buffer_mb",
-)  # fmt: skip
-"""Config keys that configure the run rather than the SB3 constructor."""
 METRIC_FIELDS = (
     "step", "mean_score", "ci95", "episodes", "exact_score", "best_score", "wall_time", "gain",
     "gain_ci95",
@@ -111,422 +119,6 @@ class TrainingInterrupted(RuntimeError):
             f"interrupted at step {steps}; checkpoint saved. Resume with: "
             f"psygym train --resume {run_dir}"
         )
-
-
-# --------------------------------------------------------------------------------- config
-@dataclass
-class TrainConfig:
-    """Everything that defines a training run (written to ``config.yml``)."""
-
-    edition: str
-    scenario: str
-    algo: str = "maskable-ppo"
-    steps: int = 100_000
-    seed: int = 0
-    opponent: str = "random"
-    eval_opponent: str = ""
-    seat: str = "0"
-    eval_every: int = 10_000
-    eval_episodes: int = 200
-    exact_eval: bool = False
-    subproc: bool = False
-    vec_env: str = "gym"  # resolved: "batched" or "gym" (runs from before it existed: "gym")
-    env_id: str = ""
-    hyperparams: dict[str, Any] = field(default_factory=dict)
-    init: str = ""  # a safe model whose policy weights the run starts from ("" = fresh)
-
-    def seats(self) -> tuple[int, ...]:
-        """Seats the learner plays (and is evaluated in)."""
-        return (0, 1) if self.seat == "both" else (int(self.seat),)
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in (extra or {}).items():
-        if isinstance(v, dict) and isinstance(out.get(k), dict):
-            out[k] = _merge(out[k], v)
-        else:
-            out[k] = v
-    return out
-
-
-def _layered(doc: dict[str, Any], env_id: str, scenario: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key in ("default", env_id, f"{env_id}:{scenario}"):
-        entry = doc.get(key)
-        if entry is not None:
-            if not isinstance(entry, dict):
-                raise ValueError(f"config entry {key!r} must be a mapping of hyperparameters")
-            out = _merge(out, entry)
-    return out
-
-
-def read_yaml(path: str | Path) -> dict[str, Any]:
-    """Read a YAML mapping (``{}`` for an empty file).
-
-    Raises:
-        FileNotFoundError: no such file.
-        ValueError: not YAML, or not a mapping.
-    """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no config file {p}")
-    try:
-        doc = yaml.safe_load(p.read_text()) or {}
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = "" if mark is None else f" at line {mark.line + 1}, column {mark.column + 1}"
-        what = getattr(exc, "problem", None) or " ".join(str(exc).split())
-        raise ValueError(f"{p} is not valid YAML: {what}{where}") from None
-    if not isinstance(doc, dict):
-        raise ValueError(f"{p} must hold a mapping of hyperparameters")
-    return doc
-
-
-def load_hyperparams(
-    algo: str, env_id: str, scenario: str, config: str | Path | None = None
-) -> dict[str, Any]:
-    """Hyperparameters for ``algo`` on ``env_id``/``scenario`` (see experiments/configs/).
-
-    ``config`` (optional YAML) is merged last; it may use the same env-id layout or be a flat
-    mapping of overrides.
-
-    Raises:
-        ValueError: an unknown hyperparameter (the message lists the allowed ones).
-    """
-    from psygym_agents.sb3 import algo_class
-
-    path = CONFIG_DIR / f"{algo}.yml"
-    hp = _layered(read_yaml(path), env_id, scenario) if path.is_file() else {}
-    if config is not None:
-        doc = read_yaml(config)
-        if "default" in doc or any(str(k).startswith("psygym/") for k in doc):
-            hp = _merge(hp, _layered(doc, env_id, scenario))
-        else:
-            hp = _merge(hp, doc)
-    import inspect
-
-    allowed = set(inspect.signature(algo_class(algo).__init__).parameters) - {"self", "env"}
-    allowed |= set(RUN_KEYS)
-    unknown = sorted(set(hp) - allowed)
-    if unknown:
-        raise ValueError(
-            f"unknown {algo} hyperparameter(s) {', '.join(unknown)}; allowed: "
-            f"{', '.join(sorted(allowed))}"
-        )
-    check_hyperparams(algo, hp)
-    return hp
-
-
-VEC_ENVS = ("auto", "batched", "gym")
-"""``--vec-env`` choices (see the module); a run's ``config.yml`` records ``batched`` or ``gym``."""
-
-
-def batched_refusal(
-    rules: Any, algo: str, opponent: str, seat: str, *, subproc: bool = False, ray: bool = False
-) -> str | None:  # fmt: skip
-    """Why the batched env cannot play this run (one line), or ``None`` when it plays it exactly.
-
-    ``seat`` is the run's ``"0"``, ``"1"`` or ``"both"``.
-    """
-    from psygym.engine.vector import OPPONENTS
-
-    if algo != "maskable-ppo":
-        return (f"--algo {algo} has no action masks: its illegal-action fallback wraps each "
-                "per-game env")  # fmt: skip
-    if opponent not in OPPONENTS:
-        return f"--opponent {opponent}: the batched env plays {', '.join(OPPONENTS)} only"
-    if seat not in ("0", "1"):
-        return ("--seat both alternates the learner's seat every episode, and a game of the "
-                "batched env keeps its seat")  # fmt: skip
-    if subproc:
-        return "--subproc asks for SubprocVecEnv over per-game envs"
-    if ray:
-        return "--ray runs each per-game env in a Ray actor"
-    from psygym_agents.sb3_batched import batched_refusal as twin_refusal
-
-    return twin_refusal(rules)
-
-
-def _resolve_vec_env(choice: str, rules: Any, algo: str, opponent: str, seat: str,
-                     subproc: bool, ray: bool) -> str:  # fmt: skip
-    """``batched`` or ``gym`` for ``--vec-env`` ``choice`` (see :data:`VEC_ENVS`).
-
-    Raises:
-        ValueError: an unknown choice, or ``batched`` where it cannot play the run (one line).
-    """
-    if choice not in VEC_ENVS:
-        raise ValueError(f"--vec-env {choice!r} is not one of: {', '.join(VEC_ENVS)}")
-    if choice == "gym":
-        return choice
-    why = batched_refusal(rules, algo, opponent, seat, subproc=subproc, ray=ray)
-    if why is not None and choice == "batched":
-        raise ValueError(f"--vec-env batched: {why}; use --vec-env gym or auto")
-    return "gym" if why is not None else "batched"
-
-
-RUN_KEY_TYPES: dict[str, Any] = {
-    "n_envs": int, "policy": str, "illegal_fallback": str, "illegal_penalty": float,
-    "self_play_refresh": int, "checkpoint_buffer_mb": float,
-}  # fmt: skip
-"""Types of the :data:`RUN_KEYS` (the algorithms' own keys take their constructor's types)."""
-
-
-def _is_schedule(value: Any) -> bool:
-    """``lin_<number>``: a linear schedule (see ``experiments/configs/``)."""
-    if not (isinstance(value, str) and value.startswith("lin_")):
-        return False
-    try:
-        return math.isfinite(float(value[4:]))
-    except ValueError:
-        return False
-
-
-def _value_forms(annotation: Any) -> list[tuple[str, Callable[[Any], bool]]] | None:
-    """(description, check) of each form a config value of this type may take in YAML.
-
-    ``None`` when the annotation holds a form YAML cannot write (a class): not checked.
-    """
-    import collections.abc
-    import types
-    import typing
-
-    def number(v: Any) -> bool:
-        return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
-
-    def integer(v: Any) -> bool:
-        return isinstance(v, int) and not isinstance(v, bool)
-
-    simple: dict[Any, tuple[str, Callable[[Any], bool]]] = {
-        int: ("a whole number", integer),
-        float: ("a finite number", number),
-        bool: ("true or false", lambda v: isinstance(v, bool)),
-        str: ("a string", lambda v: isinstance(v, str)),
-        dict: ("a mapping", lambda v: isinstance(v, dict)),
-        type(None): ("null", lambda v: v is None),
-    }
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        out: list[tuple[str, Callable[[Any], bool]]] = []
-        for arg in typing.get_args(annotation):
-            forms = _value_forms(arg)
-            if forms is None:
-                return None
-            out += forms
-        return out
-    if annotation in simple:
-        return [simple[annotation]]
-    if origin is dict:
-        return [simple[dict]]
-    if origin is collections.abc.Callable:  # a schedule of the progress left
-        return [("lin_<number> (a linear schedule)", _is_schedule)]
-    if origin is tuple:  # DQN's train_freq: [4, "step"]
-        return [("a [number, unit] pair", lambda v: isinstance(v, list | tuple) and len(v) == 2)]
-    if getattr(annotation, "__module__", "").startswith("torch"):  # device: a name is enough
-        return []
-    return None
-
-
-def check_hyperparams(algo: str, hp: dict[str, Any]) -> None:
-    """Check that every hyperparameter has a type its algorithm accepts.
-
-    Types come from the algorithm's constructor annotations (``learning_rate``: a number or a
-    ``lin_<number>`` schedule, ``n_steps``: a whole number...) and :data:`RUN_KEY_TYPES`.
-
-    Raises:
-        ValueError: one line naming the key, its value and the types allowed.
-    """
-    import typing
-
-    from psygym_agents.sb3 import algo_class
-
-    try:
-        hints = typing.get_type_hints(algo_class(algo).__init__)
-    except (NameError, TypeError):  # pragma: no cover - unresolvable annotations: no check
-        hints = {}
-    for key, value in hp.items():
-        annotation = RUN_KEY_TYPES.get(key, hints.get(key))
-        forms = None if annotation is None else _value_forms(annotation)
-        if not forms or any(check(value) for _, check in forms):
-            continue
-        allowed = " or ".join(dict.fromkeys(d for d, _ in forms))
-        raise ValueError(f"config: {key} must be {allowed}, not {value!r} ({algo})")
-
-
-def _schedule(value: Any) -> Any:
-    if isinstance(value, str) and value.startswith("lin_"):
-        from stable_baselines3.common.utils import LinearSchedule
-
-        return LinearSchedule(float(value[4:]), 0.0, 1.0)
-    return value
-
-
-def algo_kwargs(hp: dict[str, Any]) -> dict[str, Any]:
-    """SB3 constructor arguments from resolved hyperparameters."""
-    from psygym_agents.sb3 import policy_kwargs_from_config
-
-    kw = {k: v for k, v in hp.items() if k not in RUN_KEYS}
-    for k in ("learning_rate", "clip_range", "clip_range_vf"):
-        if k in kw:
-            kw[k] = _schedule(kw[k])
-    if "train_freq" in kw and isinstance(kw["train_freq"], list):
-        kw["train_freq"] = tuple(kw["train_freq"])
-    if "policy_kwargs" in kw:
-        kw["policy_kwargs"] = policy_kwargs_from_config(kw["policy_kwargs"])
-    return kw
-
-
-def reference_opponent(edition: str) -> str:
-    """The edition's first listed heuristic (a sensible fixed opponent), else ``random``."""
-    from psygym.policies import bots_for
-
-    bots = bots_for(edition)
-    return bots.reference if bots is not None else "random"
-
-
-def make_config(
-    edition: str,
-    scenario: str,
-    algo: str = "maskable-ppo",
-    steps: int = 100_000,
-    seed: int = 0,
-    opponent: str = "random",
-    *,
-    eval_opponent: str | None = None,
-    seat: str | int | None = None,
-    eval_every: int | None = None,
-    eval_episodes: int = 200,
-    exact_eval: bool = False,
-    n_envs: int | None = None,
-    subproc: bool = False,
-    config: str | Path | None = None,
-    overrides: dict[str, Any] | None = None,
-    init: str | Path | None = None,
-    vec_env: str = "auto",
-    ray: bool = False,
-) -> TrainConfig:
-    """Resolve and validate a training configuration.
-
-    ``init`` is a safe model (``.safetensors``) whose policy weights the run starts from instead
-    of fresh ones (fine-tuning; an exploiter that starts from a competent player): it must be of
-    the same algorithm and network shape and fit the scenario. Its architecture overrides the
-    config's ``policy_kwargs``.
-
-    ``vec_env`` (:data:`VEC_ENVS`) is resolved here to ``batched`` or ``gym``; ``ray``: the run
-    will use ``--ray`` (its envs then are per-game ones).
-
-    Raises:
-        ValueError: bad edition, scenario, algorithm, seat or hyperparameter; unknown opponent;
-            ``vec_env="batched"`` where the batched env cannot play the run.
-    """
-    from psygym_agents.sb3 import ALGO_NAMES
-
-    from psygym.envs import env_ids
-    from psygym.policies import resolve_policy
-
-    if algo not in ALGO_NAMES:
-        raise ValueError(f"--algo {algo!r} is not one of: {', '.join(ALGO_NAMES)}")
-    if steps < 1:
-        raise ValueError(f"--steps must be at least 1, not {steps}")
-    rules = _load_rules(edition, scenario)
-    edition = rules.edition
-    env_id = env_ids()[edition]
-    seat_text = str(seat) if seat is not None else ("both" if opponent == "self" else "0")
-    if seat_text not in ("0", "1", "both"):
-        raise ValueError(f"--seat {seat_text!r} is not one of: 0, 1, both")
-    if opponent != "self":
-        resolve_policy(opponent, rules)
-    eval_opp = eval_opponent or (reference_opponent(edition) if opponent == "self" else opponent)
-    resolve_policy(eval_opp, rules)
-    check_learner_decides(rules, (0, 1) if seat_text == "both" else (int(seat_text),), seed)
-    envs = _resolve_vec_env(vec_env, rules, algo, opponent, seat_text, subproc, ray)
-    hp = load_hyperparams(algo, env_id, rules.scenario.name, config)
-    hp = _merge(hp, overrides or {})
-    init_text = str(init or "")
-    if init_text:
-        hp = _merge(hp, {"policy_kwargs": _init_policy_kwargs(init_text, algo, rules)})
-    if n_envs is not None:
-        hp["n_envs"] = n_envs
-    hp.setdefault("n_envs", 1)
-    if int(hp["n_envs"]) < 1:
-        raise ValueError(f"--n-envs must be at least 1, not {hp['n_envs']}")
-    every = eval_every if eval_every is not None else max(1, min(10_000, steps // 10))
-    if every < 1 or eval_episodes < 1:
-        raise ValueError("--eval-every and --eval-episodes must be at least 1")
-    return TrainConfig(
-        edition=edition, scenario=str(scenario) if scenario != "default" else rules.scenario.name,
-        algo=algo, steps=steps, seed=seed, opponent=opponent, eval_opponent=eval_opp,
-        seat=seat_text, eval_every=every, eval_episodes=eval_episodes, exact_eval=exact_eval,
-        subproc=subproc, vec_env=envs, env_id=env_id, hyperparams=hp, init=init_text,
-    )  # fmt: skip
-
-
-def _init_policy_kwargs(path: str, algo: str, rules: Any) -> dict[str, Any]:
-    """The ``policy_kwargs`` that rebuild ``--init``'s network, after checking it fits the run.
-
-    Raises:
-        ValueError: not a safe model, another algorithm, or another edition or scenario's
-            observations and actions (one line).
-    """
-    from psygym_agents.safe_model import POLICY_CLASSES, load_safe
-
-    try:
-        net = load_safe(path, rules)
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"--init {path}: {exc}") from None
-    meta = net.psygym_metadata
-    cls_name = type(net).__name__
-    if POLICY_CLASSES.get(cls_name, ("", ""))[1] != algo:
-        raise ValueError(f"--init {path} holds a {cls_name} ({meta.get('algo', '?')}), "
-                         f"not a --algo {algo} policy")  # fmt: skip
-    policy = meta.get("policy", {})
-    return {"net_arch": policy.get("net_arch"), "activation_fn": policy.get("activation", "tanh")}
-
-
-def check_learner_decides(rules: Any, seats: tuple[int, ...], seed: int) -> None:
-    """Check that the learner gets a decision in each of its seats (before any run folder).
-
-    The training env skips games in which its agent never decides, and gives up after many
-    (``PsychicPhaseEnv.reset``); one reset per seat against a random opponent (cheap, and it
-    tries every kind of move) finds a scenario where that never happens.
-
-    Raises:
-        ValueError: one line naming the seat and the scenario.
-    """
-    from psygym.envs.psychic import PsychicPhaseEnv
-
-    for seat in seats:
-        env = PsychicPhaseEnv(rules=rules, opponent="random", seat=seat)
-        try:
-            env.reset(seed=seed)
-        except RuntimeError:
-            side = rules.scenario.sides[seat].name
-            raise ValueError(
-                f"--seat {seat}: the learner ({side}) never gets a decision in scenario "
-                f"{rules.scenario.name!r}; train a seat that casts or denies there"
-            ) from None
-        finally:
-            env.close()
-
-
-def _load_rules(edition: str, scenario: str) -> Any:
-    from psygym.editions import load
-
-    return load(edition, scenario)
-
-
-def config_from_file(run_dir: Path) -> TrainConfig:
-    """The configuration recorded in a run folder's ``config.yml``.
-
-    Raises:
-        FileNotFoundError: not a run folder.
-    """
-    path = Path(run_dir) / "config.yml"
-    if not path.is_file():
-        raise FileNotFoundError(f"{run_dir} is not a training run (no config.yml)")
-    doc = read_yaml(path)
-    names = set(TrainConfig.__dataclass_fields__)
-    return TrainConfig(**{k: v for k, v in doc.items() if k in names})
 
 
 # --------------------------------------------------------------------------------- envs
@@ -596,7 +188,7 @@ def _batched_vec_env(cfg: TrainConfig, n: int, ray: str) -> Any:
     if ray:
         raise ValueError(f"--ray: {where}, which steps every game in this process; leave out "
                          "--ray")  # fmt: skip
-    rules = _load_rules(cfg.edition, cfg.scenario)
+    rules = load_rules(cfg.edition, cfg.scenario)
     why = batched_refusal(rules)
     if why is not None:
         raise ValueError(f"{where}, which cannot run here: {why}; resume it where the core "
@@ -662,171 +254,6 @@ def plot_learning_curve(run_dir: Path, title: str = "") -> Path | None:
     save_figure(fig, out, dpi=100)
     plt.close(fig)
     return out
-
-
-def save_model(model: Any, path: Path, meta: dict[str, Any]) -> Path:
-    """Save an SB3 model's policy in the safe format: ``<stem>.safetensors`` + ``<stem>.json``.
-
-    ``path`` is the stem (a ``.zip``/``.safetensors``/``.json`` suffix is dropped); ``meta`` goes
-    into the JSON (:func:`psygym_agents.safe_model.save_safe`). Nothing written is a pickle, and
-    neither file may be a link (:func:`.output.check_output`).
-    """
-    from psygym_agents.safe_model import safe_paths, save_safe
-
-    p = Path(path)
-    stem = p.with_suffix("") if p.suffix in (".zip", ".safetensors", ".json") else p
-    for file in safe_paths(stem):
-        check_output(file)
-    return save_safe(model, stem, meta)
-
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def save_optimizer(optimizer: Any, path: Path) -> str:
-    """Write a torch optimizer's state as safetensors (tensors) + JSON (groups); return its SHA-256.
-
-    No pickle: the tensors are ``state.<param index>.<name>``, the parameter groups and any
-    non-tensor state are JSON in the file's metadata.
-    """
-    import torch
-    from psygym_agents.safe_model import write_safetensors
-    from safetensors.torch import save
-
-    sd = optimizer.state_dict()
-    tensors, scalars = {}, {}
-    for idx, state in sd["state"].items():
-        for key, value in state.items():
-            if torch.is_tensor(value):
-                tensors[f"state.{idx}.{key}"] = value.detach().to("cpu").contiguous().clone()
-            else:
-                scalars[f"{idx}.{key}"] = value
-    doc = json.dumps({"param_groups": sd["param_groups"], "scalars": scalars})
-    write_safetensors(check_output(path), save(tensors, metadata={"optimizer": doc}))
-    return _sha256(path)
-
-
-def load_optimizer(optimizer: Any, path: Path, sha256: str) -> None:
-    """Load :func:`save_optimizer`'s file into ``optimizer`` after checking its SHA-256.
-
-    Raises:
-        ValueError: the file is not the one the run recorded (SHA-256 differs) or is unreadable.
-    """
-    from safetensors import safe_open
-
-    if not path.is_file() or _sha256(path) != sha256:
-        raise ValueError(
-            f"{path} is not the optimizer state this run recorded (missing, or its SHA-256 "
-            "differs from checkpoints/last.json): the checkpoint was changed"
-        )
-    try:
-        with safe_open(str(path), "pt") as f:
-            doc = json.loads(f.metadata()["optimizer"])
-            tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - not a dict
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"{path} is not an optimizer state file: {exc}") from None
-    state: dict[int, dict[str, Any]] = {}
-    for key, value in tensors.items():
-        _, idx, name = key.split(".", 2)
-        state.setdefault(int(idx), {})[name] = value
-    for key, value in doc["scalars"].items():
-        idx, name = key.split(".", 1)
-        state.setdefault(int(idx), {})[name] = value
-    groups = doc["param_groups"]
-    for g in groups:
-        if isinstance(g.get("betas"), list):
-            g["betas"] = tuple(g["betas"])
-    optimizer.load_state_dict({"state": state, "param_groups": groups})
-
-
-_BUFFER_ARRAYS = ("observations", "next_observations", "actions", "rewards", "dones", "timeouts")
-
-
-def save_buffer(buffer: Any, path: Path) -> str:
-    """Write a replay buffer's arrays as ``.npz`` (no object arrays); return its SHA-256."""
-    import numpy as np
-
-    arrays = {k: getattr(buffer, k) for k in _BUFFER_ARRAYS if getattr(buffer, k, None) is not None}
-    arrays["position"] = np.array([buffer.pos, int(buffer.full)], dtype=np.int64)
-    data = io.BytesIO()
-    np.savez(data, **arrays)
-    write_bytes(path, data.getvalue())
-    return _sha256(path)
-
-
-def load_buffer(buffer: Any, path: Path, sha256: str) -> None:
-    """Load :func:`save_buffer`'s file into ``buffer`` (``allow_pickle=False``) after its SHA-256.
-
-    Raises:
-        ValueError: a changed file, or arrays of other shapes than the buffer's.
-    """
-    import numpy as np
-
-    if not path.is_file() or _sha256(path) != sha256:
-        raise ValueError(f"{path} is not the replay buffer this run recorded (SHA-256 differs)")
-    with np.load(path, allow_pickle=False) as data:
-        for key in _BUFFER_ARRAYS:
-            if key in data.files:
-                if data[key].shape != getattr(buffer, key).shape:
-                    raise ValueError(f"{path}: {key} has shape {data[key].shape}, not the buffer's")
-                setattr(buffer, key, data[key].copy())
-        buffer.pos, buffer.full = int(data["position"][0]), bool(data["position"][1])
-
-
-def final_model(run_dir: str | Path) -> Path | None:
-    """The safe-format final model of a run folder (``model.safetensors``), or ``None``.
-
-    Only what ``psygym train`` writes: a stray ``model.zip`` (pickles) in the folder is ignored.
-    """
-    from psygym_agents.safe_model import is_safe_model, safe_paths
-
-    weights = safe_paths(Path(run_dir) / "model")[0]
-    return weights if is_safe_model(weights) else None
-
-
-def trained_models(folder: str | Path) -> list[Path]:
-    """Safe-format final models of the runs under ``folder``, oldest first (``compare`` picks one).
-
-    Only ``model.safetensors`` files with their JSON are listed, never SB3 ``.zip`` archives, so
-    a ``runs/`` folder received from someone else cannot make ``compare`` unpickle anything.
-    """
-    from psygym_agents.safe_model import is_safe_model
-
-    found = [p for p in Path(folder).glob("**/model.safetensors") if is_safe_model(p)]
-    return sorted(found, key=lambda p: p.stat().st_mtime)
-
-
-def export_model(run_dir: str | Path, dest: str | Path) -> Path:
-    """Copy a run's final model to ``dest`` (safe format), with its final evaluation in the JSON.
-
-    The copy holds the policy weights only (``<dest stem>.safetensors`` + ``.json``); a
-    ``.zip``/``.safetensors``/``.json`` suffix of ``dest`` is dropped.
-
-    Raises:
-        FileNotFoundError: the run has no ``model.safetensors`` yet.
-    """
-    from psygym_agents.safe_model import load_safe, read_safe_metadata
-
-    src = final_model(run_dir)
-    if src is None:
-        raise FileNotFoundError(f"{run_dir} has no model.safetensors to export")
-    meta = read_safe_metadata(src)
-    net = load_safe(src)  # checks the weights' SHA-256 against the JSON
-    rows = read_metrics(Path(run_dir))
-    last = rows[-1] if rows else {}
-    if last:  # the final evaluation, as metrics.csv recorded it
-        meta.update(
-            mean_eval_score=float(last["mean_score"]), eval_episodes=int(last["episodes"]),
-            eval_ci95=float(last["ci95"]),
-            exact_eval_score=float(last["exact_score"]) if last.get("exact_score") else None,
-        )  # fmt: skip
-    command = Path(run_dir) / "command.txt"
-    if command.is_file():
-        meta["trained_with"] = command.read_text().splitlines()[0]
-    return save_model(net, Path(dest), meta)
 
 
 def _model_meta(
@@ -910,7 +337,7 @@ class _Trainer:
 
         self.cfg, self.run_dir, self.trial, self.stop = cfg, run_dir, trial, stop
         self.quiet = quiet
-        self.rules = _load_rules(cfg.edition, cfg.scenario)
+        self.rules = load_rules(cfg.edition, cfg.scenario)
         self.eval_opponent = resolve_policy(cfg.eval_opponent, self.rules)
         self.ckpt_dir = output_folder(run_dir / "checkpoints", run_dir)
         state = self.read_checkpoint_meta()
@@ -1078,7 +505,7 @@ class _Trainer:
         weights = save_model(model, folder / "model", meta)
         record: dict[str, Any] = {
             "format": CHECKPOINT_FORMAT, "dir": folder.name, "steps": steps,
-            "weights_sha256": _sha256(weights),
+            "weights_sha256": sha256_of(weights),
             "optimizer_sha256": save_optimizer(model.policy.optimizer,
                                                folder / "optimizer.safetensors"),
             "n_updates": int(getattr(model, "_n_updates", 0)),
@@ -1090,7 +517,7 @@ class _Trainer:
         buffer = getattr(model, "replay_buffer", None)
         if buffer is not None:
             limit = float(self.cfg.hyperparams.get("checkpoint_buffer_mb", 100)) * 2**20
-            size = sum(getattr(buffer, k).nbytes for k in _BUFFER_ARRAYS
+            size = sum(getattr(buffer, k).nbytes for k in BUFFER_ARRAYS
                        if getattr(buffer, k, None) is not None)  # fmt: skip
             if size <= limit:
                 record["buffer_sha256"] = save_buffer(buffer, folder / "replay_buffer.npz")
@@ -1098,78 +525,6 @@ class _Trainer:
         for old in self.ckpt_dir.glob("step_*"):  # earlier checkpoints are no longer named
             if old.is_dir() and old.name != folder.name:
                 shutil.rmtree(old, ignore_errors=True)
-
-
-CHECKPOINT_FORMAT = "psygym-checkpoint/1"
-"""The ``format`` of ``checkpoints/last.json`` (safe-format checkpoints, no pickles)."""
-
-
-def checkpoint_record(run_dir: Path) -> dict[str, Any] | None:
-    """The run's ``checkpoints/last.json`` if it names a safe checkpoint, else ``None``.
-
-    Raises:
-        ValueError: ``last.json`` is unreadable, or names a folder other than ``step_<n>``.
-    """
-    path = Path(run_dir) / "checkpoints" / "last.json"
-    if not path.is_file():
-        return None
-    try:
-        doc = json.loads(path.read_text())
-    except (OSError, ValueError) as exc:
-        raise ValueError(
-            f"{path} is not readable JSON ({exc}); the checkpoint is damaged"
-        ) from None
-    if not isinstance(doc, dict) or doc.get("format") != CHECKPOINT_FORMAT:
-        return None
-    if not re.fullmatch(r"step_\d+", str(doc.get("dir", ""))):
-        raise ValueError(
-            f"{path} names the checkpoint folder {doc.get('dir')!r}; allowed: step_<n>"
-        )
-    return doc
-
-
-def _load_checkpoint(model: Any, run_dir: Path, record: dict[str, Any]) -> None:
-    """Load a safe checkpoint (weights, optimizer, buffer) into a fresh ``model``, hashes checked.
-
-    Raises:
-        ValueError: a file of the checkpoint is missing or not the one ``last.json`` recorded.
-    """
-    from psygym_agents.safe_model import load_safe, safe_paths
-
-    folder = Path(run_dir) / "checkpoints" / record["dir"]
-    weights = safe_paths(folder / "model")[0]
-    if not weights.is_file() or _sha256(weights) != record.get("weights_sha256"):
-        raise ValueError(
-            f"{weights} is not the checkpoint this run recorded (missing, or its SHA-256 differs "
-            "from checkpoints/last.json)"
-        )
-    net = load_safe(folder / "model")
-    model.policy.load_state_dict(net.state_dict(), strict=True)
-    load_optimizer(model.policy.optimizer, folder / "optimizer.safetensors",
-                   str(record.get("optimizer_sha256")))  # fmt: skip
-    if record.get("buffer_sha256") and getattr(model, "replay_buffer", None) is not None:
-        load_buffer(model.replay_buffer, folder / "replay_buffer.npz", record["buffer_sha256"])
-    model.num_timesteps = int(record["steps"])
-    if hasattr(model, "_n_updates"):
-        model._n_updates = int(record.get("n_updates", 0))
-    if hasattr(model, "_n_calls"):
-        model._n_calls = int(record.get("n_calls", 0))
-
-
-def _load_init(model: Any, path: str) -> None:
-    """Start ``model``'s policy from the weights of the safe model ``path`` (``--init``).
-
-    Raises:
-        ValueError: the saved network does not have the run's shape (one line).
-    """
-    from psygym_agents.safe_model import load_safe
-
-    net = load_safe(path)
-    try:
-        model.policy.load_state_dict(net.state_dict(), strict=True)
-    except RuntimeError as exc:
-        first = str(exc).strip().splitlines()[0]
-        raise ValueError(f"--init {path} does not fit this run's network: {first}") from None
 
 
 def first_evaluation(run_dir: Path) -> dict[str, Any] | None:
@@ -1248,11 +603,11 @@ def run_training(
                     **kw)  # fmt: skip
         record = checkpoint_record(run_dir) if resume else None
         if record is not None:
-            _load_checkpoint(model, run_dir, record)
+            load_checkpoint(model, run_dir, record)
         elif resume and (run_dir / "checkpoints" / "last.zip").is_file():
             model = _load_legacy_checkpoint(cls, run_dir, vec_env, kw["device"])
         elif cfg.init:
-            _load_init(model, cfg.init)
+            load_init(model, cfg.init)
         resume = resume and int(model.num_timesteps) > 0
         done = int(model.num_timesteps)
         remaining = cfg.steps - done
@@ -1353,7 +708,7 @@ def command_line(cfg: TrainConfig, runs_dir: str | Path) -> str:
 
 def start_run(cfg: TrainConfig, runs_dir: str | Path) -> Path:
     """Create the run folder ``<runs-dir>/<edition>/<scenario>/<algo>_<n>`` with its config."""
-    rules = _load_rules(cfg.edition, cfg.scenario)
+    rules = load_rules(cfg.edition, cfg.scenario)
     run_dir = numbered_run_dir(inside(runs_dir, cfg.edition, rules.scenario.name), cfg.algo)
     write_config(run_dir, cfg)
     atomic_write(run_dir / "seed.txt", f"{cfg.seed}\n")
@@ -1419,9 +774,7 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 
 
 __all__ = [
-    "VEC_ENVS", "TrainConfig", "TrainingInterrupted", "batched_refusal", "check_hyperparams",
-    "check_learner_decides", "checkpoint_record", "command_line", "config_from_file",
-    "exact_score", "export_model", "final_model", "load_hyperparams", "make_config",
-    "make_vec_env", "plot_learning_curve", "read_metrics", "reference_opponent", "resume_run",
-    "run_training", "start_run", "train_agent", "trained_models", "trim_metrics", "write_config",
+    "TrainingInterrupted", "command_line", "exact_score", "make_vec_env", "plot_learning_curve",
+    "read_metrics", "resume_run", "run_training", "start_run", "train_agent", "trim_metrics",
+    "write_config",
 ]  # fmt: skip

@@ -495,7 +495,7 @@ def tune_parametric(
         ValueError: no family for the edition, a bad setting or storage.
     """
     from psygym_agents.parametric import family_for, save_best
-    from psygym_experiments.harness.training import reference_opponent
+    from psygym_experiments.harness.train_config import reference_opponent
 
     from psygym.editions import load
     from psygym.policies import resolve_policy
@@ -541,7 +541,8 @@ def _rl_objective(
 ) -> Any:  # fmt: skip
     """The Optuna objective of :func:`tune_rl`: one short training run per trial."""
     import optuna
-    from psygym_experiments.harness.training import make_config, run_training, write_config
+    from psygym_experiments.harness.train_config import make_config
+    from psygym_experiments.harness.training import run_training, write_config
 
     def objective(trial: Any) -> float:
         trial.set_user_attr("worker", worker)
@@ -619,10 +620,7 @@ def tune_rl(
         ValueError: a bad setting or storage.
     """
     import optuna
-    from psygym_experiments.harness.training import (
-        make_config,
-        reference_opponent,
-    )
+    from psygym_experiments.harness.train_config import make_config, reference_opponent
 
     from psygym.editions import load
 

@@ -123,7 +123,7 @@ def make_value_config(
     rules = load_rules(edition, scenario)
     extra: dict[str, Any] = {}
     if config:
-        from psygym_experiments.harness.training import read_yaml
+        from psygym_experiments.harness.train_config import read_yaml
 
         doc = read_yaml(config)
         if not isinstance(doc, dict):
