@@ -379,7 +379,7 @@ def _reference_home() -> str:
 def statement(res: Any) -> list[str]:
     """Plain sentences: how far ``double-wc`` (or the best heuristic) is from the best and optimum.
 
-    ``res`` is an ``psygym_experiments.compare.ScenarioResult``.
+    ``res`` is a ``psygym_experiments.harness.compare_field.ScenarioResult``.
     """
     ev = res.evaluation
     seats = entry_seats(res)

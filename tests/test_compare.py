@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 from helpers import TINY_SEVENTH
 from psygym_experiments.cli import app
-from psygym_experiments.compare import plan, run_compare
+from psygym_experiments.harness.compare_field import plan
+from psygym_experiments.harness.compare_run import run_compare
 from psygym_experiments.harness.games import GameStats
 from psygym_experiments.harness.tournament import CSV_COLUMNS, Evaluation, PairResult
 from psygym_experiments.report import DEFINITIONS, head_to_head, leaderboard
@@ -282,7 +283,8 @@ def test_ppo_is_scored_only_on_its_trained_seat():
 
 
 def test_one_seat_agents_play_only_their_seat_and_head_to_head_says_so():
-    from psygym_experiments.compare import Entry, _field_pairings
+    from psygym_experiments.harness.compare_field import Entry
+    from psygym_experiments.harness.compare_run import _field_pairings
     from psygym_experiments.report import _h2h_cell, head_to_head
 
     entries = [Entry("a", "a", "heuristic"), Entry("ppo-seat0", "x", "ppo", seats=(0,)),
@@ -315,7 +317,7 @@ def test_agents_that_play_alike_still_merge_beside_one_seat_agents():
 
 def test_unsolved_hidden_information_note_recommends_no_agent_outside_the_field(tmp_path):
     from psygym_agents.solvers import has_hidden_information
-    from psygym_experiments.compare import unsolved_note
+    from psygym_experiments.harness.compare_run import unsolved_note
     from psygym_experiments.harness.solving import exact_game_value
 
     from psygym.edition import editions
@@ -330,7 +332,8 @@ def test_unsolved_hidden_information_note_recommends_no_agent_outside_the_field(
     assert "use the 'optimal' agent" in solved.note  # the solver's own message does
     # Through the whole scenario (exact scores asked for, as without --quick): no note points
     # to an agent outside the field.
-    from psygym_experiments.compare import CompareSettings, compare_scenario
+    from psygym_experiments.harness.compare_field import CompareSettings
+    from psygym_experiments.harness.compare_run import compare_scenario
 
     edition = hidden[0].edition
     name = hidden[0].scenario.name
@@ -347,7 +350,8 @@ def test_unsolved_hidden_information_note_recommends_no_agent_outside_the_field(
 
 def test_search_plays_the_leader_of_an_unsolved_duel_head_to_head(tmp_path):
     """Where search is too slow for the round-robin it meets the leader over both seats."""
-    from psygym_experiments.compare import CompareSettings, compare_scenario
+    from psygym_experiments.harness.compare_field import CompareSettings
+    from psygym_experiments.harness.compare_run import compare_scenario
     from psygym_experiments.report import board_of, scenario_doc, search_match_sentence
     from psygym_experiments.report_answers import answers_md
 
@@ -488,7 +492,8 @@ def test_what_follows_the_games_in_the_background_gives_the_numbers_of_playing_i
     """The exact values and search's match, left to the background, change no number."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from psygym_experiments.compare import CompareSettings, collect, compare_scenario
+    from psygym_experiments.harness.compare_field import CompareSettings
+    from psygym_experiments.harness.compare_run import collect, compare_scenario
     from psygym_experiments.harness.tournament import worker_pool
 
     settings = CompareSettings(
@@ -513,7 +518,8 @@ def test_what_follows_the_games_in_the_background_gives_the_numbers_of_playing_i
 
 
 def test_duels_with_a_match_are_played_first_and_quick_keeps_the_plan_order(tmp_path):
-    from psygym_experiments.compare import CompareSettings, _play_order
+    from psygym_experiments.harness.compare_field import CompareSettings
+    from psygym_experiments.harness.compare_run import _play_order
 
     pairs, _ = plan(None, None)
     settings = CompareSettings(
@@ -558,7 +564,7 @@ def test_shipped_tuned_parameters_are_for_shipped_scenarios_only(tmp_path):
 
 
 def test_compare_uses_the_shipped_tuned_parameters_and_says_so(tmp_path):
-    from psygym_experiments.compare import tuned_entry
+    from psygym_experiments.harness.compare_field import tuned_entry
 
     notes: list[str] = []
     entry = tuned_entry("8th", "single-phase", "single-phase", tmp_path, 1, 0, notes, quick=True)

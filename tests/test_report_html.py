@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from helpers import TINY_SEVENTH
-from psygym_experiments.compare import run_compare
+from psygym_experiments.harness.compare_run import run_compare
 from psygym_experiments.report_html import render_html
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -276,7 +276,7 @@ def test_play_hint_shows_search_values_on_every_duel_menu(tmp_path):
 
 
 def _settings(quick: bool):
-    from psygym_experiments.compare import CompareSettings
+    from psygym_experiments.harness.compare_field import CompareSettings
 
     return CompareSettings(
         editions=[], scenarios=[], episodes=1, seed=0, workers=1, quick=quick, tune_trials=1,
@@ -288,7 +288,8 @@ def _settings(quick: bool):
 def test_compare_has_search_on_every_duel_with_search_and_says_so_without(edition, scenario):
     from dataclasses import replace
 
-    from psygym_experiments.compare import heuristic_entries, search_entry
+    from psygym_experiments.harness.compare_field import heuristic_entries
+    from psygym_experiments.harness.compare_run import search_entry
 
     rules = load(edition, scenario)
     notes: list[str] = []
@@ -307,7 +308,7 @@ def test_compare_has_search_on_every_duel_with_search_and_says_so_without(editio
 
 @pytest.mark.parametrize("edition,scenario", SINGLE_PHASE)
 def test_compare_leaves_search_to_optimal_where_solvable_whole(edition, scenario):
-    from psygym_experiments.compare import search_entry
+    from psygym_experiments.harness.compare_run import search_entry
 
     assert search_entry(load(edition, scenario), _settings(quick=False), []) is None
 

@@ -191,7 +191,7 @@ def test_value_check_rerun_refuses_links_in_its_folder(tmp_path, outside):
 
 # ----------------------------------------------------------------------------- compare
 def test_compare_refuses_a_linked_tuned_folder(tmp_path, outside):
-    from psygym_experiments.compare import tuned_entry
+    from psygym_experiments.harness.compare_field import tuned_entry
 
     runs_dir = tmp_path / "runs"
     (runs_dir / "tuned").mkdir(parents=True)
