@@ -61,7 +61,7 @@ def best_answer(res: Any, doc: dict[str, Any]) -> str:
     sampled gap between the top two comes with its paired 95% interval, and where that interval
     covers 0 no best agent is named.
     """
-    from psygym_experiments.report import entry_seats, gap, seat_map
+    from psygym_experiments.harness.standings import entry_seats, gap, seat_map
 
     rows = [r for r in doc["rows"] if r["rank"] is not None]
     where = f"{res.edition} {res.scenario}"
@@ -106,7 +106,7 @@ def _reference_line(res: Any, doc: dict[str, Any], ref: str) -> tuple[str, bool]
     (:func:`~psygym_experiments.report.rank_words`,
     :func:`~psygym_experiments.report.optimum_shortfall`).
     """
-    from psygym_experiments.report import optimum_shortfall, rank_words
+    from psygym_experiments.harness.standings import optimum_shortfall, rank_words
 
     rows = [r for r in doc["rows"] if r["rank"] is not None]
     where = f"{res.edition} {res.scenario}"
@@ -181,7 +181,7 @@ def answers_md(
     reference: str,
 ) -> list[str]:
     """The report's "Answers" section: one subsection per compared edition."""
-    from psygym_experiments.report import search_match_sentence
+    from psygym_experiments.harness.standings import search_match_sentence
 
     lines = ["## Answers", ""]
     editions = list(dict.fromkeys(r.edition for r in results))

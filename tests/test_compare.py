@@ -20,8 +20,9 @@ from psygym_experiments.cli import app
 from psygym_experiments.harness.compare_field import plan
 from psygym_experiments.harness.compare_run import run_compare
 from psygym_experiments.harness.games import GameStats
+from psygym_experiments.harness.standings import head_to_head, leaderboard
 from psygym_experiments.harness.tournament import CSV_COLUMNS, Evaluation, PairResult
-from psygym_experiments.report import DEFINITIONS, head_to_head, leaderboard
+from psygym_experiments.report import DEFINITIONS
 from typer.testing import CliRunner
 
 TINY = TINY_SEVENTH
@@ -267,7 +268,7 @@ def test_state_graph_values_equal_the_solver_and_identical_players_merge(tiny_pa
 
 
 def test_ppo_is_scored_only_on_its_trained_seat():
-    from psygym_experiments.report import agent_games, leaderboard
+    from psygym_experiments.harness.standings import agent_games, leaderboard
 
     labels = ["a", "b", "ppo"]
     data = {(0, 1): [1, 1], (1, 0): [1, 1], (0, 2): [3, 3], (2, 0): [-9, -9],
@@ -285,7 +286,8 @@ def test_ppo_is_scored_only_on_its_trained_seat():
 def test_one_seat_agents_play_only_their_seat_and_head_to_head_says_so():
     from psygym_experiments.harness.compare_field import Entry
     from psygym_experiments.harness.compare_run import _field_pairings
-    from psygym_experiments.report import _h2h_cell, head_to_head
+    from psygym_experiments.harness.standings import head_to_head
+    from psygym_experiments.report import _h2h_cell
 
     entries = [Entry("a", "a", "heuristic"), Entry("ppo-seat0", "x", "ppo", seats=(0,)),
                Entry("ppo-seat1", "y", "ppo", seats=(1,))]  # fmt: skip
@@ -304,7 +306,7 @@ def test_one_seat_agents_play_only_their_seat_and_head_to_head_says_so():
 
 
 def test_agents_that_play_alike_still_merge_beside_one_seat_agents():
-    from psygym_experiments.report import twins
+    from psygym_experiments.harness.standings import twins
 
     labels = ["a", "b", "c", "ppo-seat0"]
     # a and b play alike against c and against ppo-seat0 (which meets them in seat 0 only).
@@ -352,7 +354,8 @@ def test_search_plays_the_leader_of_an_unsolved_duel_head_to_head(tmp_path):
     """Where search is too slow for the round-robin it meets the leader over both seats."""
     from psygym_experiments.harness.compare_field import CompareSettings
     from psygym_experiments.harness.compare_run import compare_scenario
-    from psygym_experiments.report import board_of, scenario_doc, search_match_sentence
+    from psygym_experiments.harness.standings import board_of, search_match_sentence
+    from psygym_experiments.report import scenario_doc
     from psygym_experiments.report_answers import answers_md
 
     def settings(**kw):
@@ -382,7 +385,7 @@ def test_search_plays_the_leader_of_an_unsolved_duel_head_to_head(tmp_path):
 
 
 def test_search_match_sentence_names_a_winner_only_beyond_noise():
-    from psygym_experiments.report import search_match_sentence
+    from psygym_experiments.harness.standings import search_match_sentence
 
     base = {"opponent": "bid-all", "opponent_kind": "heuristic", "games_per_seat": 10}
     clear = search_match_sentence("x", {**base, "margin": 1.5, "ci95": 1.0, "decided": True})
@@ -431,7 +434,8 @@ def _ranked_field():
 def test_headline_answers_table_and_html_state_one_rank_and_a_meaningful_share(tmp_path):
     from types import SimpleNamespace
 
-    from psygym_experiments.report import board_of, write_report
+    from psygym_experiments.harness.standings import board_of
+    from psygym_experiments.report import write_report
 
     res = _ranked_field()
     board = {r.label: r.rank for r in board_of(res)}
@@ -474,7 +478,7 @@ def test_headline_answers_table_and_html_state_one_rank_and_a_meaningful_share(t
 
 
 def test_shortfall_share_is_left_out_when_no_agent_falls_short():
-    from psygym_experiments.report import optimum_shortfall
+    from psygym_experiments.harness.standings import optimum_shortfall
 
     rows = [{"agent0": "x", "agent1": "optimal", "exact_score": 0.0},
             {"agent0": "y", "agent1": "optimal", "exact_score": -0.2},
