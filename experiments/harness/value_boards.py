@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.output import write_bytes
-from psygym_experiments.harness.value_config import load_rules
+from psygym_experiments.harness.train_config import load_rules
 
 from psygym.core import CHANCE, TERMINAL, EventKind, sample_action
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from psygym_experiments.harness.runs import atomic_write, inside, numbered_run_dir
+from psygym_experiments.harness.train_config import load_rules, read_yaml
 
 ALGO = "value"
 """The ``--algo`` name of board-value training."""
@@ -89,13 +90,6 @@ TUNABLE = tuple(
 """Keys a ``--config`` YAML file may set for a value run."""
 
 
-def load_rules(edition: str, scenario: str) -> Any:
-    """The rules of ``edition`` on ``scenario`` (a shipped name or a TOML path)."""
-    from psygym.editions import load
-
-    return load(edition, scenario)
-
-
 def make_value_config(
     edition: str, scenario: str, steps: int = 2000, seed: int = 0, *,
     config: str | Path | None = None, overrides: dict[str, Any] | None = None,
@@ -123,8 +117,6 @@ def make_value_config(
     rules = load_rules(edition, scenario)
     extra: dict[str, Any] = {}
     if config:
-        from psygym_experiments.harness.train_config import read_yaml
-
         doc = read_yaml(config)
         if not isinstance(doc, dict):
             raise ValueError(f"--config {config}: expected a mapping of settings")
@@ -270,6 +262,6 @@ def start_value_run(cfg: ValueConfig, runs_dir: str | Path) -> Path:
 
 __all__ = [
     "ALGO", "FINAL", "TUNABLE", "ValueConfig", "check_value_config", "config_from_run",
-    "is_value_run", "load_rules", "make_value_config", "start_value_run", "value_command_line",
+    "is_value_run", "make_value_config", "start_value_run", "value_command_line",
     "write_value_config",
 ]  # fmt: skip

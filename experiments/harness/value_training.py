@@ -106,6 +106,7 @@ from psygym_experiments.harness.runs import (
     check_run_folder,
 )
 from psygym_experiments.harness.runs import read_metrics as _read_csv
+from psygym_experiments.harness.train_config import load_rules
 from psygym_experiments.harness.training import TrainingInterrupted
 from psygym_experiments.harness.value_boards import (
     PART,
@@ -129,7 +130,6 @@ from psygym_experiments.harness.value_config import (
     TUNABLE,
     ValueConfig,
     config_from_run,
-    load_rules,
 )
 
 FIT_FIELDS = ("fit", "epoch", "train_mse", "val_mse")
