@@ -27,7 +27,7 @@ from helpers import ScriptedConsole
 from psygym_experiments import play_session
 from psygym_experiments.harness.player_view import PlayerView
 from psygym_experiments.play_session import Advisor, PlaySession
-from psygym_experiments.serve.games import GameStore
+from psygym_experiments.serve.store import GameStore
 
 from psygym.core import CHANCE, TERMINAL
 

@@ -62,7 +62,7 @@ from psygym_experiments.harness.player_view import PlayerView, Shown  # noqa: E4
 from psygym_experiments.play_replay import replay_log  # noqa: E402
 from psygym_experiments.serve import games as serve_games  # noqa: E402
 from psygym_experiments.serve.app import create_app  # noqa: E402
-from psygym_experiments.serve.games import GameStore  # noqa: E402
+from psygym_experiments.serve.store import GameStore  # noqa: E402
 from rich.console import Console  # noqa: E402
 
 from psygym import edition as registry  # noqa: E402

@@ -614,7 +614,7 @@ def serve(tmp_path):
     pytest.importorskip("httpx")
     from fastapi.testclient import TestClient
     from psygym_experiments.serve.app import create_app
-    from psygym_experiments.serve.games import GameStore
+    from psygym_experiments.serve.store import GameStore
 
     with TestClient(create_app(GameStore(tmp_path / "runs")), raise_server_exceptions=False) as c:
         yield c

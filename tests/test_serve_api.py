@@ -21,7 +21,8 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient  # noqa: E402
 from psygym_experiments.serve.app import create_app  # noqa: E402
-from psygym_experiments.serve.games import GameStore, toml_text  # noqa: E402
+from psygym_experiments.serve.games import toml_text  # noqa: E402
+from psygym_experiments.serve.store import GameStore  # noqa: E402
 
 from psygym import edition as registry  # noqa: E402
 from psygym.core import (  # noqa: E402

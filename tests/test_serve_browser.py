@@ -31,7 +31,7 @@ pytestmark = pytest.mark.skipif(
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
 from psygym_experiments.serve.app import create_app  # noqa: E402
-from psygym_experiments.serve.games import GameStore  # noqa: E402
+from psygym_experiments.serve.store import GameStore  # noqa: E402
 from test_serve_api import hidden_strings, private_labels, short_game  # noqa: E402
 from test_serve_load import ServerThread  # noqa: E402
 

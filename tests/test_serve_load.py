@@ -32,7 +32,7 @@ uvicorn = pytest.importorskip("uvicorn")
 httpx = pytest.importorskip("httpx")
 
 from psygym_experiments.serve.app import create_app  # noqa: E402
-from psygym_experiments.serve.games import GameStore  # noqa: E402
+from psygym_experiments.serve.store import GameStore  # noqa: E402
 from test_serve_api import short_game  # noqa: E402
 
 from psygym import edition as registry  # noqa: E402

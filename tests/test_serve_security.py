@@ -35,7 +35,8 @@ from psygym_experiments.serve.front_door import (  # noqa: E402
     MAX_JSON_DEPTH,
     json_depth,
 )
-from psygym_experiments.serve.games import PATH_FIELD_SUFFIX, GameStore, toml_text  # noqa: E402
+from psygym_experiments.serve.games import PATH_FIELD_SUFFIX, toml_text  # noqa: E402
+from psygym_experiments.serve.store import GameStore  # noqa: E402
 from test_serve_api import TOML, short_game  # noqa: E402
 
 from psygym import edition as registry  # noqa: E402

@@ -217,7 +217,7 @@ def test_advise_table_passes_over_a_link_where_its_folder_would_go(
 # ----------------------------------------------------------------------------- serve
 def test_serve_refuses_a_linked_log_folder_and_log_file(tmp_path, outside):
     from psygym_experiments.harness.gamelog import GameLog
-    from psygym_experiments.serve.games import GameStore
+    from psygym_experiments.serve.store import GameStore
 
     runs_dir = tmp_path / "runs"
     (runs_dir / "serve").mkdir(parents=True)

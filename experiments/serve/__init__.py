@@ -27,7 +27,7 @@ def serve(
     import uvicorn
     from psygym_experiments.common import user_errors
     from psygym_experiments.serve.app import create_app
-    from psygym_experiments.serve.games import GameStore
+    from psygym_experiments.serve.store import GameStore
 
     with user_errors():  # e.g. a runs folder whose serve/games is a link: one line, exit 2
         store = GameStore(runs_dir, idle_seconds=idle_minutes * 60)

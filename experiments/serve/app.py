@@ -42,7 +42,8 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from psygym_experiments.serve.front_door import FrontDoor, read_body, read_json
-from psygym_experiments.serve.games import BadRequest, GameStore
+from psygym_experiments.serve.games import BadRequest
+from psygym_experiments.serve.store import GameStore
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 HERE = Path(__file__).resolve().parent
