@@ -6,6 +6,8 @@ layered by env and scenario) and a ``--config`` YAML, and refuses a bad value in
 (:func:`check_hyperparams`). The run itself is :mod:`.training`.
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
