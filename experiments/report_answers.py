@@ -103,8 +103,8 @@ def _reference_line(res: Any, doc: dict[str, Any], ref: str) -> tuple[str, bool]
     """How ``ref`` does on one scenario, and whether the optimal agent was in that field.
 
     Its rank and its shortfall from the optimum are those of the Headline
-    (:func:`~psygym_experiments.report.rank_words`,
-    :func:`~psygym_experiments.report.optimum_shortfall`).
+    (:func:`~psygym_experiments.harness.standings.rank_words`,
+    :func:`~psygym_experiments.harness.standings.optimum_shortfall`).
     """
     from psygym_experiments.harness.standings import optimum_shortfall, rank_words
 
