@@ -54,7 +54,7 @@ from psygym_experiments.harness.solving import (
     exact_game_value,
     exploitability,
 )
-from psygym_experiments.harness.standings import REFERENCE
+from psygym_experiments.harness.standings import REFERENCE, leaderboard
 from psygym_experiments.harness.tournament import EvalSettings, evaluate, pairings, worker_pool
 from psygym_experiments.report import write_report
 
@@ -415,7 +415,6 @@ def search_match(
         return None
     from psygym_experiments.harness.head_to_head import head_to_head
     from psygym_experiments.harness.progress import ProgressBar
-    from psygym_experiments.harness.standings import leaderboard
 
     both = {e.label: e for e in entries if tuple(e.seats) == (0, 1)}
     board = leaderboard(ev, {e.label: e.kind for e in entries},
