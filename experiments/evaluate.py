@@ -53,7 +53,8 @@ from psygym_experiments.harness.runs import (
 )
 from psygym_experiments.harness.solving import MAX_STATES
 from psygym_experiments.harness.task_record import TaskRecord
-from psygym_experiments.harness.tournament import EvalSettings, Evaluation, csv_text, evaluate
+from psygym_experiments.harness.tournament import EvalSettings, evaluate
+from psygym_experiments.harness.tournament_results import Evaluation, csv_text
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 DEFAULT_AGENTS = "default"

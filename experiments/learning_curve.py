@@ -135,7 +135,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from psygym_agents.sb3 import SB3Policy, load_policy
     from psygym_experiments.common import default_edition
     from psygym_experiments.harness.train_config import make_config
-    from psygym_experiments.harness.training import read_metrics, run_training, start_run
+    from psygym_experiments.harness.training import run_training
+    from psygym_experiments.harness.training_files import read_metrics, start_run
 
     from psygym.editions import load
     from psygym.policies import resolve_policy

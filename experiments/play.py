@@ -24,10 +24,9 @@ from typing import Annotated, Any
 import typer
 from psygym_experiments.common import console, edition_option, err_console, user_errors
 from psygym_experiments.harness.runs import command_text
+from psygym_experiments.play_advice import HINT_BUDGET, Advisor
 from psygym_experiments.play_replay import replay_log
 from psygym_experiments.play_session import (
-    HINT_BUDGET,
-    Advisor,
     GameLog,
     PlaySession,
     scenario_info,

@@ -23,7 +23,7 @@ from psygym_experiments.harness.standings import (
     seat_baseline,
     statement,
 )
-from psygym_experiments.harness.tournament import CSV_COLUMNS, csv_text
+from psygym_experiments.harness.tournament_results import CSV_COLUMNS, csv_text
 
 DEFINITIONS = """\
 - **Score**: the game's zero-sum score (wounds and value inflicted minus suffered) per game, from

@@ -35,11 +35,13 @@ from psygym_experiments.harness.train_config import TrainConfig, make_config
 from psygym_experiments.harness.training import (
     TRUSTED_NOTE,
     TrainingInterrupted,
+    resume_run,
+    run_training,
+)
+from psygym_experiments.harness.training_files import (
     command_line,
     first_evaluation,
     read_metrics,
-    resume_run,
-    run_training,
     start_run,
 )
 from psygym_experiments.harness.value_config import ALGO as VALUE_ALGO

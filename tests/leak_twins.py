@@ -26,7 +26,8 @@ from fastapi.testclient import TestClient
 from helpers import ScriptedConsole
 from psygym_experiments import play_session
 from psygym_experiments.harness.player_view import PlayerView
-from psygym_experiments.play_session import Advisor, PlaySession
+from psygym_experiments.play_advice import Advisor
+from psygym_experiments.play_session import PlaySession
 from psygym_experiments.serve.store import GameStore
 
 from psygym.core import CHANCE, TERMINAL

@@ -21,7 +21,7 @@ from psygym_experiments.harness.compare_field import plan
 from psygym_experiments.harness.compare_run import run_compare
 from psygym_experiments.harness.games import GameStats
 from psygym_experiments.harness.standings import head_to_head, leaderboard
-from psygym_experiments.harness.tournament import CSV_COLUMNS, Evaluation, PairResult
+from psygym_experiments.harness.tournament_results import CSV_COLUMNS, Evaluation, PairResult
 from psygym_experiments.report import DEFINITIONS
 from typer.testing import CliRunner
 

@@ -19,13 +19,11 @@ from helpers import TINY_SEVENTH
 from psygym_experiments.cli import app
 from psygym_experiments.harness.games import mean_ci, play_crn
 from psygym_experiments.harness.tournament import (
-    CSV_COLUMNS,
     EvalSettings,
-    Evaluation,
-    csv_text,
     evaluate,
     pairings,
 )
+from psygym_experiments.harness.tournament_results import CSV_COLUMNS, Evaluation, csv_text
 from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL

@@ -18,7 +18,8 @@ import pytest
 from psygym_agents.sb3 import SB3Policy, load_policy, make_sb3, pretrained_path, read_metadata
 from psygym_experiments.cli import app
 from psygym_experiments.harness.train_config import make_config
-from psygym_experiments.harness.training import make_vec_env, read_metrics, train_agent
+from psygym_experiments.harness.training import make_vec_env, train_agent
+from psygym_experiments.harness.training_files import read_metrics
 from typer.testing import CliRunner
 
 import psygym  # noqa: F401 - registers the env ids

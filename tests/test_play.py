@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from psygym_experiments.cli import app
 from psygym_experiments.harness.odds_view import action_odds, percent
+from psygym_experiments.play_advice import Advisor
 from psygym_experiments.play_replay import read_log, replay_log
 from psygym_experiments.play_session import (
-    Advisor,
     GameLog,
     PlaySession,
     state_digest,

@@ -25,7 +25,8 @@ import numpy as np
 import pytest
 from helpers import ScriptedConsole
 from psygym_experiments.harness.odds_view import DEPENDS_ON_RESPONSE, odds_text, percent
-from psygym_experiments.play_session import Advisor, PlaySession
+from psygym_experiments.play_advice import Advisor
+from psygym_experiments.play_session import PlaySession
 
 from psygym import CHANCE, TERMINAL, load
 from psygym.editions.second.actions import NULLIFY, PASS, RESPONSE_CARDS

@@ -22,7 +22,7 @@ from psygym_experiments.harness.train_config import (
     make_config,
     reference_opponent,
 )
-from psygym_experiments.harness.training import read_metrics, write_config
+from psygym_experiments.harness.training_files import read_metrics, write_config
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecCheckNan
 from typer.testing import CliRunner

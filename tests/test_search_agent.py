@@ -289,7 +289,7 @@ def test_compare_has_search_on_every_duel_with_search_and_says_so_without(editio
     from dataclasses import replace
 
     from psygym_experiments.harness.compare_field import heuristic_entries
-    from psygym_experiments.harness.compare_run import search_entry
+    from psygym_experiments.harness.compare_search import search_entry
 
     rules = load(edition, scenario)
     notes: list[str] = []
@@ -308,7 +308,7 @@ def test_compare_has_search_on_every_duel_with_search_and_says_so_without(editio
 
 @pytest.mark.parametrize("edition,scenario", SINGLE_PHASE)
 def test_compare_leaves_search_to_optimal_where_solvable_whole(edition, scenario):
-    from psygym_experiments.harness.compare_run import search_entry
+    from psygym_experiments.harness.compare_search import search_entry
 
     assert search_entry(load(edition, scenario), _settings(quick=False), []) is None
 

@@ -85,7 +85,8 @@ def test_compare_picks_up_only_safe_models_from_a_runs_folder(tmp_path, marker):
 
 def test_a_pickled_resume_checkpoint_is_refused(tmp_path, marker):
     from psygym_experiments.harness.train_config import make_config
-    from psygym_experiments.harness.training import resume_run, write_config
+    from psygym_experiments.harness.training import resume_run
+    from psygym_experiments.harness.training_files import write_config
 
     cfg = make_config("7th", "single-phase", steps=64, eval_every=32, eval_episodes=2)
     run = tmp_path / "run"
@@ -129,7 +130,7 @@ def test_different_names_never_share_a_folder():
 
 def test_a_scenario_named_to_escape_trains_inside_runs(tmp_path):
     from psygym_experiments.harness.train_config import make_config
-    from psygym_experiments.harness.training import start_run
+    from psygym_experiments.harness.training_files import start_run
 
     toml = Path(load("7th").scenario.path) if hasattr(load("7th").scenario, "path") else None
     src = toml if toml and toml.is_file() else None

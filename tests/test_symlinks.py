@@ -136,7 +136,7 @@ def test_evaluate_until_clear_resume_refuses_a_linked_record(tmp_path, outside):
 # ----------------------------------------------------------------------------- train
 def test_train_resume_refuses_links_in_its_run_folder(tmp_path, outside):
     from psygym_experiments.harness.train_config import make_config
-    from psygym_experiments.harness.training import start_run
+    from psygym_experiments.harness.training_files import start_run
     from psygym_experiments.harness.value_config import make_value_config, start_value_run
 
     cfg = make_config("7th", "single-phase", steps=64, eval_every=32, eval_episodes=2)

@@ -1,9 +1,9 @@
 """The field of ``psygym compare``: the settings, and which agents play each scenario.
 
-:func:`plan` picks the scenarios, :func:`heuristic_entries`, :func:`tuned_entry`,
-:func:`ppo_entry` and :func:`search_entry`'s kin build each scenario's field of agents (tuning or
-training one where nothing is saved), and :func:`usable` leaves out what cannot play. The games
-are :mod:`.compare_run`; the command is :mod:`psygym_experiments.compare`.
+:func:`plan` picks the scenarios, :func:`heuristic_entries`, :func:`tuned_entry` and
+:func:`ppo_entry` build each scenario's field of agents (tuning or training one where nothing is
+saved; ``search`` joins in :mod:`.compare_search`), and :func:`usable` leaves out what cannot
+play. The games are :mod:`.compare_run`; the command is :mod:`psygym_experiments.compare`.
 """
 
 from __future__ import annotations

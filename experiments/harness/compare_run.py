@@ -43,6 +43,13 @@ from psygym_experiments.harness.compare_field import (
     tuned_entry,
     usable,
 )
+from psygym_experiments.harness.compare_search import (
+    hidden,
+    match_wanted,
+    search_differs,
+    search_entry,
+    search_match,
+)
 from psygym_experiments.harness.lifecycle import pool_initializer
 from psygym_experiments.harness.output import write_json
 from psygym_experiments.harness.pools import ray_pool
@@ -54,7 +61,7 @@ from psygym_experiments.harness.solving import (
     exact_game_value,
     exploitability,
 )
-from psygym_experiments.harness.standings import REFERENCE, leaderboard
+from psygym_experiments.harness.standings import REFERENCE
 from psygym_experiments.harness.tournament import EvalSettings, evaluate, pairings, worker_pool
 from psygym_experiments.report import write_report
 
@@ -156,65 +163,6 @@ def _prepared_entries(
     return entries + [e for e in extra if e is not None and usable(e, rules, notes)]
 
 
-def search_entry(rules: Any, settings: CompareSettings, notes: list[str]) -> Entry | None:
-    """The ``search`` agent where the game cannot be solved whole (``None`` elsewhere).
-
-    With ``--quick`` it is left out (a note says so): it spends up to a few seconds a game, far
-    more than a quick run has. Where the scenario is solvable whole it is the exact solver,
-    which the field has as ``optimal``.
-    """
-    try:
-        if not _search_differs(rules):
-            return None
-    except ImportError as exc:
-        notes.append(f"search agent left out: it is not installed ({exc}).")
-        return None
-    if settings.quick:
-        notes.append("search agent left out with --quick: it takes up to a few seconds a game; "
-                     "compare --search has it.")  # fmt: skip
-        return None
-    if not settings.search and SEARCH not in (settings.agents or ()):
-        match = (
-            f"it plays the leader head to head instead ({settings.search_games} games per "
-            "seat, below); "
-            if settings.search_games and settings.agents is None
-            else ""
-        )
-        notes.append("search agent left out of the round-robin: it takes seconds a game, which "
-                     f"would make this comparison take hours; {match}compare --search puts it "
-                     "in the round-robin, and psygym evaluate --until-clear plays a match until "
-                     "its margin is clear.")  # fmt: skip
-        return None
-    return Entry(SEARCH, SEARCH, "search", "built in", search_text(rules))
-
-
-def _search_differs(rules: Any) -> bool:
-    """Whether ``search`` is not simply the exact solver here (which the field has as optimal)."""
-    from psygym_agents.solvers.search import solvable_whole
-
-    return not solvable_whole(rules) or _hidden(rules)
-
-
-def search_text(rules: Any) -> str:
-    """How the search agent plays here (one sentence, its own note where it has one)."""
-    if _hidden(rules):
-        return ("an information-set search over the hands it cannot see, with the reference "
-                "heuristic as its rollout (not exact)")  # fmt: skip
-    from psygym.policies import resolve_policy
-
-    note = getattr(resolve_policy(SEARCH, rules), "note", "")
-    return f"searches every line of play within each cast or turn: {note}" if note else SEARCH
-
-
-def _hidden(rules: Any) -> bool:
-    """Whether the players of ``rules`` do not see the whole state (no exact solving)."""
-    try:
-        from psygym_agents.solvers import has_hidden_information
-    except ImportError:
-        return False
-    return bool(has_hidden_information(rules))
-
-
 def unsolved_note(rules: Any, solved: Solved) -> Solved:
     """``solved`` with a note that recommends no agent outside the field.
 
@@ -223,7 +171,7 @@ def unsolved_note(rules: Any, solved: Solved) -> Solved:
     exactly, so such a field never has it: the note says only why there is no exact value
     (the report adds that there is no optimal agent).
     """
-    if solved.value is not None or not _hidden(rules):
+    if solved.value is not None or not hidden(rules):
         return solved
     note = (f"edition {rules.edition} has hidden information (secret hands): exact solving "
             "does not apply")  # fmt: skip
@@ -334,7 +282,7 @@ def compare_scenario(
     eval_settings = EvalSettings(
         settings.episodes, settings.seed, settings.workers,
         # Hidden information rules out every exact score: no pilot solve to wait for.
-        exact=settings.exact_pairs and not graph_path and not _hidden(rules),
+        exact=settings.exact_pairs and not graph_path and not hidden(rules),
         exploit=br_agents, stochastic_exact=stochastic_exact, max_states=settings.max_states,
         game_value=solved.value, solve=False, show_progress=show_progress,
         seats={e.label: e.seats for e in entries if tuple(e.seats) != (0, 1)},
@@ -387,65 +335,6 @@ def collect(res: ScenarioResult) -> ScenarioResult:
         res.pending.result()
         res.pending = None
     return res
-
-
-def search_match(
-    rules: Any, entries: list[Entry], ev: Any, settings: CompareSettings, *, pool: Any = None,
-    show_progress: bool = True, background: bool = False, memos: dict[str, str] | None = None,
-) -> dict[str, Any] | None:  # fmt: skip
-    """``search`` against the leader of the round-robin, head to head over both seats.
-
-    Played where ``search`` would be in the field but is left out of the round-robin for its
-    cost (a duel without ``--search``, not ``--quick``, every agent kept), with
-    ``settings.search_games`` games per seat and the round-robin's seeds
-    (:func:`psygym_experiments.harness.head_to_head.head_to_head`, no early stop). The leader is
-    the best-ranked agent that plays both seats. Its games are split into one batch per worker,
-    whatever else the workers do, so the numbers are those of a match played alone.
-
-    ``background``: played in a thread beside other work (:func:`compare_scenario`), so instead
-    of a progress bar (the display has one at a time) it prints a line when it starts and ends.
-    ``memos``: spec -> the solver memo its ``optimal`` player starts from (see :class:`Prober`).
-
-    Returns:
-        The match's summary with the leader's ``kind`` and the match's ``seconds`` (wall time
-        from its start to its end), or ``None`` where no match is played.
-    """
-    if (not _match_wanted(settings) or any(e.kind == SEARCH for e in entries)
-            or not _search_differs(rules)):  # fmt: skip
-        return None
-    from psygym_experiments.harness.head_to_head import head_to_head
-    from psygym_experiments.harness.progress import ProgressBar
-
-    both = {e.label: e for e in entries if tuple(e.seats) == (0, 1)}
-    board = leaderboard(ev, {e.label: e.kind for e in entries},
-                        {e.label: tuple(e.seats) for e in entries})  # fmt: skip
-    leader = next((both[r.label] for r in board if r.label in both), None)
-    if leader is None:
-        return None
-    start = time.perf_counter()
-    games = settings.search_games
-    workers = settings.workers if pool is not None else 1
-    name = getattr(rules.scenario, "name", "")
-    what = f"{rules.edition} {name}: search vs {leader.label}"
-    if show_progress and background:
-        err_console.print(f"{what}: {games} games per seat, in the background",
-                          highlight=False, soft_wrap=True)  # fmt: skip
-    with ProgressBar(what, games, enabled=show_progress and not background) as bar:
-        result = head_to_head(
-            rules, SEARCH, leader.spec, seed=settings.seed, max_games=games, min_games=games,
-            batch=max(1, -(-games // max(1, workers))), adaptive=False, workers=workers,
-            pool=pool, memos=memos,
-            on_batch=lambda r: bar.update(completed=r.games_per_seat,
-                                          note=f"{r.margin:+.2f} ± {r.ci95:.2f}"),
-        )  # fmt: skip
-    out = result.as_dict()
-    out["opponent"] = leader.label
-    out["opponent_kind"] = leader.kind
-    out["seconds"] = round(time.perf_counter() - start, 1)
-    if show_progress and background:
-        err_console.print(f"{what}: {result.margin:+.2f} ± {result.ci95:.2f} per game "
-                          f"({out['seconds']:.0f} s)", highlight=False, soft_wrap=True)  # fmt: skip
-    return out
 
 
 _NOT_YET = "the state graph was not finished when the games began"
@@ -600,22 +489,16 @@ def _play_order(pairs: list[tuple[str, str]], settings: CompareSettings) -> list
     """
     from psygym.editions import load
 
-    if not _match_wanted(settings):
+    if not match_wanted(settings):
         return list(pairs)
 
     def has_match(sc: tuple[str, str]) -> bool:
         try:
-            return _search_differs(load(*sc))
+            return search_differs(load(*sc))
         except Exception:  # noqa: BLE001 - compare_scenario reports it, in its place
             return True
 
     return sorted(pairs, key=lambda sc: not has_match(sc))
-
-
-def _match_wanted(settings: CompareSettings) -> bool:
-    """Whether the settings ask for ``search``'s match against each duel's leader."""
-    return not (settings.quick or settings.search or settings.agents is not None
-                or settings.search_games < 1)  # fmt: skip
 
 
 def _eta_line(k: int, total: int, start: float) -> None:
@@ -735,5 +618,5 @@ def run_compare(
 
 __all__ = [
     "Prober", "collect", "compare_scenario", "exact_plan", "optimal_spec", "run_compare",
-    "search_entry", "search_match", "search_text", "unsolved_note",
+    "unsolved_note",
 ]  # fmt: skip

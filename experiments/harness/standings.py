@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.games import mean_ci
-from psygym_experiments.harness.tournament import PairResult
+from psygym_experiments.harness.tournament_results import PairResult
 
 REFERENCE = "double-wc"
 """The rule of thumb whose distance to the best agent and to the optimum the report states."""

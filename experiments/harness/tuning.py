@@ -542,7 +542,8 @@ def _rl_objective(
     """The Optuna objective of :func:`tune_rl`: one short training run per trial."""
     import optuna
     from psygym_experiments.harness.train_config import make_config
-    from psygym_experiments.harness.training import run_training, write_config
+    from psygym_experiments.harness.training import run_training
+    from psygym_experiments.harness.training_files import write_config
 
     def objective(trial: Any) -> float:
         trial.set_user_attr("worker", worker)
