@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from functools import lru_cache
 
 from psygym_agents.base import DeterministicPolicy
 
 from psygym.editions.eighth.effects import deny_chance, is_perils, mortal_distribution, two_d6
 from psygym.editions.eighth.rules import EighthRules
 from psygym.editions.eighth.state import Stage, State
+from psygym.per_rules import memo_per_rules
 
 _PERILS = float(sum((p for t, p in two_d6() if is_perils(t)), Fraction(0)))
 
@@ -50,7 +50,7 @@ def attempt_value(rules: EighthRules, s: State, caster: int, action: int) -> flo
     )
 
 
-@lru_cache(maxsize=1 << 16)
+@memo_per_rules
 def _attempt_value(
     rules: EighthRules,
     caster: int,
@@ -93,7 +93,7 @@ def deny_gain(rules: EighthRules, s: State, caster: int, action: int) -> float:
     return _deny_gain(rules, caster, p, t, rules.warp_charge(s, p), s.wounds[t])
 
 
-@lru_cache(maxsize=1 << 16)
+@memo_per_rules
 def _deny_gain(
     rules: EighthRules, caster: int, p: int, t: int, wc: int, target_wounds: int
 ) -> float:

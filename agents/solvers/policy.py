@@ -28,12 +28,13 @@ once per edition and scenario in a process (:func:`announce`), and plays the ``s
 from __future__ import annotations
 
 import sys
-import weakref
 from collections.abc import Hashable
 from typing import Any, TextIO
 
 from psygym_agents.solvers import NotSolvable, has_hidden_information
 from psygym_agents.solvers.expectiminimax import Solver
+
+from psygym.per_rules import PerRules
 
 AUTO_MAX_STATES = 200_000
 """States the automatic ``optimal`` agent may memoise before it gives up exact play."""
@@ -43,7 +44,9 @@ AUTO_PLIES = 6
 _ANNOUNCED: set[tuple[str, str]] = set()
 """(edition, scenario) pairs whose "playing search" line this process has printed."""
 
-_SOLVERS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+_SOLVERS: PerRules[dict[tuple[Any, ...], Any]] = PerRules()
+"""Rules object -> its equilibrium solvers by settings (and "too-large": the search it fell back
+to), for the rules objects used most recently."""
 
 
 def shared_solver(
@@ -55,7 +58,8 @@ def shared_solver(
 ) -> Solver:
     """The equilibrium :class:`Solver` of ``rules`` for these settings, created once and reused.
 
-    The memo lives as long as ``rules`` does (a weak reference keys it).
+    The memo is kept for the few rules objects used most recently
+    (:class:`psygym.per_rules.PerRules`).
     """
     per_rules = _SOLVERS.setdefault(rules, {})
     key = (max_depth, max_plies, max_states)

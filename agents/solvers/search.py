@@ -40,7 +40,6 @@ compiled twin, the search and the board value run in the core (``Solver(leaf_val
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Hashable
 from typing import Any
 
@@ -48,6 +47,7 @@ from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.rollout_value import RolloutValue
 
 from psygym.core import Information
+from psygym.per_rules import PerRules
 
 _KEEP = 4
 """Solvers always kept per rules object: the units of lookahead used most recently."""
@@ -62,7 +62,7 @@ A game started again from a board seen before (``evaluate``, ``value-check``) me
 units of lookahead, and a kept solver answers what it solved already, so later games from that
 board cost less. The bound keeps memory to about a gigabyte."""
 
-_LOOKAHEAD: weakref.WeakKeyDictionary[Any, dict[Hashable, Solver]] = weakref.WeakKeyDictionary()
+_LOOKAHEAD: PerRules[dict[Hashable, Solver]] = PerRules()
 
 EXACT_BUDGET = 200_000
 """States an exact solve of the rest of the game may memoise before ``search`` falls back to
@@ -114,7 +114,7 @@ def _fit_of(rules: Any) -> _Fit:
     return fit
 
 
-_FITS: weakref.WeakKeyDictionary[Any, _Fit] = weakref.WeakKeyDictionary()
+_FITS: PerRules[_Fit] = PerRules()
 
 
 def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> Solver | None:

@@ -14,8 +14,9 @@ reference everywhere, so any result can be checked against it). Where the core i
 from __future__ import annotations
 
 import os
-import weakref
 from typing import Any, Protocol
+
+from psygym.per_rules import PerRules
 
 ENGINE_VARIABLE = "PSYGYM_ENGINE"
 """Environment variable choosing the engine."""
@@ -104,7 +105,7 @@ def engine_name() -> str:
 
 
 def compiled_game(rules: Any) -> Any | None:
-    """The compiled twin of ``rules`` (built once per rules object), or ``None``.
+    """The compiled twin of ``rules`` (built once, kept for the rules objects used last), or ``None``.
 
     ``None`` where the reference runs: ``PSYGYM_ENGINE=python``, no core built, an edition
     without a twin, or rules of a subclass that changes the reference's behaviour.
@@ -122,8 +123,9 @@ def compiled_game(rules: Any) -> Any | None:
     return built[id(core)]
 
 
-_BUILT: weakref.WeakKeyDictionary[Any, dict[int, Any]] = weakref.WeakKeyDictionary()
-"""Rules object -> {id of the core module: its compiled twin or None}, as long as the rules live."""
+_BUILT: PerRules[dict[int, Any]] = PerRules()
+"""Rules object -> {id of the core module: its compiled twin or None}, for the rules objects
+used most recently (a twin holds its rules, so a weak key would keep them for good)."""
 
 
 __all__ = [
