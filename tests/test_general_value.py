@@ -221,3 +221,55 @@ def test_every_edition_ships_a_value_for_any_list(edition):
     value = shipped_value(rules)
     assert value.meta["general"] and value.input_size == rules.observation_size
     assert np.isfinite(value(rules, rules.initial_state()))
+
+
+class _InlinePool:
+    """Plays submitted chunks at once; a chunk from ``stop_at`` on raises, as a stopped run."""
+
+    def __init__(self, stop_at=None):
+        self.starts, self.stop_at = [], stop_at
+
+    def submit(self, fn, *args):
+        from concurrent.futures import Future
+
+        games, done = args[2], Future()
+        self.starts.append(games.start)
+        if self.stop_at is not None and games.start >= self.stop_at:
+            done.set_exception(KeyboardInterrupt())
+        else:
+            done.set_result(fn(*args))
+        return done
+
+
+def test_a_stopped_stage_keeps_its_finished_chunks_and_plays_only_the_rest(tmp_path):
+    from psygym_experiments.harness.general_value import _Run
+
+    cfg = GeneralConfig(edition="8th", scenario="random,rounds=1", steps=120, workers=1)
+    stopped = _Run(cfg, tmp_path / "a", show_progress=False)
+    with pytest.raises(KeyboardInterrupt):
+        stopped.play(_InlinePool(stop_at=100), 0, 120, None)
+    assert sorted(p.name for p in stopped.parts_dir(0).iterdir()) == [
+        "games_0_50.npz", "games_50_100.npz",
+    ]  # fmt: skip
+    resumed = _InlinePool()
+    data = stopped.play(resumed, 0, 120, None)
+    assert resumed.starts == [100]  # the finished chunks are not played again
+    whole = _Run(cfg, tmp_path / "b", show_progress=False).play(_InlinePool(), 0, 120, None)
+    assert data.keys() == whole.keys()
+    assert all(np.array_equal(data[k], whole[k]) for k in data)
+    assert sorted(set(data["game"].tolist())) == sorted(set(whole["game"].tolist()))
+    assert len(data["seeds"]) == 120
+
+
+def test_a_stage_refuses_a_chunk_folder_that_links_out_of_the_run(tmp_path):
+    from psygym_experiments.harness.general_value import _Run
+    from psygym_experiments.harness.output import UnsafeOutputError
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    run = _Run(GeneralConfig(edition="8th", scenario="random,rounds=1"), tmp_path / "run", False)
+    run.parts_dir(0).parent.mkdir(parents=True)
+    run.parts_dir(0).symlink_to(outside)
+    with pytest.raises(UnsafeOutputError, match="outside the output folder"):
+        run.play(_InlinePool(), 0, 10, None)
+    assert list(outside.iterdir()) == []

@@ -45,12 +45,13 @@ from __future__ import annotations
 
 import json
 import shlex
+import shutil
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from psygym_experiments.harness.output import save_figure
+from psygym_experiments.harness.output import check_output, output_folder, save_figure
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import atomic_write, inside, numbered_run_dir
 from psygym_experiments.harness.value_boards import write_npz
@@ -368,8 +369,8 @@ class _Run:
                 n = cfg.steps if k == 0 else cfg.games
                 if not self.stage_path(k).is_file():  # a stage stopped after its games keeps them
                     data = self.play(pool, k, n, None if start is None else str(start))
-                    self.stage_path(k).parent.mkdir(exist_ok=True)
-                    write_npz(self.stage_path(k), **data)
+                    write_npz(self.stage_path(k), root=self.dir, **data)
+                    shutil.rmtree(self.parts_dir(k))
                 init = None if start is None else BoardValue.load(start)
                 model, val_mse, boards = self.fit(k, init)
                 save_value(model, self.model_stem(k))
@@ -401,17 +402,37 @@ class _Run:
         return self.model_stem(k).with_suffix(".safetensors")
 
     def play(self, pool: Any, stage: int, n: int, value_path: str | None) -> dict[str, np.ndarray]:
-        """``n`` games of ``stage`` in the pool, in chunks, with progress."""
+        """``n`` games of ``stage`` in the pool, in chunks, with progress.
+
+        Each finished chunk is kept in ``data/stage_<k>_parts/`` until the stage's file is
+        written, so a stopped run plays only the chunks it had not finished (a chunk's games
+        depend on the settings, the stage and the value alone).
+        """
         chunk = 50 if value_path is None else 5
         ranges = [range(i, min(n, i + chunk)) for i in range(0, n, chunk)]
         cfg = asdict(self.cfg)
-        parts = []
+        folder = output_folder(self.parts_dir(stage), self.dir)
+        paths = [folder / f"games_{r.start}_{r.stop}.npz" for r in ranges]
         with ProgressBar(f"stage {stage} games", n, enabled=self.show) as bar:
-            futures = [pool.submit(play_lists, cfg, stage, r, value_path) for r in ranges]
-            for r, f in zip(ranges, futures, strict=True):
-                parts.append(f.result())
-                bar.advance(len(r))
+            futures = {}
+            for r, path in zip(ranges, paths, strict=True):
+                if path.is_file():
+                    bar.advance(len(r))
+                else:
+                    futures[path] = pool.submit(play_lists, cfg, stage, r, value_path)
+            for r, path in zip(ranges, paths, strict=True):
+                if path in futures:
+                    write_npz(path, root=self.dir, **futures[path].result())
+                    bar.advance(len(r))
+        parts = []
+        for path in paths:
+            with np.load(check_output(path, self.dir), allow_pickle=False) as data:
+                parts.append({key: data[key] for key in data.files})
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    def parts_dir(self, stage: int) -> Path:
+        """Where the finished chunks of ``stage``'s games wait for the stage's file."""
+        return self.dir / "data" / f"stage_{stage}_parts"
 
     def fit(self, k: int, init: Any) -> tuple[Any, float, int]:
         """Refit on every stage so far with lambda-returns under ``init`` (stage 0: outcomes)."""

@@ -25,11 +25,14 @@ TRAIN, VAL, TEST = 0, 1, 2
 """A game's share: training, validation (early stopping) or test (metrics)."""
 
 
-def write_npz(path: Path, **arrays: np.ndarray) -> None:
-    """Write ``arrays`` as a compressed ``.npz`` (plain arrays), atomically and never via a link."""
+def write_npz(path: Path, *, root: Path | None = None, **arrays: np.ndarray) -> None:
+    """Write ``arrays`` as a compressed ``.npz`` (plain arrays), atomically and never via a link.
+
+    ``root``: the output folder the file must stay inside (default: its own folder).
+    """
     data = io.BytesIO()
     np.savez_compressed(data, **arrays)
-    write_bytes(path, data.getvalue())
+    write_bytes(path, data.getvalue(), root=root)
 
 
 @dataclass
