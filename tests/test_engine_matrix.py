@@ -46,6 +46,37 @@ def test_matrix_game_value_known_games():
     assert core.matrix_game_value([[4.5]]) == 4.5
 
 
+def _bid_game(rows, cols, steepness, slope):
+    """A matrix like a pair of secret bids: payoffs rise with the attack bid, fall with the save
+    bid, flatten into a cap, and many lines are nearly equal."""
+    i, j = np.arange(rows)[:, None], np.arange(cols)[None, :]
+    rise = 1.9 / (1 + np.exp(-(i - j) * steepness))
+    return np.minimum(4.0, 2.1 + rise - slope * j + slope * 0.5 * i)
+
+
+@pytest.mark.parametrize(("rows", "cols", "steepness", "slope"), [
+    (25, 37, 0.8, 0.016), (20, 30, 0.8, 0.004), (25, 37, 0.5, 0.004), (12, 18, 0.8, 0.016),
+])  # fmt: skip
+def test_matrix_game_value_of_many_near_equal_bids(rows, cols, steepness, slope):
+    # The tableau alone was 1e-3 off on the first two (its pivots lost the digits), and cycled
+    # on bid games of a Rogue Trader list until it gave up; dominated lines now go first.
+    payoff = _bid_game(rows, cols, steepness, slope)
+    value, _, _ = solve_matrix_game(payoff)
+    assert core_module().matrix_game_value(payoff.tolist()) == pytest.approx(value, abs=1e-9)
+
+
+@settings(max_examples=200, deadline=None)
+@given(payoffs, st.data())
+def test_matrix_game_value_keeps_its_value_with_repeated_and_dominated_lines(payoff, data):
+    a = np.asarray(payoff)
+    rows = data.draw(st.lists(st.integers(0, len(a) - 1), min_size=1, max_size=8))
+    cols = data.draw(st.lists(st.integers(0, a.shape[1] - 1), min_size=1, max_size=8))
+    bigger = np.vstack([a, a[rows] - 0.25])[:, list(range(a.shape[1])) + cols]  # worse rows
+    bigger = np.hstack([bigger, bigger[:, cols] + 0.25])  # worse columns for the minimiser
+    value, _, _ = solve_matrix_game(a)
+    assert core_module().matrix_game_value(bigger.tolist()) == pytest.approx(value, abs=1e-9)
+
+
 @pytest.mark.parametrize(("payoff", "message"), [
     ([], "1 to 256 rows and columns"),
     ([[1.0, 2.0], [3.0]], "one entry a column"),

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <utility>
 
 #include "game.h"
 
@@ -62,11 +63,67 @@ double simplex_value(const std::vector<double>& payoff, int rows, int cols) {
   throw EngineError(ErrorCode::kValue, "the matrix game's linear program did not converge");
 }
 
+// Whether line `a` of the game is weakly dominated by line `b` for its player: for rows (the
+// maximiser) b's payoffs are all at least a's, for columns (the minimiser) all at most; equal
+// lines count as dominated by the earlier one, so exactly one of them stays.
+bool dominated(const std::vector<double>& payoff, int cols, bool row, int a, int b,
+               const std::vector<int>& others) {
+  bool strictly = false;
+  for (int o : others) {
+    const double pa = row ? payoff[static_cast<std::size_t>(a * cols + o)]
+                          : -payoff[static_cast<std::size_t>(o * cols + a)];
+    const double pb = row ? payoff[static_cast<std::size_t>(b * cols + o)]
+                          : -payoff[static_cast<std::size_t>(o * cols + b)];
+    if (pb < pa) return false;
+    strictly = strictly || pb > pa;
+  }
+  return strictly || b < a;
+}
+
+// Drops the weakly dominated lines of one player once each (`keep` of them stay); true if any.
+bool drop_dominated(const std::vector<double>& payoff, int cols, bool row, std::vector<int>* keep,
+                    const std::vector<int>& others) {
+  std::vector<int> left;
+  for (int a : *keep) {
+    bool out = false;
+    for (int b : *keep)
+      if (b != a && dominated(payoff, cols, row, a, b, others)) {
+        out = true;
+        break;
+      }
+    if (!out) left.push_back(a);
+  }
+  // Lines that dominate only each other (equal ones) cannot all go: `b < a` keeps the first.
+  const bool changed = left.size() < keep->size();
+  *keep = std::move(left);
+  return changed;
+}
+
 }  // namespace
 
 double matrix_game_value(const std::vector<double>& payoff, int rows, int cols) {
   if (rows < 1 || cols < 1 || payoff.size() != static_cast<std::size_t>(rows) * cols)
     throw EngineError(ErrorCode::kValue, "a matrix game needs a non-empty rows x cols payoff");
+  // Removing weakly dominated rows and columns, again until none is left, keeps the game's
+  // value. Secret bids give many near-equal lines (a larger bid past what matters changes
+  // nothing), on which the tableau below cycled or lost accuracy; their dominated lines go first.
+  std::vector<int> keep_rows, keep_cols;
+  for (int i = 0; i < rows; ++i) keep_rows.push_back(i);
+  for (int j = 0; j < cols; ++j) keep_cols.push_back(j);
+  bool changed = true;
+  while (changed) {
+    changed = drop_dominated(payoff, cols, true, &keep_rows, keep_cols);
+    changed = drop_dominated(payoff, cols, false, &keep_cols, keep_rows) || changed;
+  }
+  if (keep_rows.size() < static_cast<std::size_t>(rows) ||
+      keep_cols.size() < static_cast<std::size_t>(cols)) {
+    std::vector<double> reduced;
+    reduced.reserve(keep_rows.size() * keep_cols.size());
+    for (int i : keep_rows)
+      for (int j : keep_cols) reduced.push_back(payoff[static_cast<std::size_t>(i * cols + j)]);
+    return matrix_game_value(reduced, static_cast<int>(keep_rows.size()),
+                             static_cast<int>(keep_cols.size()));
+  }
   double lower = -INFINITY, upper = INFINITY;
   for (int i = 0; i < rows; ++i) {
     double row_min = INFINITY;
