@@ -111,8 +111,26 @@ def test_search_option_exact_no_keeps_the_lookahead(tmp_path):
     rules = load("7th", _renamed(tmp_path, "seventh", "single-phase"))
     assert make_search(rules, "exact=no").fits is False
     assert make_search(rules, "exact=fit").fits is True
-    with pytest.raises(ValueError, match="exact must be no or fit"):
+    with pytest.raises(ValueError, match="exact must be no, fit or a number of states"):
         make_search(rules, "exact=yes")
+    with pytest.raises(ValueError, match="exact must be no, fit or a number of states"):
+        make_search(rules, "exact=0")
+
+
+def test_search_option_exact_n_solves_a_rest_of_the_game_that_fits_n_states():
+    from psygym_agents.solvers.expectiminimax import Solver
+    from psygym_agents.solvers.search import make_search
+
+    rules = load("rt", "random:12")  # the whole game holds about 243,000 states
+    start = rules.initial_state()
+    small = make_search(rules)  # the default budget (200,000 states): not exact at the start
+    small.action_values(rules, start)
+    assert not small.exact
+    big = make_search(rules, "exact=300000")  # tried although the smaller budget failed here
+    values = big.action_values(rules, start)
+    assert big.exact and big.fits and "fits within 300,000 states" in big.note
+    exact = Solver(rules, max_states=300_000).action_values(start)
+    assert values == pytest.approx(exact, abs=1e-9)
 
 
 GENERATED_SMALL = [("7th", 30), ("7th", 38), ("8th", 2), ("8th", 3), ("rt", 6), ("rt", 11)]

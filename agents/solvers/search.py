@@ -92,7 +92,7 @@ class _Fit:
 
     def __init__(self) -> None:
         self.solver: Solver | None = None
-        self.failed: set[Any] = set()
+        self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit
         self.phases: dict[int, Solver] = {}
         self.phase_failed: set[Any] = set()
 
@@ -121,9 +121,9 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     """An exact solver holding the rest of the game from ``state``, if it fits ``budget`` states.
 
     The solver that fitted last is asked first (a later state of the same game is in what it
-    solved); otherwise a fresh one solves from ``state``, unless one already failed in this
-    unit of lookahead (``rules.horizon``). ``None`` where the rest of the game does not fit
-    (the unit is remembered).
+    solved); otherwise a fresh one solves from ``state``, unless one with at least ``budget``
+    states already failed in this unit of lookahead (``rules.horizon``). ``None`` where the
+    rest of the game does not fit (the unit and budget are remembered).
     """
     from psygym_agents.solvers import NotSolvable
 
@@ -135,13 +135,13 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
         except NotSolvable:
             fit.solver = None  # its memo and this state's game together are past the budget
     unit = rules.horizon(state)
-    if unit in fit.failed:
+    if fit.failed.get(unit, 0) >= budget:
         return None
     solver = Solver(rules, max_states=budget)
     try:
         _solve_for(solver, rules, state)
     except NotSolvable:
-        fit.failed.add(unit)
+        fit.failed[unit] = max(budget, fit.failed.get(unit, 0))
         return None
     fit.solver = solver
     return solver
@@ -239,7 +239,9 @@ class LookaheadPolicy:
             edition's general one), if any; :data:`NO_VALUE`: none (the score so far alone).
         exact: ``True`` solves the whole game exactly, ``False`` never tries; ``None``: the
             whole game where the edition says the scenario is solvable whole, else the rest of
-            the game whenever it fits :data:`EXACT_BUDGET` states (:func:`fitted_solver`).
+            the game whenever it fits ``budget`` states (:func:`fitted_solver`).
+        budget: the states an exact solve of the rest of the game may hold (``search:exact=N``;
+            default :data:`EXACT_BUDGET`).
         steps: units of lookahead searched exactly (the current one and ``steps - 1`` more);
             ``None``: the ``search_steps`` the board value's JSON records (else 1).
         phase: search the whole Psychic phase whenever it fits :data:`PHASE_BUDGET` states
@@ -261,7 +263,7 @@ class LookaheadPolicy:
 
     def __init__(
         self, rules: Any, value: Any = None, *, exact: bool | None = None,
-        steps: int | None = None, phase: bool | None = None,
+        steps: int | None = None, phase: bool | None = None, budget: int = EXACT_BUDGET,
     ):  # fmt: skip
         from psygym_agents.value import shipped_value
 
@@ -270,6 +272,7 @@ class LookaheadPolicy:
         self.always_exact = self.exact
         # Exact whenever the rest of the game fits (not where a budget is asked for nothing).
         self.fits = exact is None and not self.exact
+        self.budget = budget
         if self.exact or value is NO_VALUE:
             self.value = None
         else:
@@ -329,14 +332,14 @@ class LookaheadPolicy:
 
             return shared_solver(rules)
         # The phase first: where it does not fit PHASE_BUDGET states, the rest of the game (which
-        # holds the phase) does not fit EXACT_BUDGET either, and is not tried.
+        # holds the phase) does not fit a budget no larger either, and is not tried.
         whole = phase_solver(rules, state, self.value) if self.phase else None
-        if self.fits and (whole is not None or not self.phase):
-            fitted = fitted_solver(rules, state)
+        if self.fits and (whole is not None or not self.phase or self.budget > PHASE_BUDGET):
+            fitted = fitted_solver(rules, state, self.budget)
             if fitted is not None:
                 self.exact = True
                 self.note = ("exact: the rest of the game from here fits within "
-                             f"{EXACT_BUDGET:,} states and is solved whole")  # fmt: skip
+                             f"{self.budget:,} states and is solved whole")  # fmt: skip
                 return fitted
         self.exact = False
         if whole is not None:
@@ -398,7 +401,9 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             (:func:`hidden_search`); otherwise a board-value file path
             (``search:runs/v/value.safetensors``, a scenario's own or an edition's general one),
             ``value=none`` (no board value: the score so far alone), ``steps=N``, ``exact=no``
-            (never the exact solve of a rest of the game that fits) and ``phase=fit`` (the whole
+            (never the exact solve of a rest of the game that fits), ``exact=N`` (solve the rest
+            of the game whenever it fits ``N`` states, default :data:`EXACT_BUDGET`) and
+            ``phase=fit`` (the whole
             Psychic phase searched wherever it fits, as advice does; ``phase=no`` the unit of
             lookahead alone; the default is what the board value's JSON asks for, see
             :class:`LookaheadPolicy`).
@@ -407,7 +412,7 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
-    value, steps, exact, phase = None, None, None, None
+    value, steps, exact, phase, budget = None, None, None, None, EXACT_BUDGET
     # ";" separates options too (a comma-separated agent list cannot hold a comma in one agent)
     for part in (arg or "").replace(";", ",").split(","):
         name, sep, text = part.strip().partition("=")
@@ -420,8 +425,12 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
                 raise ValueError(f"search: steps must be a whole number >= 1, got {text!r}")
             steps = int(text)
         elif name == "exact":
-            if text not in ("no", "fit"):
-                raise ValueError(f"search: exact must be no or fit, got {text!r}")
+            if text.isdigit() and int(text) >= 1:
+                budget = int(text)
+            elif text not in ("no", "fit"):
+                raise ValueError(
+                    f"search: exact must be no, fit or a number of states >= 1, got {text!r}"
+                )
             exact = False if text == "no" else None
         elif name == "phase":
             if text not in ("no", "fit"):
@@ -436,9 +445,9 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         else:
             raise ValueError(
                 f"search: unknown option {name!r}; allowed: steps=N, value=PATH|none, "
-                "exact=no|fit, phase=no|fit"
+                "exact=no|fit|N, phase=no|fit"
             )
-    return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase)
+    return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase, budget=budget)
 
 
 HIDDEN_ITERATIONS = 300
