@@ -131,6 +131,8 @@ def test_search_option_exact_n_solves_a_rest_of_the_game_that_fits_n_states():
     assert big.exact and big.fits and "fits within 300,000 states" in big.note
     exact = Solver(rules, max_states=300_000).action_values(start)
     assert values == pytest.approx(exact, abs=1e-9)
+    small.action_values(rules, start)  # the larger budget's solver does not answer for it
+    assert not small.exact
 
 
 GENERATED_SMALL = [("7th", 30), ("7th", 38), ("8th", 2), ("8th", 3), ("rt", 6), ("rt", 11)]

@@ -79,7 +79,7 @@ a half of the phases fit 500,000 states, by edition)."""
 
 
 class _Fit:
-    """Per rules object: the exact solver that fitted last, and the units that did not fit.
+    """Per rules object: the exact solver that fitted each budget last, and the units that did not.
 
     Also the whole-phase searches (:func:`phase_solver`): the one that fitted last per board
     value, and the states whose phase did not fit. There the state itself is remembered, never
@@ -88,10 +88,10 @@ class _Fit:
     to game far more than the rests of a game do).
     """
 
-    __slots__ = ("failed", "phase_failed", "phases", "solver")
+    __slots__ = ("failed", "phase_failed", "phases", "solvers")
 
     def __init__(self) -> None:
-        self.solver: Solver | None = None
+        self.solvers: dict[int, Solver] = {}  # budget -> the solver that fitted it last
         self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit
         self.phases: dict[int, Solver] = {}
         self.phase_failed: set[Any] = set()
@@ -128,12 +128,13 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     from psygym_agents.solvers import NotSolvable
 
     fit = _fit_of(rules)
-    if fit.solver is not None:
+    last = fit.solvers.get(budget)  # per budget: a larger one must not answer for a smaller
+    if last is not None:
         try:
-            _solve_for(fit.solver, rules, state)
-            return fit.solver
+            _solve_for(last, rules, state)
+            return last
         except NotSolvable:
-            fit.solver = None  # its memo and this state's game together are past the budget
+            del fit.solvers[budget]  # its memo and this state's game together are past the budget
     unit = rules.horizon(state)
     if fit.failed.get(unit, 0) >= budget:
         return None
@@ -143,7 +144,7 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     except NotSolvable:
         fit.failed[unit] = max(budget, fit.failed.get(unit, 0))
         return None
-    fit.solver = solver
+    fit.solvers[budget] = solver
     return solver
 
 
