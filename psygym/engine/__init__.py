@@ -105,7 +105,7 @@ def engine_name() -> str:
 
 
 def compiled_game(rules: Any) -> Any | None:
-    """The compiled twin of ``rules`` (built once, kept for the rules objects used last), or ``None``.
+    """The compiled twin of ``rules`` (built once, kept for the rules used last), or ``None``.
 
     ``None`` where the reference runs: ``PSYGYM_ENGINE=python``, no core built, an edition
     without a twin, or rules of a subclass that changes the reference's behaviour.
