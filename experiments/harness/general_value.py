@@ -413,22 +413,23 @@ class _Run:
         cfg = asdict(self.cfg)
         folder = output_folder(self.parts_dir(stage), self.dir)
         paths = [folder / f"games_{r.start}_{r.stop}.npz" for r in ranges]
+        parts: dict[Path, dict[str, np.ndarray]] = {}
         with ProgressBar(f"stage {stage} games", n, enabled=self.show) as bar:
             futures = {}
             for r, path in zip(ranges, paths, strict=True):
-                if path.is_file():
+                if path.is_file():  # finished before a stop
+                    with np.load(check_output(path, self.dir), allow_pickle=False) as data:
+                        parts[path] = {key: data[key] for key in data.files}
                     bar.advance(len(r))
                 else:
                     futures[path] = pool.submit(play_lists, cfg, stage, r, value_path)
             for r, path in zip(ranges, paths, strict=True):
                 if path in futures:
-                    write_npz(path, root=self.dir, **futures[path].result())
+                    parts[path] = futures[path].result()
+                    write_npz(path, root=self.dir, **parts[path])
                     bar.advance(len(r))
-        parts = []
-        for path in paths:
-            with np.load(check_output(path, self.dir), allow_pickle=False) as data:
-                parts.append({key: data[key] for key in data.files})
-        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        done = [parts[path] for path in paths]
+        return {k: np.concatenate([p[k] for p in done]) for k in done[0]}
 
     def parts_dir(self, stage: int) -> Path:
         """Where the finished chunks of ``stage``'s games wait for the stage's file."""
