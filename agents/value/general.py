@@ -45,9 +45,13 @@ def compose(model: BoardValue, features: BoardFeatures, scenario: str = "") -> B
     """
     names = tuple(model.meta.get("features", ()))
     if names != features.names:
+        at = next((k for k, (a, b) in enumerate(zip(names, features.names)) if a != b),
+                  min(len(names), len(features.names)))  # fmt: skip
         raise ValueModelError(
-            f"board value of {model.meta.get('edition', '?')} reads features {list(names)[:3]}"
-            f"..., but this edition's board features are {list(features.names)[:3]}..."
+            f"board value of {model.meta.get('edition', '?')} reads {len(names)} features, "
+            f"this edition's board features are {len(features.names)}; they part at feature "
+            f"{at}: {list(names[at : at + 2])} against {list(features.names[at : at + 2])} "
+            "(retrain the value, or use the version of psygym it was trained with)"
         )
     (w0, b0), *rest = model.weights
     scaled = features.matrix / model.scale
