@@ -15,8 +15,9 @@ and the scenario's facts (:mod:`psygym_agents.value.features` says why it is lin
   never below 0;
 - ``phase_worth``: what the living psykers can score in one Psychic phase: the side's powers
   handed out greedily, the most worth first, each psyker up to its ``manifest`` (8E-2.2), each
-  power once per army (8E-3.2) but Smite, whose each further attempt in a phase needs 1 more
-  (8E-4.2: its worth times the pass chance at that warp charge over the base one). Each
+  power once per army (8E-3.2) but Smite, once per psyker (8E-3.3), whose each further attempt
+  in a phase needs a higher warp charge (8E-4.2: its worth times the pass chance at that warp
+  charge over the base one). Each
   psyker counts what it gets in that plan while it lives: ``reach`` counts every power of every
   psyker, so two psykers that know the same power, or one that knows more powers than it may
   attempt, are worth more there than they can cast;
