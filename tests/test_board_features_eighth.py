@@ -46,12 +46,7 @@ def _worth(rules):
     return out
 
 
-def _reach(rules):
-    """Per unit: the summed worth of the powers it knows."""
-    return [sum(row.values()) for row in _worth(rules)]
-
-
-def _phase_worth(rules):
+def _phase_worth(rules, worth):
     """Per unit: its share of its side's greedy Psychic phase, picked one largest at a time.
 
     Each pick is the largest worth a psyker with attempts left (8E-2.2) can still add: a power
@@ -59,7 +54,7 @@ def _phase_worth(rules):
     chance of passing the escalated warp charge (8E-4.2) over the base one, counted on the 36
     rolls of 2D6.
     """
-    worth, share = _worth(rules), [0.0] * len(rules.units)
+    share = [0.0] * len(rules.units)
 
     def passes(wc):
         return sum(a + b >= wc for a in range(1, 7) for b in range(1, 7)) / 36
@@ -96,8 +91,9 @@ def _deny_chance(total: int) -> float:
 
 def expected(rules, s) -> dict[str, float]:
     """The features computed from the state and the scenario spec, not from the observation."""
-    specs, reach, game = _specs(rules), _reach(rules), rules.scenario.game
-    share = _phase_worth(rules)
+    specs, worth, game = _specs(rules), _worth(rules), rules.scenario.game
+    reach = [sum(row.values()) for row in worth]
+    share = _phase_worth(rules, worth)
     f = dict.fromkeys(FEATURES, 0.0)
     for i, (k, u) in enumerate(specs):
         side, w, alive = ("own", "foe")[k], s.wounds[i], s.wounds[i] > 0
@@ -240,7 +236,7 @@ def test_a_fatal_perils_removes_points_units_and_psykers():
     assert got["own_points"] == pytest.approx(before["own_points"] - 3 * 2.0 - 3 * 1.0)
     assert got["own_psykers"] == 1.0 and got["own_units"] == 2.0
     assert got["own_casts"] == 2.0 and got["own_deny_slots"] == got["own_denies"] == 1.0
-    assert got["own_reach"] == pytest.approx(_reach(rules)[0])
+    assert got["own_reach"] == pytest.approx(sum(_worth(rules)[0].values()))
 
 
 def test_the_manifest_tool_finds_the_map():

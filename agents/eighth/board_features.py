@@ -17,10 +17,9 @@ and the scenario's facts (:mod:`psygym_agents.value.features` says why it is lin
   handed out greedily, the most worth first, each psyker up to its ``manifest`` (8E-2.2), each
   power once per army (8E-3.2) but Smite, once per psyker (8E-3.3), whose each further attempt
   in a phase needs a higher warp charge (8E-4.2: its worth times the pass chance at that warp
-  charge over the base one). Each
-  psyker counts what it gets in that plan while it lives: ``reach`` counts every power of every
-  psyker, so two psykers that know the same power, or one that knows more powers than it may
-  attempt, are worth more there than they can cast;
+  charge over the base one). Each psyker counts what it gets in that plan while it lives:
+  ``reach`` counts every power of every psyker, so two psykers that know the same power, or
+  one that knows more powers than it may attempt, are worth more there than they can cast;
 - ``denies``: deny attempts left this phase (8E-1.2, 8E-5), counted for living psykers by the
   proxy ``deny_left - deny x (1 - alive)``: exact but for a psyker slain in this phase after it
   denied (then minus the denies it spent); ``deny_slots``: denies per phase of the living
@@ -46,7 +45,7 @@ from typing import Any
 from psygym_agents.eighth.heuristics import attempt_value
 from psygym_agents.value.features import BoardFeatures, FeatureBuilder
 
-from psygym.editions.eighth.effects import two_d6
+from psygym.editions.eighth.effects import pass_chance, two_d6
 from psygym.editions.eighth.views import DECISION_KINDS, GLOBALS, POWER_FEATURES, UNIT_FEATURES
 
 SIDE_FEATURES = (
@@ -96,11 +95,6 @@ def phase_worth(rules: Any, worth: list[list[float]]) -> list[float]:
     psyker (8E-3.3), the ``k``-th time in the army at its worth times
     ``P(2D6 >= wc + k) / P(2D6 >= wc)`` (8E-4.2).
     """
-    passing = {k: float(sum(q for t, q in two_d6() if t >= k)) for k in range(2, 13)}
-
-    def pass_chance(wc: int) -> float:
-        return 1.0 if wc <= 2 else passing.get(wc, 0.0)
-
     share = [0.0] * rules.n_units
     for side in (0, 1):
         psykers = [c for c, u in enumerate(rules.units) if u.psyker and rules.side_of[c] == side]
@@ -116,7 +110,8 @@ def phase_worth(rules: Any, worth: list[list[float]]) -> list[float]:
             value = -negative
             if power.escalation:
                 base = power.warp_charge
-                value *= pass_chance(base + power.escalation * repeats) / pass_chance(base)
+                escalated = base + power.escalation * repeats
+                value *= float(pass_chance(escalated)) / float(pass_chance(base))
                 repeats += 1
             taken.add(p)
             share[c] += value
