@@ -8,6 +8,9 @@ is asked about from the core's matrix), exact and in the ``search`` agent's look
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from engine_cases import decision_states
@@ -62,6 +65,17 @@ def test_matrix_game_value_of_many_near_equal_bids(rows, cols, steepness, slope)
     # on bid games of a Rogue Trader list until it gave up; dominated lines now go first.
     payoff = _bid_game(rows, cols, steepness, slope)
     value, _, _ = solve_matrix_game(payoff)
+    assert core_module().matrix_game_value(payoff.tolist()) == pytest.approx(value, abs=1e-9)
+
+
+def test_matrix_game_value_of_a_bid_game_met_in_training():
+    # With Bland's rule alone the tableau took 141 steps here and answered 3.01 (unrounded, it
+    # found no row to pivot and a training run stopped); the largest pivot keeps the digits.
+    game = json.loads((Path(__file__).parent / "rt_bid_game.json").read_text())
+    payoff = np.asarray(game["payoff"])
+    assert payoff.shape == (25, 25)
+    value, _, _ = solve_matrix_game(payoff)
+    assert value == pytest.approx(2.4973098680550, abs=1e-9)
     assert core_module().matrix_game_value(payoff.tolist()) == pytest.approx(value, abs=1e-9)
 
 

@@ -11,11 +11,20 @@ namespace psygym {
 namespace {
 
 constexpr double kSaddle = 1e-12;  // matrix.py: np.isclose(lower, upper, atol=1e-12)
-constexpr double kPivot = 1e-12;   // entries this close to 0 do not pivot
+constexpr double kCost = 1e-12;    // reduced costs above -kCost do not improve
+constexpr double kPivot = 1e-9;    // entries at most this do not pivot (the tableau is O(1))
+constexpr double kTie = 1e-9;      // ratios this close tie in the ratio test
 
 // max sum(y) s.t. B y <= 1, y >= 0 for B = payoff + shift > 0: the game's value is
 // 1 / sum(y) - shift. The tableau holds B, the slacks and the right-hand side; its last row the
 // objective's reduced costs.
+//
+// The column of the most negative reduced cost enters (Dantzig), and of the rows whose ratio ties
+// the least, the one with the largest pivot leaves (Harris), which keeps the tableau accurate.
+// Bland's rule alone (first column, least basis index) took many degenerate steps on the near-
+// equal lines of secret bids; its rounding errors grew until no row could pivot. Dantzig's rule
+// can cycle on degenerate steps (rows of payoffs equal but for rounding do), so after
+// `patience` of them Bland's rule, which cannot, takes over to the end.
 double simplex_value(const std::vector<double>& payoff, int rows, int cols) {
   const double low = *std::min_element(payoff.begin(), payoff.end());
   const double shift = 1.0 - low;
@@ -31,25 +40,35 @@ double simplex_value(const std::vector<double>& payoff, int rows, int cols) {
     basis[static_cast<std::size_t>(i)] = cols + i;
   }
   for (int j = 0; j < cols; ++j) at(rows, j) = -1.0;
-  // Bland's rule never cycles, so the loop ends; the bound only guards against a defect.
+  auto can_pivot = [&](int j) {
+    for (int i = 0; i < rows; ++i)
+      if (at(i, j) > kPivot) return true;
+    return false;
+  };
+  const int patience = 4 * (rows + cols);
+  int degenerate = 0;  // steps that did not raise the objective
   for (int iteration = 0; iteration < 100000; ++iteration) {
+    const bool bland = degenerate > patience;
     int enter = -1;
-    for (int j = 0; j < width - 1 && enter < 0; ++j)
-      if (at(rows, j) < -kPivot) enter = j;
-    if (enter < 0) return 1.0 / at(rows, width - 1) - shift;
-    int leave = -1;
-    double best = 0.0;
-    for (int i = 0; i < rows; ++i) {
-      if (at(i, enter) <= kPivot) continue;
-      const double ratio = at(i, width - 1) / at(i, enter);
-      if (leave < 0 || ratio < best ||
-          (ratio == best && basis[static_cast<std::size_t>(i)] <
-                                basis[static_cast<std::size_t>(leave)])) {
-        leave = i;
-        best = ratio;
-      }
+    for (int j = 0; j < width - 1; ++j) {
+      if (at(rows, j) >= -kCost || !can_pivot(j)) continue;
+      if (enter < 0 || (!bland && at(rows, j) < at(rows, enter))) enter = j;
+      if (bland) break;
     }
-    if (leave < 0) break;  // unbounded: impossible with B > 0
+    if (enter < 0) return 1.0 / at(rows, width - 1) - shift;
+    double best = INFINITY;
+    for (int i = 0; i < rows; ++i)
+      if (at(i, enter) > kPivot) best = std::min(best, at(i, width - 1) / at(i, enter));
+    int leave = -1;
+    for (int i = 0; i < rows; ++i) {
+      if (at(i, enter) <= kPivot || at(i, width - 1) / at(i, enter) > best + kTie) continue;
+      const auto b = static_cast<std::size_t>(i);
+      if (leave < 0 ||
+          (bland ? basis[b] < basis[static_cast<std::size_t>(leave)]
+                 : at(i, enter) > at(leave, enter)))
+        leave = i;
+    }
+    if (best <= kTie) ++degenerate;
     const double pivot = at(leave, enter);
     for (int j = 0; j < width; ++j) at(leave, j) /= pivot;
     for (int i = 0; i <= rows; ++i) {

@@ -10,7 +10,7 @@ namespace psygym {
 // The value of the game to the row player (who maximises). `payoff` is row-major, rows x cols,
 // both at least 1. As the reference: a pure saddle point (the best row minimum within 1e-12 of
 // the least column maximum) is the best row minimum; otherwise the linear program's optimum,
-// here by the simplex method with Bland's rule on the shifted game (every payoff at least 1).
+// here by the simplex method on the shifted game (every payoff at least 1).
 // Weakly dominated rows and columns are removed first, which keeps the value.
 double matrix_game_value(const std::vector<double>& payoff, int rows, int cols);
 
