@@ -69,8 +69,8 @@ def test_matrix_game_value_of_many_near_equal_bids(rows, cols, steepness, slope)
 
 
 def test_matrix_game_value_of_a_bid_game_met_in_training():
-    # With Bland's rule alone the tableau took 141 steps here and answered 3.01 (unrounded, it
-    # found no row to pivot and a training run stopped); the largest pivot keeps the digits.
+    # With Bland's rule alone the tableau answered 3.01 here (unrounded, it found no row to
+    # pivot and a training run stopped); the largest pivot among tied ratios keeps the digits.
     game = json.loads((Path(__file__).parent / "rt_bid_game.json").read_text())
     payoff = np.asarray(game["payoff"])
     assert payoff.shape == (25, 25)
