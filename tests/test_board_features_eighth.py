@@ -5,13 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from engine_cases import random_game
-from psygym_agents.eighth.board_features import (
-    FEATURES,
-    board_features,
-    phase_worth,
-    power_effect,
-    power_worth,
-)
+from psygym_agents.eighth.board_features import FEATURES, board_features, power_effect
 from psygym_agents.eighth.heuristics import attempt_value
 from psygym_agents.value import features as value_features
 
@@ -26,8 +20,8 @@ def _specs(rules):
     return [(k, u) for k, side in enumerate(rules.scenario.sides) for u in side.units]
 
 
-def _worth(rules):
-    """Per unit: {power: best attempt value at the start (>= 0)} of the powers it knows.
+def _reach(rules):
+    """Per unit: summed best attempt value at the start of the powers it knows (>= 0 each).
 
     The targets from the facts' candidate lists, the closest only for Smite-like powers (8E-7.1)
     (the map itself reads the legal casts).
@@ -35,54 +29,15 @@ def _worth(rules):
     s0 = rules.initial_state()
     out = []
     for c, known in enumerate(rules.known):
-        row = {}
+        total = 0.0
         for p in known:
             targets = rules.targets[c][p]
             if rules.powers[p].target in ("closest_enemy", "self", "none", "friendly"):
                 targets = targets[:1]  # the closest; or the first for a value effect
             cast = rules.actions.cast
-            row[p] = max([0.0] + [attempt_value(rules, s0, c, cast(p, t)) for t in targets])
-        out.append(row)
+            total += max([0.0] + [attempt_value(rules, s0, c, cast(p, t)) for t in targets])
+        out.append(total)
     return out
-
-
-def _phase_worth(rules, worth):
-    """Per unit: its share of its side's greedy Psychic phase, picked one largest at a time.
-
-    Each pick is the largest worth a psyker with attempts left (8E-2.2) can still add: a power
-    its army has not taken (8E-3.2), or Smite once per psyker (8E-3.3) at its worth times the
-    chance of passing the escalated warp charge (8E-4.2) over the base one, counted on the 36
-    rolls of 2D6.
-    """
-    share = [0.0] * len(rules.units)
-
-    def passes(wc):
-        return sum(a + b >= wc for a in range(1, 7) for b in range(1, 7)) / 36
-
-    for side in (0, 1):
-        left = {c: u.manifest for c, u in enumerate(rules.units)
-                if u.psyker and rules.side_of[c] == side}  # fmt: skip
-        taken, used, smites = set(), set(), 0
-        while True:
-            options = []
-            for c in (c for c in left if left[c] > 0):
-                for p, w in worth[c].items():
-                    power = rules.powers[p]
-                    if w <= 0 or (c, p) in used or (not power.escalation and p in taken):
-                        continue
-                    if power.escalation:
-                        wc = power.warp_charge
-                        w *= passes(wc + power.escalation * smites) / passes(wc)
-                    options.append((-worth[c][p], c, p, w))
-            if not options:
-                break
-            _, c, p, w = min(options)
-            share[c] += w
-            left[c] -= 1
-            taken.add(p)
-            used.add((c, p))
-            smites += bool(rules.powers[p].escalation)
-    return share
 
 
 def _deny_chance(total: int) -> float:
@@ -91,9 +46,7 @@ def _deny_chance(total: int) -> float:
 
 def expected(rules, s) -> dict[str, float]:
     """The features computed from the state and the scenario spec, not from the observation."""
-    specs, worth, game = _specs(rules), _worth(rules), rules.scenario.game
-    reach = [sum(row.values()) for row in worth]
-    share = _phase_worth(rules, worth)
+    specs, reach, game = _specs(rules), _reach(rules), rules.scenario.game
     f = dict.fromkeys(FEATURES, 0.0)
     for i, (k, u) in enumerate(specs):
         side, w, alive = ("own", "foe")[k], s.wounds[i], s.wounds[i] > 0
@@ -107,7 +60,6 @@ def expected(rules, s) -> dict[str, float]:
             f[f"{side}_psykers"] += alive
             f[f"{side}_casts"] += u.manifest * alive
             f[f"{side}_reach"] += reach[i] * alive
-            f[f"{side}_phase_worth"] += share[i] * alive
             f[f"{side}_deny_slots"] += u.deny * alive
             # the proxy: a dead psyker counts minus the denies it spent this phase
             f[f"{side}_denies"] += s.deny_left[i] - (0 if alive else u.deny)
@@ -236,7 +188,7 @@ def test_a_fatal_perils_removes_points_units_and_psykers():
     assert got["own_points"] == pytest.approx(before["own_points"] - 3 * 2.0 - 3 * 1.0)
     assert got["own_psykers"] == 1.0 and got["own_units"] == 2.0
     assert got["own_casts"] == 2.0 and got["own_deny_slots"] == got["own_denies"] == 1.0
-    assert got["own_reach"] == pytest.approx(sum(_worth(rules)[0].values()))
+    assert got["own_reach"] == pytest.approx(_reach(rules)[0])
 
 
 def test_the_manifest_tool_finds_the_map():
@@ -247,17 +199,3 @@ def test_the_manifest_tool_finds_the_map():
     assert via.names == FEATURES
     np.testing.assert_array_equal(via.matrix, direct.matrix)
     np.testing.assert_array_equal(via.offset, direct.offset)
-
-
-def test_phase_worth_counts_a_power_once_per_army():
-    """On ``random:2031`` both of Blue's Malefic Lords know Fortune, which their army may attempt
-    once a battle round (8E-3.2): the first Lord counts Fortune, the second its next best power
-    (Psychic Fortress), where ``reach`` counts Fortune twice."""
-    rules = load("8th", "random:2031")
-    index = {p.name: k for k, p in enumerate(rules.powers)}
-    worth = power_worth(rules)
-    share = phase_worth(rules, worth)
-    fortune, fortress = index["Fortune"], index["Psychic Fortress"]
-    assert worth[0][fortune] == worth[1][fortune] > worth[1][fortress] > 0
-    assert share[:2] == [worth[0][fortune], worth[1][fortress]]
-    assert sum(share[:2]) < sum(worth[0]) + sum(worth[1])

@@ -13,13 +13,6 @@ and the scenario's facts (:mod:`psygym_agents.value.features` says why it is lin
   expected score for its side if attempted at the start of the game against its best target
   (the heuristics' ``attempt_value``: pass chance, denies in range, Perils, 8E-4 to 8E-7),
   never below 0;
-- ``phase_worth``: what the living psykers can score in one Psychic phase: the side's powers
-  handed out greedily, the most worth first, each psyker up to its ``manifest`` (8E-2.2), each
-  power once per army (8E-3.2) but Smite, once per psyker (8E-3.3), whose each further attempt
-  in a phase needs a higher warp charge (8E-4.2: its worth times the pass chance at that warp
-  charge over the base one). Each psyker counts what it gets in that plan while it lives:
-  ``reach`` counts every power of every psyker, so two psykers that know the same power, or
-  one that knows more powers than it may attempt, are worth more there than they can cast;
 - ``denies``: deny attempts left this phase (8E-1.2, 8E-5), counted for living psykers by the
   proxy ``deny_left - deny x (1 - alive)``: exact but for a psyker slain in this phase after it
   denied (then minus the denies it spent); ``deny_slots``: denies per phase of the living
@@ -45,12 +38,12 @@ from typing import Any
 from psygym_agents.eighth.heuristics import attempt_value
 from psygym_agents.value.features import BoardFeatures, FeatureBuilder
 
-from psygym.editions.eighth.effects import pass_chance, two_d6
+from psygym.editions.eighth.effects import two_d6
 from psygym.editions.eighth.views import DECISION_KINDS, GLOBALS, POWER_FEATURES, UNIT_FEATURES
 
 SIDE_FEATURES = (
-    "points", "full_points", "units", "psykers", "casts", "reach", "phase_worth", "denies",
-    "deny_slots", "selected", "selected_casts",
+    "points", "full_points", "units", "psykers", "casts", "reach", "denies", "deny_slots",
+    "selected", "selected_casts",
 )  # fmt: skip
 """Features counted once per side."""
 
@@ -86,39 +79,6 @@ def power_worth(rules: Any) -> list[list[float]]:
     return worth
 
 
-def phase_worth(rules: Any, worth: list[list[float]]) -> list[float]:
-    """Per unit: its share of its side's best Psychic phase at the start (0 for non-psykers).
-
-    The side's (worth, psyker, power) triples with a positive worth, the largest first (ties by
-    psyker, then power), each taken while the psyker has attempts left (``manifest``, 8E-2.2)
-    and the power is not taken yet by its army (8E-3.2); Smite may be taken once by each
-    psyker (8E-3.3), the ``k``-th time in the army at its worth times
-    ``P(2D6 >= wc + k) / P(2D6 >= wc)`` (8E-4.2).
-    """
-    share = [0.0] * rules.n_units
-    for side in (0, 1):
-        psykers = [c for c, u in enumerate(rules.units) if u.psyker and rules.side_of[c] == side]
-        triples = sorted((-worth[c][p], c, p) for c in psykers for p in range(rules.n_powers)
-                         if worth[c][p] > 0)  # fmt: skip
-        left = {c: rules.units[c].manifest for c in psykers}
-        taken: set[int] = set()
-        repeats = 0
-        for negative, c, p in triples:
-            power = rules.powers[p]
-            if left[c] <= 0 or (not power.escalation and p in taken):
-                continue
-            value = -negative
-            if power.escalation:
-                base = power.warp_charge
-                escalated = base + power.escalation * repeats
-                value *= float(pass_chance(escalated)) / float(pass_chance(base))
-                repeats += 1
-            taken.add(p)
-            share[c] += value
-            left[c] -= 1
-    return share
-
-
 def power_effect(rules: Any) -> list[float]:
     """Per power: its best expected score if the test passes, over the legal casts at the start.
 
@@ -139,7 +99,6 @@ def board_features(rules: Any) -> BoardFeatures:
     """The 8th-edition board features of ``rules``' scenario (see the module docstring)."""
     b = FeatureBuilder(FEATURES, rules.observation_size)
     worth, effect = power_worth(rules), power_effect(rules)
-    share = phase_worth(rules, worth)
     game, side_name = rules.game, ("own", "foe")
     for t, unit in enumerate(rules.units):
         side = side_name[rules.side_of[t]]
@@ -154,7 +113,6 @@ def board_features(rules: Any) -> BoardFeatures:
             b.add(f"{side}_psykers", i + 1)
             b.add(f"{side}_casts", i + 1, unit.manifest)
             b.add(f"{side}_reach", i + 1, reach)
-            b.add(f"{side}_phase_worth", i + 1, share[t])
             b.add(f"{side}_denies", i + 5)
             b.add(f"{side}_denies", i + 1, unit.deny)
             b.constant(f"{side}_denies", -unit.deny)
@@ -197,4 +155,4 @@ def board_features(rules: Any) -> BoardFeatures:
     return b.build()
 
 
-__all__ = ["FEATURES", "board_features", "phase_worth", "power_effect", "power_worth"]
+__all__ = ["FEATURES", "board_features", "power_effect", "power_worth"]
