@@ -8,6 +8,19 @@ from pathlib import Path
 import pytest
 
 
+@pytest.fixture(scope="session", autouse=True)
+def sb3_logs_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Keep stable-baselines3's default log folders out of the system temp folder.
+
+    A model trained without ``tensorboard_log`` makes an ``SB3-<time>`` folder under
+    ``tempfile.gettempdir()`` unless ``SB3_LOGDIR`` names one; the tests' go to pytest's own.
+    """
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
+    yield
+    mp.undo()
+
+
 @pytest.fixture
 def toy_edition() -> Iterator[object]:
     """Register the toy edition, its bots and its Gymnasium id; unregister them afterwards.
