@@ -13,7 +13,12 @@ from itertools import product
 
 import numpy as np
 import pytest
-from psygym_agents.rogue_trader.board_features import FEATURES, ability_worths, board_features
+from psygym_agents.rogue_trader.board_features import (
+    FEATURES,
+    MONOTONE,
+    ability_worths,
+    board_features,
+)
 from psygym_agents.value import features as value_features
 
 from psygym.core import CHANCE, TERMINAL
@@ -384,3 +389,21 @@ def test_drawn_abilities_reach_is_the_expected_known():
         return sum(expected(rules.apply(state, o), p * q) for o, q in rules.chance_outcomes(state))
 
     assert expected(rules.initial_state(), 1.0) == pytest.approx(start["own_reach"])
+
+
+def test_the_monotone_directions_are_one_more_point_or_rest():
+    """Own psi-points, no-test and resting up, the enemy's down (RT-2.3, RT-2.4, RT-5)."""
+    features = board_features(load(EDITION, "random:3"))
+    rows = features.directions()
+    assert rows.shape == (len(MONOTONE), len(FEATURES)) and (np.count_nonzero(rows, 1) == 1).all()
+    assert {FEATURES[j]: rows[i, j] for i, j in zip(*np.nonzero(rows))} == {
+        "own_psi_points": 1.0, "own_no_test": 1.0, "own_resting": 1.0,
+        "foe_psi_points": -1.0, "foe_no_test": -1.0, "foe_resting": -1.0,
+    }  # fmt: skip
+
+
+def test_a_monotone_direction_must_name_a_feature():
+    with pytest.raises(ValueError, match="monotone step own_psi=1"):
+        value_features.FeatureBuilder(FEATURES, 4, [{"own_psi": 1}])
+    with pytest.raises(ValueError, match="monotone step own_resting=0"):
+        value_features.FeatureBuilder(FEATURES, 4, [{"own_resting": 0}])

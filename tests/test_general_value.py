@@ -273,3 +273,17 @@ def test_a_stage_refuses_a_chunk_folder_that_links_out_of_the_run(tmp_path):
     with pytest.raises(UnsafeOutputError, match="outside the output folder"):
         run.play(_InlinePool(), 0, 10, None)
     assert list(outside.iterdir()) == []
+
+
+def test_rogue_trader_value_keeps_a_point_a_power_would_waste():
+    """``random:2``: Blue's Inquisitor knows nothing that scores (Telekinesis, Telepathy and
+    Teleport are worth 0 in a psychic-phase game, RT-4.8), so resting (RT-5) beats spending a
+    psi-point on any of them. The value fitted without its monotone directions spent one."""
+    from psygym.core import CHANCE
+
+    rules = load("rt", "random:2")
+    s, rng = rules.initial_state(), np.random.default_rng(0)
+    while rules.current_player(s) == CHANCE:
+        s = rules.apply(s, rules.sample_chance(s, rng))
+    dist = make_search(rules).action_probabilities(rules, s, 0)
+    assert [rules.action_label(s, a) for a in dist] == ["Inquisitor rests"]

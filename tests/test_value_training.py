@@ -135,6 +135,26 @@ def test_the_saved_model_reproduces_the_fitted_net(tmp_path):
     assert np.array_equal(again.value.predict(x), res.value.predict(x))  # reproducible
 
 
+def test_a_monotone_direction_undoes_a_confounded_slope():
+    """Column 0 is a resource the weak hold (as heuristics' psykers keep points they have no
+    use for), column 1 a noisy reading of strength: fitted to outcomes alone the value falls
+    with the resource, with the direction it does not."""
+    rng = np.random.default_rng(0)
+    strength = rng.uniform(size=400)
+    resource = np.round(5 * (1 - strength) + rng.normal(scale=0.5, size=400))
+    x = np.column_stack([resource, strength + rng.normal(scale=0.3, size=400)])
+    y = 4 * strength + 0.05 * resource
+    up = np.array([1.0, 0.0])
+    args = (x[:320], y[:320], x[320:], y[320:])
+    plain = fit_value(*args, **FIT)
+    mono = fit_value(*args, monotone=[up], **FIT)
+    plain_gap = plain.value.predict(x + up) - plain.value.predict(x)
+    gap = mono.value.predict(x + up) - mono.value.predict(x)
+    assert np.mean(plain_gap) < -0.3  # the confounded slope
+    assert gap.min() > -0.02 and np.mean(gap < -0.005) < 0.25
+    assert min(v for _, _, v in mono.history) < 0.6 * np.var(y[320:])  # still fits outcomes
+
+
 def test_a_board_in_the_last_step_backs_up_exactly():
     """Where the step's search reaches no edge, the backup is the exact solver's value minus
     the score so far, whatever V says (a V of about +50 would show in any leaf)."""

@@ -55,6 +55,15 @@ SHARED_FEATURES = (
 FEATURES = tuple(f"{side}_{n}" for side in ("own", "foe") for n in SIDE_FEATURES) + SHARED_FEATURES
 """Every Rogue Trader board feature, in order."""
 
+MONOTONE = tuple({f"{side}_{name}": step} for side, step in (("own", 1.0), ("foe", -1.0))
+                 for name in ("psi_points", "no_test", "resting"))  # fmt: skip
+"""Directions the board is never worth less in to a side, by the rules: psi-points carry over
+and are spent only by choice (RT-2.4, RT-3.2, RT-3.3), 12 or more spare the test (RT-2.3), and
+a resting psyker regains one (RT-5). In games between heuristics a psyker keeps its points or
+rests when it has nothing better to do, and a value fitted to those games alone rated a
+resting psyker's board about 0.2 points lower. (Auras, Strength of Mind, psychic saves and
+stolen turns as directions too made a value that lost three held-out lists; docs/strength.md.)"""
+
 _ROW = 16  # a unit's entries before its ability flags (RTViews.observe)
 _NORM = 20  # psi-points and psi-levels are observed divided by 20
 
@@ -110,7 +119,7 @@ def _reach(rules: Any, u: int, worth: dict[int, float]) -> float:
 
 def board_features(rules: Any) -> BoardFeatures:
     """The Rogue Trader board features of ``rules``' scenario (see the module docstring)."""
-    views, b = rules.views, FeatureBuilder(FEATURES, rules.observation_size)
+    views, b = rules.views, FeatureBuilder(FEATURES, rules.observation_size, MONOTONE)
     worth, n, n_abilities = ability_worths(rules), rules.n_units, rules.n_abilities
     full = [rules.max_hp[t] * rules.vpw[t] for t in range(n)]
     save = [float(psychic_save_chance(spec.will_power)) for spec in rules.specs]
@@ -154,4 +163,4 @@ def board_features(rules: Any) -> BoardFeatures:
     return b.build()
 
 
-__all__ = ["FEATURES", "ability_worths", "board_features", "start_board"]
+__all__ = ["FEATURES", "MONOTONE", "ability_worths", "board_features", "start_board"]

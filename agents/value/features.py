@@ -15,11 +15,18 @@ search evaluates it with no new code: the first layer absorbs the map.
 
 An edition declares its map as the tool ``board_features`` of its agents' manifest
 (``Bots.tools``): ``f(rules) -> BoardFeatures``, the names in a fixed order of its own.
+
+An edition may also say which features the rules make **monotone**: a resource that can only
+be used, never forced on its holder (psi-points that carry over, a psyker resting for one
+more), is never worth less to its own side, whatever else is on the board. A fit keeps the
+value monotone in them (:func:`psygym_agents.value.fit.fit_value`), because games between
+heuristics confound them: the psykers that keep their points are the ones with nothing to use
+them on, and a value fitted to those games alone learns that points are bad.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,11 +44,24 @@ class BoardFeatures:
         names: the features, in the edition's fixed order.
         matrix: ``observation_size x len(names)`` coefficients.
         offset: ``len(names)`` constants (what the scenario alone fixes).
+        monotone: directions in which the rules say the board is worth no less to player 0,
+            each as ``(name, step)`` pairs: one more of a resource, say (a step of -1 for the
+            enemy's).
     """
 
     names: tuple[str, ...]
     matrix: np.ndarray
     offset: np.ndarray
+    monotone: tuple[tuple[tuple[str, float], ...], ...] = ()
+
+    def directions(self) -> np.ndarray:
+        """The monotone directions as rows over the features (``len(monotone) x len(names)``)."""
+        index = {n: i for i, n in enumerate(self.names)}
+        rows = np.zeros((len(self.monotone), len(self.names)))
+        for r, direction in enumerate(self.monotone):
+            for name, step in direction:
+                rows[r, index[name]] += step
+        return rows
 
     def __call__(self, obs: np.ndarray) -> np.ndarray:
         """Features of one observation or of a batch of them (rows)."""
@@ -54,11 +74,24 @@ class FeatureBuilder:
     Args:
         names: the edition's feature names, in order.
         observation_size: the scenario's observation length.
+        monotone: the directions the rules make monotone, each a mapping from feature name
+            to step (:class:`BoardFeatures`).
+
+    Raises:
+        ValueError: a monotone direction names an unknown feature or a step that is 0 or not
+            finite.
     """
 
-    def __init__(self, names: Sequence[str], observation_size: int):
+    def __init__(self, names: Sequence[str], observation_size: int,
+                 monotone: Sequence[Mapping[str, float]] = ()):  # fmt: skip
         self.names = tuple(names)
         self._index = {n: i for i, n in enumerate(self.names)}
+        for direction in monotone:
+            for name, step in direction.items():
+                if name not in self._index or not (np.isfinite(step) and step != 0):
+                    raise ValueError(f"board features: monotone step {name}={step} is not a "
+                                     "feature with a finite, non-zero step")  # fmt: skip
+        self.monotone = tuple(tuple((str(n), float(v)) for n, v in d.items()) for d in monotone)
         self.matrix = np.zeros((observation_size, len(self.names)))
         self.offset = np.zeros(len(self.names))
 
@@ -74,7 +107,7 @@ class FeatureBuilder:
         """The finished features (every number finite)."""
         if not (np.isfinite(self.matrix).all() and np.isfinite(self.offset).all()):
             raise ValueError("board features: a coefficient is not a finite number")
-        return BoardFeatures(self.names, self.matrix.copy(), self.offset.copy())
+        return BoardFeatures(self.names, self.matrix.copy(), self.offset.copy(), self.monotone)
 
 
 def features_tool(edition: str) -> Any:

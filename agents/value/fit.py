@@ -11,6 +11,11 @@ Training stops early: after each epoch the weighted MSE on the validation rows i
 and the weights of the best epoch are kept once ``patience`` epochs brought no improvement.
 A fit can start from a previous model (``init``): its input scaling and weights are kept and
 training continues from them (fitted value iteration refits after each re-labelling).
+
+Directions the rules make monotone (``monotone``) add a penalty to each minibatch's loss: the
+squared shortfall of ``V(x + d) - V(x)`` below 0 on the minibatch's rows, a
+"monotonicity hint" in the sense of Sill and Abu-Mostafa (1997). It is a penalty, not a
+guarantee: boards far from the training rows may still break it.
 """
 
 from __future__ import annotations
@@ -65,6 +70,8 @@ def fit_value(
     init: BoardValue | None = None,
     meta: dict[str, Any] | None = None,
     threads: int = 1,
+    monotone: np.ndarray | Sequence[np.ndarray] = (),
+    monotone_weight: float = 1000.0,
     on_epoch: Callable[[int, float, float], bool | None] | None = None,
 ) -> FitResult:
     """Fit ``y ~ V(x)`` by weighted least squares with early stopping on the validation rows.
@@ -85,6 +92,10 @@ def fit_value(
         init: continue from this model (its input scaling and weights).
         meta: JSON metadata of the returned model.
         threads: torch CPU threads during the fit.
+        monotone: directions (rows as long as ``x``'s) along which ``V`` should not fall:
+            ``V(x + d) >= V(x)``.
+        monotone_weight: the weight of the monotonicity penalty (in squared standardised
+            targets) against the mean squared error.
         on_epoch: called as ``on_epoch(epoch, train_mse, val_mse)`` after each epoch; a true
             return value stops the fit (the best weights so far are kept).
 
@@ -151,6 +162,8 @@ def fit_value(
                 )
 
             xt, yt, wt = tensors(x_train, y_train, w_train)
+            shifts = [torch.as_tensor(np.asarray(d, np.float64) / scale, dtype=torch.float32)
+                      for d in monotone]  # fmt: skip
             xv, yv, wv = tensors(x_val, y_val, w_val)
             opt = torch.optim.Adam(net.parameters(), lr=lr)
             unit = y_std**2  # losses are reported in squared points
@@ -169,11 +182,15 @@ def fit_value(
                     idx = perm[i : i + batch]
                     pred = net(xt[idx])[:, 0]
                     loss = _weighted_mse(pred, yt[idx], wt[idx])
+                    fit_loss = float(loss.detach())
+                    for step in shifts:
+                        shortfall = torch.relu(pred - net(xt[idx] + step)[:, 0])
+                        loss = loss + monotone_weight * _weighted_mse(shortfall, 0.0, wt[idx])
                     opt.zero_grad()
                     loss.backward()
                     opt.step()
                     bw = float(wt[idx].sum())
-                    total += float(loss.detach()) * bw
+                    total += fit_loss * bw
                     weight += bw
                 v = val_loss()
                 history.append((epoch, total / weight * unit, v))

@@ -463,14 +463,17 @@ class _Run:
         heavy = min(MAX_WEIGHT, max(1.0, n0 / later)) if later else 1.0
         w = np.concatenate([np.full(len(s["final"]), 1.0 if j == 0 else heavy)
                             for j, s in enumerate(stages)])  # fmt: skip
-        names = list(board_features(load(cfg.edition, cfg.list_name(EVAL_FROM))).names)
-        training = {"iteration": k, "td_lambda": cfg.td_lambda, "boards": len(y)}
+        features = board_features(load(cfg.edition, cfg.list_name(EVAL_FROM)))
+        names = list(features.names)
+        training = {"iteration": k, "td_lambda": cfg.td_lambda, "boards": len(y),
+                    "monotone": [dict(d) for d in features.monotone]}  # fmt: skip
         meta = {"edition": cfg.edition, "scenario": "", "reads": READS, "features": names,
                 "training": training}  # fmt: skip
         result = fit_value(x[~val], y[~val], x[val], y[val], w_train=w[~val], w_val=w[val],
                            hidden=cfg.hidden, lr=cfg.lr if init is None else cfg.refit_lr,
                            batch=cfg.batch, max_epochs=cfg.max_epochs, patience=cfg.patience,
-                           seed=cfg.seed + k, init=init, meta=meta)  # fmt: skip
+                           seed=cfg.seed + k, init=init, meta=meta,
+                           monotone=features.directions())  # fmt: skip
         if init is not None:
             result.value.meta.update(meta)
         best = min((v for _, _, v in result.history), default=float("nan"))
