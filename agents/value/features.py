@@ -16,9 +16,9 @@ search evaluates it with no new code: the first layer absorbs the map.
 An edition declares its map as the tool ``board_features`` of its agents' manifest
 (``Bots.tools``): ``f(rules) -> BoardFeatures``, the names in a fixed order of its own.
 
-An edition may also say which features the rules make **monotone**: a resource that can only
-be used, never forced on its holder (psi-points that carry over, a psyker resting for one
-more), is never worth less to its own side, whatever else is on the board. A fit keeps the
+An edition may also say which features the rules make **monotone**: a resource its holder
+may use but never has to (psi-points that carry over, the point a resting psyker gets back)
+is never worth less to its own side, whatever else is on the board. A fit keeps the
 value monotone in them (:func:`psygym_agents.value.fit.fit_value`), because games between
 heuristics confound them: the psykers that keep their points are the ones with nothing to use
 them on, and a value fitted to those games alone learns that points are bad.
