@@ -180,11 +180,12 @@ def fit_value(
                 total, weight = 0.0, 0.0
                 for i in range(0, len(xt), batch):
                     idx = perm[i : i + batch]
-                    pred = net(xt[idx])[:, 0]
+                    rows = xt[idx]
+                    pred = net(rows)[:, 0]
                     loss = _weighted_mse(pred, yt[idx], wt[idx])
                     fit_loss = float(loss.detach())
                     for step in shifts:
-                        shortfall = torch.relu(pred - net(xt[idx] + step)[:, 0])
+                        shortfall = torch.relu(pred - net(rows + step)[:, 0])
                         loss = loss + monotone_weight * _weighted_mse(shortfall, 0.0, wt[idx])
                     opt.zero_grad()
                     loss.backward()
