@@ -20,6 +20,10 @@ game (a board is where a search's exact lookahead ends; :func:`.value_boards.is_
    ``G_t = r_t + (1 - lambda) V(b_{t+1}) + lambda G_{t+1}`` (``r_t`` the points scored between
    two boards, the last board's ``G`` its game's outcome), and the value is refitted from
    its current weights.
+3. **Phase backups** (``backups`` games, default none; :mod:`.phase_backups`): the boards of the
+   start's first ``backups`` games are labelled with the exact search of their Psychic phase
+   with ``V`` at its edge, backward from each game's last phase, and the value is refitted
+   level by level. The labels carry no dice, and they are the search's own Bellman targets.
 
 Why TD(lambda) and not expert iteration: the search is the policy and needs only a value, so
 there is no policy net to distil; and why not Monte-Carlo alone: one game's outcome carries the
@@ -95,6 +99,8 @@ class GeneralConfig:
             an iteration's refit, which starts from the current weights (Adam's first steps at
             ``lr`` move every weight by about ``lr`` and undo the fit's last epochs).
         workers: processes that play the games.
+        backups: games of the start whose boards get phase backups after the iterations
+            (:mod:`.phase_backups`; 0: none).
     """
 
     edition: str
@@ -117,6 +123,7 @@ class GeneralConfig:
     max_epochs: int = 60
     patience: int = 6
     workers: int = 2
+    backups: int = 0
 
     @property
     def options(self) -> str:
@@ -143,7 +150,7 @@ def check_general_config(cfg: GeneralConfig) -> None:
     """Raise ``ValueError`` in one line for a setting out of range."""
     for name, low in (("steps", 3), ("iterations", 0), ("games", 3), ("eval_lists", 1),
                       ("eval_games", 1), ("batch", 1), ("max_epochs", 1), ("patience", 1),
-                      ("workers", 1)):  # fmt: skip
+                      ("workers", 1), ("backups", 0)):  # fmt: skip
         v = getattr(cfg, name)
         if not isinstance(v, int) or isinstance(v, bool) or v < low:
             raise ValueError(f"{name} must be a whole number of at least {low}, not {v!r}")
@@ -155,6 +162,9 @@ def check_general_config(cfg: GeneralConfig) -> None:
         v = getattr(cfg, name)
         if not (isinstance(v, int | float) and not isinstance(v, bool) and v > 0):
             raise ValueError(f"{name} must be a positive number, not {v!r}")
+    if cfg.backups > cfg.steps:
+        raise ValueError(f"backups must be at most steps ({cfg.steps}): they replay the start's "
+                         f"games, not {cfg.backups}")  # fmt: skip
     if not (isinstance(cfg.hidden, list) and cfg.hidden
             and all(isinstance(h, int) and h >= 1 for h in cfg.hidden)):  # fmt: skip
         raise ValueError(f"hidden must be a list of layer widths such as [64, 64], not "
@@ -185,11 +195,12 @@ def make_general_config(edition: str, scenario: str, steps: int, seed: int,
         setattr(cfg, key, value)
     check_general_config(cfg)
     rules = load(ed, cfg.list_name(EVAL_FROM))  # the options are checked once, in one line
-    if has_hidden_information(rules) and cfg.iterations:
-        # play_boards' search seats solve over the true state, so they would see both hands.
+    if has_hidden_information(rules) and (cfg.iterations or cfg.backups):
+        # play_boards' search seats and the backups solve over the true state: both hands.
         raise ValueError(
-            f"edition {ed} has hidden hands, and the search seats of an iteration's games would "
-            "see both; set iterations: 0 (the heuristic games' fit only)"
+            f"edition {ed} has hidden hands, and the search of an iteration's games or of a "
+            "backup would see both; set iterations: 0 and backups: 0 (the heuristic games' fit "
+            "only)"
         )
     return cfg
 
@@ -372,26 +383,46 @@ class _Run:
                     write_npz(self.stage_path(k), root=self.dir, **data)
                     shutil.rmtree(self.parts_dir(k))
                 init = None if start is None else BoardValue.load(start)
-                model, val_mse, boards = self.fit(k, init)
-                save_value(model, self.model_stem(k))
-                row = {"iteration": k, "boards": boards, "fit_val_mse": round(val_mse, 4),
-                       "start": None if k == 0 else best}  # fmt: skip
-                row.update(self.measure(pool, k, best))
-                row["accepted"] = accepted(row)
-                self.metrics.append(row)
-                self.done.append(k)
-                self.write_progress()
-                self.report(row)
+                self.record(pool, k, best, *self.fit(k, init))
             if k and self.kept_start(k, best):
                 break  # the refit kept its start: more games of the same value change nothing
             if accepted(self.metrics[k]):
                 best = k
+        if cfg.backups:
+            best = self.backups(pool, best)
         final = BoardValue.load(self.weights(best))
         final.meta["metrics"] = self.metrics
         final.meta["training"]["final_iteration"] = best
         save_value(final, self.dir / FINAL)
         self.plot()
         return self.dir / f"{FINAL}.safetensors"
+
+    def backups(self, pool: Any, best: int) -> int:
+        """The phase-backup stage (:mod:`.phase_backups`), numbered ``iterations + 1``.
+
+        Measured like an iteration against ``best``'s value; returns the value kept.
+        """
+        from psygym_experiments.harness.phase_backups import Backups
+
+        k = self.cfg.iterations + 1
+        if k not in self.done:
+            model, val_mse, boards = Backups(self).run_stage(pool, self.weights(best))
+            self.record(pool, k, best, model, val_mse, boards, kind="phase backups")
+        row = next(m for m in self.metrics if m["iteration"] == k)
+        return k if row["accepted"] else best
+
+    def record(self, pool: Any, k: int, best: int, model: Any, val_mse: float, boards: int,
+               **extra: Any) -> None:  # fmt: skip
+        """Save iteration ``k``'s value, measure it against ``best``'s and record its row."""
+        save_value(model, self.model_stem(k))
+        row = {"iteration": k, **extra, "boards": boards, "fit_val_mse": round(val_mse, 4),
+               "start": None if k == 0 else best}  # fmt: skip
+        row.update(self.measure(pool, k, best))
+        row["accepted"] = accepted(row)
+        self.metrics.append(row)
+        self.done.append(k)
+        self.write_progress()
+        self.report(row)
 
     def kept_start(self, k: int, start: int) -> bool:
         """Whether iteration ``k``'s refit kept the weights of ``start``, its start."""
@@ -550,7 +581,7 @@ class _Run:
     def report(self, row: dict[str, Any]) -> None:
         """One line per finished iteration."""
         if self.show:
-            print(f"iteration {row['iteration']}: {row['boards']} boards, "
+            print(f"{_name(row)}: {row['boards']} boards, "
                   f"vs previous {row['vs_previous']:+.2f} ± {row['vs_previous_ci']:.2f}, "
                   f"vs reference {row['vs_reference']:+.2f} ± {row['vs_reference_ci']:.2f}",
                   flush=True)  # fmt: skip
@@ -570,7 +601,8 @@ class _Run:
                         yerr=[m[f"{key}_ci"] for m in self.metrics], marker="o", capsize=3,
                         label=label)  # fmt: skip
         ax.axhline(0, color="grey", lw=0.8)
-        ax.set_xlabel("iteration (0: heuristic games only)")
+        last = " and last: phase backups" if self.cfg.backups else ""
+        ax.set_xlabel(f"iteration (0: heuristic games only{last})")
         ax.set_ylabel("search's margin, points a game")
         ax.set_title(f"{self.cfg.edition} general board value on held-out lists")
         ax.legend()
@@ -605,12 +637,18 @@ def resume_general(run_dir: str | Path, steps: int | None = None, *, show_progre
     return run
 
 
+def _name(row: dict[str, Any]) -> str:
+    """An iteration's name in the run's lines (``iteration 2``, ``iteration 5 (phase backups)``)."""
+    kind = row.get("kind")
+    return f"iteration {row['iteration']}" + (f" ({kind})" if kind else "")
+
+
 def summary_lines(run_dir: str | Path) -> list[str]:
     """One line per iteration of a general run's ``metrics.json``, for the command's summary."""
     path = Path(run_dir) / "metrics.json"
     rows = json.loads(path.read_text()) if path.is_file() else []
     return [
-        f"iteration {r['iteration']}: held-out error {r['heldout_rmse']:.2f} points "
+        f"{_name(r)}: held-out error {r['heldout_rmse']:.2f} points "
         f"({r['heldout_boards']} boards), vs previous {r['vs_previous']:+.2f} ± "
         f"{r['vs_previous_ci']:.2f}, vs reference {r['vs_reference']:+.2f} ± "
         f"{r['vs_reference_ci']:.2f}"
