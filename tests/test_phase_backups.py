@@ -31,12 +31,12 @@ workers: 1
 def test_a_board_of_the_last_phase_is_labelled_with_the_exact_rest_of_its_game(tmp_path):
     cfg = GeneralConfig(edition="8th", scenario="random,rounds=1")
     value = BoardValue.load("agents/pretrained/value-8th.safetensors")
-    table = board_table(vars(cfg), range(4))
+    table = board_table(cfg, range(4))
     assert set(table["left"].tolist()) == {0, 1}  # one battle round: two Psychic phases
     checked = 0
     for g in range(4):
         rules, _, states, left = _replay(cfg, g)
-        for game, i, label in label_level(vars(cfg), [g], 0, value_path(tmp_path, value)):
+        for game, i, label in label_level(cfg, [g], 0, value_path(tmp_path, value)):
             assert game == g and left[i] == 0
             if phase_solver(rules, states[i], None) is None:
                 continue  # the phase is past the budget: the search's fallback labels it

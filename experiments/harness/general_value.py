@@ -406,7 +406,8 @@ class _Run:
 
         k = self.cfg.iterations + 1
         if k not in self.done:
-            model, val_mse, boards = Backups(self).run_stage(pool, self.weights(best))
+            stage = Backups(self.cfg, self.dir, self.features(), self.validation, self.show)
+            model, val_mse, boards = stage.run_stage(pool, self.weights(best))
             self.record(pool, k, best, model, val_mse, boards, kind="phase backups")
         row = next(m for m in self.metrics if m["iteration"] == k)
         return k if row["accepted"] else best
@@ -423,6 +424,18 @@ class _Run:
         self.done.append(k)
         self.write_progress()
         self.report(row)
+
+    def features(self) -> Any:
+        """The edition's board features (those of the first held-out list: the same names)."""
+        from psygym_agents.value.features import board_features
+
+        from psygym.editions import load
+
+        return board_features(load(self.cfg.edition, self.cfg.list_name(EVAL_FROM)))
+
+    def validation(self, game: np.ndarray) -> np.ndarray:
+        """Per board of the start, whether its game is one of the start's validation games."""
+        return _validation(self.cfg.seed, 0, game)
 
     def kept_start(self, k: int, start: int) -> bool:
         """Whether iteration ``k``'s refit kept the weights of ``start``, its start."""
@@ -468,11 +481,8 @@ class _Run:
 
     def fit(self, k: int, init: Any) -> tuple[Any, float, int]:
         """Refit on every stage so far with lambda-returns under ``init`` (stage 0: outcomes)."""
-        from psygym_agents.value.features import board_features
         from psygym_agents.value.fit import fit_value
         from psygym_agents.value.general import READS
-
-        from psygym.editions import load
 
         cfg = self.cfg
         stages = [self.load_stage(j) for j in range(k + 1)]
@@ -494,7 +504,7 @@ class _Run:
         heavy = min(MAX_WEIGHT, max(1.0, n0 / later)) if later else 1.0
         w = np.concatenate([np.full(len(s["final"]), 1.0 if j == 0 else heavy)
                             for j, s in enumerate(stages)])  # fmt: skip
-        features = board_features(load(cfg.edition, cfg.list_name(EVAL_FROM)))
+        features = self.features()
         names = list(features.names)
         training = {"iteration": k, "td_lambda": cfg.td_lambda, "boards": len(y),
                     "monotone": [dict(d) for d in features.monotone]}  # fmt: skip

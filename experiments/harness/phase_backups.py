@@ -25,7 +25,7 @@ both hands.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,15 +51,16 @@ def _replay(cfg: Any, g: int) -> tuple[Any, Any, list[Any], np.ndarray]:
     return rules, boards, states, left
 
 
-def board_table(cfg: dict[str, Any], games: range) -> dict[str, np.ndarray]:
-    """Features, game and phases left of every board of the start's games ``games`` (a worker)."""
-    from psygym_agents.value.features import board_features
-    from psygym_experiments.harness.general_value import GeneralConfig
+def board_table(cfg: Any, games: range) -> dict[str, np.ndarray]:
+    """Features, game and phases left of every board of the start's games ``games`` (a worker).
 
-    c = GeneralConfig(**cfg)
+    ``cfg`` is the run's :class:`~.general_value.GeneralConfig`.
+    """
+    from psygym_agents.value.features import board_features
+
     phi, game, left = [], [], []
     for g in games:
-        rules, boards, _, lft = _replay(c, g)
+        rules, boards, _, lft = _replay(cfg, g)
         if len(boards):
             phi.append(board_features(rules)(boards.x).astype(np.float32))
             game.append(np.full(len(boards), g))
@@ -70,7 +71,7 @@ def board_table(cfg: dict[str, Any], games: range) -> dict[str, np.ndarray]:
     return {"phi": np.concatenate(phi), "game": np.concatenate(game), "left": np.concatenate(left)}
 
 
-def label_level(cfg: dict[str, Any], games: list[int], level: int,
+def label_level(cfg: Any, games: list[int], level: int,
                 value_path: str) -> list[tuple[int, int, float]]:  # fmt: skip
     """``(game, board of the game, label)`` of the boards ``level`` phases from their game's end.
 
@@ -78,12 +79,10 @@ def label_level(cfg: dict[str, Any], games: list[int], level: int,
     """
     from psygym_agents.solvers.search import LookaheadPolicy
     from psygym_agents.value.general import general_value
-    from psygym_experiments.harness.general_value import GeneralConfig
 
-    c = GeneralConfig(**cfg)
     out = []
     for g in games:
-        rules, _, states, left = _replay(c, g)
+        rules, _, states, left = _replay(cfg, g)
         search = LookaheadPolicy(rules, general_value(rules, value_path), phase=True)
         for i in np.flatnonzero(left == level).tolist():
             state = states[i]
@@ -92,10 +91,21 @@ def label_level(cfg: dict[str, Any], games: list[int], level: int,
 
 
 class Backups:
-    """The phase-backup stage of one general run (see the module docstring)."""
+    """The phase-backup stage of one general run (see the module docstring).
 
-    def __init__(self, run: Any):
-        self.run, self.cfg, self.dir = run, run.cfg, run.dir
+    Args:
+        cfg: the run's :class:`~.general_value.GeneralConfig`.
+        run_dir: the run's folder.
+        features: the edition's board features (their monotone directions hold in each fit).
+        validation: ``validation(game)``, per board whether its game is a validation game of
+            the start (the run's own split, so no start validation game is trained on).
+        show: whether to show progress.
+    """
+
+    def __init__(self, cfg: Any, run_dir: Path, features: Any,
+                 validation: Callable[[np.ndarray], np.ndarray], show: bool):  # fmt: skip
+        self.cfg, self.dir, self.features = cfg, run_dir, features
+        self.validation, self.show = validation, show
 
     @property
     def data_path(self) -> Path:
@@ -111,7 +121,7 @@ class Backups:
         if self.data_path.is_file():
             with np.load(check_output(self.data_path, self.dir), allow_pickle=False) as data:
                 return {key: data[key] for key in data.files}
-        cfg, n = asdict(self.cfg), self.cfg.backups
+        cfg, n = self.cfg, self.cfg.backups
         jobs = [pool.submit(board_table, cfg, range(i, min(n, i + CHUNK)))
                 for i in range(0, n, CHUNK)]  # fmt: skip
         parts = [p for p in (j.result() for j in jobs) if len(p["game"])]
@@ -123,17 +133,16 @@ class Backups:
     def run_stage(self, pool: Any, start: Path) -> tuple[Any, float, int]:
         """Label and refit level by level from ``start``'s value; the last refit and its MSE."""
         from psygym_agents.value import BoardValue
-        from psygym_experiments.harness.general_value import _validation
 
         table = self.table(pool)
         done = int(table["levels_done"])
         path = self.stem(done - 1).with_suffix(".safetensors") if done else start
         model, mse = BoardValue.load(path), float("nan")
         game, left = table["game"], table["left"]
-        val = _validation(self.cfg.seed, 0, game)
+        val = self.validation(game)
         levels = int(left.max()) + 1 if len(left) else 0
-        cfg = asdict(self.cfg)
-        with ProgressBar("phase backups", int((left >= done).sum()), enabled=self.run.show) as bar:
+        cfg = self.cfg
+        with ProgressBar("phase backups", int((left >= done).sum()), enabled=self.show) as bar:
             for level in range(done, levels):
                 todo = sorted(set(game[left == level].tolist()))
                 chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
@@ -153,20 +162,15 @@ class Backups:
     def refit(self, table: dict[str, np.ndarray], rows: np.ndarray, val: np.ndarray,
               init: Any, level: int) -> tuple[Any, float]:  # fmt: skip
         """The value refitted from ``init`` on the labelled ``rows``; its best validation MSE."""
-        from psygym_agents.value.features import board_features
         from psygym_agents.value.fit import fit_value
-        from psygym_experiments.harness.general_value import EVAL_FROM
-
-        from psygym.editions import load
 
         cfg = self.cfg
         x, y = table["phi"].astype(np.float64), table["label"]
         train, check = rows & ~val, rows & val
-        features = board_features(load(cfg.edition, cfg.list_name(EVAL_FROM)))
         result = fit_value(x[train], y[train], x[check], y[check], hidden=cfg.hidden,
                            lr=cfg.refit_lr, batch=cfg.batch, max_epochs=cfg.max_epochs,
                            patience=cfg.patience, seed=cfg.seed + level, init=init,
-                           meta=dict(init.meta), monotone=features.directions())  # fmt: skip
+                           meta=dict(init.meta), monotone=self.features.directions())  # fmt: skip
         result.value.meta.update(init.meta)
         result.value.meta["training"] = {**init.meta.get("training", {}),
                                          "phase_backups": {"games": cfg.backups,
