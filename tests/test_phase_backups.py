@@ -91,10 +91,11 @@ def test_train_with_phase_backups_writes_the_stage_and_resumes_a_level(tmp_path)
     assert json.loads((run / "metrics.json").read_text()) == metrics
 
 
-def test_phase_backups_are_refused_for_hidden_hands_and_beyond_the_start(tmp_path):
+def test_phase_backups_are_refused_for_hidden_hands_beyond_the_start_and_unchecked(tmp_path):
     cases = (
         ("backups: 3\n", "2nd", "hidden hands"),
         ("backups: 40\n", "8th", "backups must be at most steps"),
+        ("seed: 1\nbackups: 5\n", "8th", "hold none of its validation games"),
     )
     for text, edition, message in cases:
         config = tmp_path / "bad.yml"

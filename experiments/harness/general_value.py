@@ -165,6 +165,10 @@ def check_general_config(cfg: GeneralConfig) -> None:
     if cfg.backups > cfg.steps:
         raise ValueError(f"backups must be at most steps ({cfg.steps}): they replay the start's "
                          f"games, not {cfg.backups}")  # fmt: skip
+    if cfg.backups and not _validation(cfg.seed, 0, np.arange(cfg.backups)).any():
+        raise ValueError(f"backups: the first {cfg.backups} games of the start hold none of its "
+                         "validation games (a tenth of them), which the refits stop on; give "
+                         "more")  # fmt: skip
     if not (isinstance(cfg.hidden, list) and cfg.hidden
             and all(isinstance(h, int) and h >= 1 for h in cfg.hidden)):  # fmt: skip
         raise ValueError(f"hidden must be a list of layer widths such as [64, 64], not "
