@@ -10,6 +10,7 @@ import pytest
 from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.search import phase_solver
 from psygym_agents.value import BoardValue
+from psygym_agents.value.general import general_value_path
 from psygym_experiments.cli import app
 from psygym_experiments.harness.general_value import GeneralConfig
 from psygym_experiments.harness.phase_backups import _replay, board_table, label_level
@@ -28,15 +29,15 @@ workers: 1
 """
 
 
-def test_a_board_of_the_last_phase_is_labelled_with_the_exact_rest_of_its_game(tmp_path):
+def test_a_board_of_the_last_phase_is_labelled_with_the_exact_rest_of_its_game():
     cfg = GeneralConfig(edition="8th", scenario="random,rounds=1")
-    value = BoardValue.load("agents/pretrained/value-8th.safetensors")
+    value = str(general_value_path("8th"))  # the workers read the value from its file
     table = board_table(cfg, range(4))
     assert set(table["left"].tolist()) == {0, 1}  # one battle round: two Psychic phases
     checked = 0
     for g in range(4):
         rules, _, states, left = _replay(cfg, g)
-        for game, i, label in label_level(cfg, [g], 0, value_path(tmp_path, value)):
+        for game, i, label in label_level(cfg, [g], 0, value):
             assert game == g and left[i] == 0
             if phase_solver(rules, states[i], None) is None:
                 continue  # the phase is past the budget: the search's fallback labels it
@@ -44,11 +45,6 @@ def test_a_board_of_the_last_phase_is_labelled_with_the_exact_rest_of_its_game(t
             assert label == pytest.approx(exact, abs=1e-9)
             checked += 1
     assert checked >= 8
-
-
-def value_path(tmp_path, value):
-    """``value`` saved in ``tmp_path`` (the workers read a value from a file)."""
-    return str(value.save(tmp_path / "v"))
 
 
 def test_train_with_phase_backups_writes_the_stage_and_resumes_a_level(tmp_path):
