@@ -140,6 +140,28 @@ class GeneralConfig:
         """The scenario argument of the generated list with ``seed``."""
         return f"random:{seed}" + (f",{self.options}" if self.options else "")
 
+    def play_list_game(
+        self, stage: int, game: int, value_path: str | None = None
+    ) -> tuple[Any, Any, list[Any], int]:
+        """Game ``game`` of ``stage`` on its own list: its rules, boards, board states and seed.
+
+        The ``search`` seats (each with probability ``search_share``) use the general value at
+        ``value_path``; ``None``: heuristics only. The same arguments play the same game.
+        """
+        from psygym_agents.value.general import general_value
+        from psygym_experiments.harness.value_boards import play_boards
+
+        from psygym.editions import load
+
+        seed = self.list_seed(stage, game)
+        rules = load(self.edition, self.list_name(seed))
+        value = general_value(rules, value_path) if value_path else None
+        share = self.search_share if value is not None else 0.0
+        boards, states = play_boards(rules, 1, seed=self.seed, stage=stage, first=game,
+                                     value=value, search_share=share,
+                                     random_move=self.random_move)  # fmt: skip
+        return rules, boards, states, seed
+
 
 def is_general_scenario(scenario: str) -> bool:
     """Whether ``--scenario`` asks for a general run (``random`` with no seed)."""
@@ -265,21 +287,12 @@ def play_lists(cfg: dict[str, Any], stage: int, games: range,
     the ``search`` seats use (``None``: heuristics only).
     """
     from psygym_agents.value.features import board_features
-    from psygym_agents.value.general import general_value
-    from psygym_experiments.harness.value_boards import play_boards
-
-    from psygym.editions import load
 
     c = GeneralConfig(**cfg)
     out: dict[str, list[Any]] = {k: [] for k in ("phi", "round", "score", "final", "game")}
     seeds = []
     for g in games:
-        seed = c.list_seed(stage, g)
-        rules = load(c.edition, c.list_name(seed))
-        value = general_value(rules, value_path) if value_path else None
-        share = c.search_share if value is not None else 0.0
-        boards, _ = play_boards(rules, 1, seed=c.seed, stage=stage, first=g, value=value,
-                                search_share=share, random_move=c.random_move)  # fmt: skip
+        rules, boards, _, seed = c.play_list_game(stage, g, value_path)
         seeds.append(seed)
         if len(boards) == 0:
             continue

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from psygym_experiments.harness.output import check_output
 from psygym_experiments.harness.progress import ProgressBar
-from psygym_experiments.harness.value_boards import phase_index, play_boards, write_npz
+from psygym_experiments.harness.value_boards import phase_index, write_npz
 from psygym_experiments.harness.value_training import save_value
 
 CHUNK = 25
@@ -41,11 +41,7 @@ CHUNK = 25
 
 def _replay(cfg: Any, g: int) -> tuple[Any, Any, list[Any], np.ndarray]:
     """Game ``g`` of the start: its rules, boards, board states and phases left per board."""
-    from psygym.editions import load
-
-    rules = load(cfg.edition, cfg.list_name(cfg.list_seed(0, g)))
-    boards, states = play_boards(rules, 1, seed=cfg.seed, stage=0, first=g,
-                                 random_move=cfg.random_move)  # fmt: skip
+    rules, boards, states, _ = cfg.play_list_game(0, g)
     phase = phase_index(rules, boards) if len(boards) else np.zeros(0, np.int64)
     left = phase.max() - phase if len(phase) else phase
     return rules, boards, states, left
