@@ -133,13 +133,17 @@ class Solver(SimultaneousSearch):
             not ``rules.horizon``'s (a cast or a turn).
         engine: ``"python"`` keeps the search in Python even where the compiled solver could
             take it (benchmarks); ``None``: as ``PSYGYM_ENGINE`` says.
+        determinised: the states asked about are determinisations of hidden hands, drawn by
+            the caller from what the deciding player may know (:func:`.ismcts.determinize`),
+            so solving them shows that player nothing hidden; only then are hidden hands taken.
 
     Attributes:
         states: number of states memoised so far (decision and chance nodes, not terminals).
         exact: False when a depth limit cut the search somewhere below the states solved.
 
     Raises:
-        NotSolvable: the edition has hidden information (secret hands, ``rules.information``).
+        NotSolvable: the edition has hidden information (secret hands, ``rules.information``)
+            and the states are not ``determinised``.
     """
 
     def __init__(
@@ -158,6 +162,7 @@ class Solver(SimultaneousSearch):
         engine: str | None = None,
         leaf_value: Any = None,
         phases: bool = False,
+        determinised: bool = False,
     ):
         if max_depth is not None and max_depth < 1:
             raise ValueError(f"max_depth must be at least 1 (Psychic phases), got {max_depth}")
@@ -189,7 +194,7 @@ class Solver(SimultaneousSearch):
         self._leaf = leaf if leaf is not None else (lambda state: rules.returns(state)[0])
         self.max_states = max_states
         self.fixed = dict(fixed or {})
-        if len(self.fixed) < rules.num_players:
+        if len(self.fixed) < rules.num_players and not determinised:
             require_perfect_information(rules)
         own = cache is None and engine != "python"  # the core keeps its own memo
         if cache is None:

@@ -29,8 +29,9 @@ the exact solver.
   a search is far slower); ``search:value=none`` counts the score so far alone. The agent's
   :attr:`LookaheadPolicy.note` says which.
 - Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead, with
-  the shipped board value at the end of each Psychic phase (:func:`hidden_search`):
-  :func:`make_search` chooses.
+  the shipped board value at the end of each Psychic phase (:func:`hidden_search`), or, where
+  the value asks for it, the whole phase searched exactly in sampled deals of the unseen cards
+  (:mod:`.determinised`): :func:`make_search` chooses.
 
 One solver is kept per unit of lookahead and rules object, so every decision of a cast after
 the first reuses what the first one solved, and so does a later game that meets the same unit
@@ -148,8 +149,8 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     return solver
 
 
-def phase_solver(rules: Any, state: Hashable, value: Any = None,
-                 budget: int = PHASE_BUDGET) -> Solver | None:  # fmt: skip
+def phase_solver(rules: Any, state: Hashable, value: Any = None, budget: int = PHASE_BUDGET,
+                 determinised: bool = False) -> Solver | None:  # fmt: skip
     """A search of the whole Psychic phase of ``state``, if it fits ``budget`` states.
 
     Every cast and deny of both sides up to the phase's end (``rules.phase_horizon``), a leaf
@@ -174,7 +175,8 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None,
     fit.phases.pop(key, None)
     if (state, key) in fit.phase_failed:
         return None
-    solver = Solver(rules, within=unit, phases=True, leaf_value=value, max_states=budget)
+    solver = Solver(rules, within=unit, phases=True, leaf_value=value, max_states=budget,
+                    determinised=determinised)  # fmt: skip
     try:
         _solve_for(solver, rules, state)
     except NotSolvable:
@@ -451,6 +453,19 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
     return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase, budget=budget)
 
 
+def _asked_deals(value: Any) -> int:
+    """The deals the board value's JSON asks the search for hands to use (0: none).
+
+    Raises:
+        ValueError: ``search_determinisations`` is not a whole number >= 0 (one line).
+    """
+    asked = meta_of(value).get("search_determinisations", 0)
+    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 0:
+        raise ValueError(f"board value: search_determinisations must be a whole number >= 0, "
+                         f"got {asked!r}")  # fmt: skip
+    return asked
+
+
 HIDDEN_ITERATIONS = 300
 """Iterations per decision of the information-set search (about 0.05 CPU s on the duel).
 
@@ -465,7 +480,12 @@ Measured on the same duel at 300 iterations against ``tuned``, 80 games per seat
 
 
 def hidden_search(rules: Any, arg: str | None = None) -> Any:
-    """The ``search`` agent for hidden hands: :class:`~.ismcts.SearchPolicy` with a board value.
+    """The ``search`` agent for hidden hands: an information-set search with a board value.
+
+    :class:`~.ismcts.SearchPolicy`, or, where the board value's JSON asks for it
+    (``"search_determinisations": N``) or ``determinisations=N`` does, the whole Psychic phase
+    searched exactly in ``N`` deals of the unseen cards (:class:`~.determinised.DeterminisedSearch`,
+    the information-set search where a deal's phase does not fit; ``determinisations=0``: never).
 
     The rollout beyond the tree is the edition's reference heuristic; the board after the
     phase is valued by the scenario's shipped board value when there is one. That value is
@@ -477,8 +497,10 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
         rules: the rules to play.
         arg: ``iterations=N`` (default :data:`HIDDEN_ITERATIONS`), ``seed=N``,
             ``exploration=X`` (default :data:`HIDDEN_EXPLORATION`), ``value=PATH`` (a
-            board-value file) or ``value=none`` (the score so far only), separated by ``,``
-            or ``;`` (``search:iterations=400;value=none`` in a comma-separated agent list).
+            board-value file) or ``value=none`` (the score so far only), ``determinisations=N``
+            (the deals of the determinised phase search; default: what the value asks for),
+            separated by ``,`` or ``;`` (``search:iterations=400;value=none`` in a
+            comma-separated agent list).
 
     Raises:
         ValueError: an unknown option or a bad number (one line: which, and what is allowed).
@@ -487,8 +509,9 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
 
     from psygym.policies import reference_policy
 
-    allowed = "iterations=N, seed=N, exploration=X, value=PATH|none"
+    allowed = "iterations=N, seed=N, exploration=X, value=PATH|none, determinisations=N"
     kwargs: dict[str, Any] = {"iterations": HIDDEN_ITERATIONS, "exploration": HIDDEN_EXPLORATION}
+    deals: int | None = None
     value: Any = SHIPPED
     # ";" separates options too: a comma-separated agent list (``evaluate --agents``) cannot
     # hold a comma inside one agent's options.
@@ -498,11 +521,14 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
             continue
         if not sep:
             raise ValueError(f"search: option {name!r} needs a value; allowed: {allowed}")
-        if name in ("iterations", "seed"):
+        if name in ("iterations", "seed", "determinisations"):
             if not text.isdigit() or (name == "iterations" and int(text) < 1):
                 low = 1 if name == "iterations" else 0
                 raise ValueError(f"search: {name} must be a whole number >= {low}, got {text!r}")
-            kwargs[name] = int(text)
+            if name == "determinisations":
+                deals = int(text)
+            else:
+                kwargs[name] = int(text)
         elif name == "exploration":
             try:
                 kwargs[name] = float(text)
@@ -519,7 +545,16 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
                 value = load_value(rules, text)
         else:
             raise ValueError(f"search: unknown option {name!r}; allowed: {allowed}")
-    return SearchPolicy(rules, rollout=reference_policy(rules), value=value, **kwargs)
+    search = SearchPolicy(rules, rollout=reference_policy(rules), value=value, **kwargs)
+    if deals is None:
+        deals = _asked_deals(search.value)
+    if not deals:
+        return search
+    from psygym_agents.solvers.determinised import DeterminisedSearch
+
+    return DeterminisedSearch(rules, search.value, determinisations=deals,
+                              seed=kwargs.get("seed", 0), fallback=search, solve=phase_solver,
+                              budget=PHASE_BUDGET)  # fmt: skip
 
 
 __all__ = [
