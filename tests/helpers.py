@@ -33,6 +33,25 @@ SHARED = REPO.parent / "shared"
 SEEDS = SHARED / "seeds"
 
 
+def policy_decisions(rules: Any, policy: Any, seeds: Iterable[int]) -> Iterable[tuple[Any, int]]:
+    """``(state, player)`` at every decision with several legal actions, along games of ``policy``.
+
+    One game per seed, its chance outcomes drawn from ``numpy.random.default_rng(seed)``.
+    """
+    import numpy as np
+
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        s = rules.initial_state()
+        while (p := rules.current_player(s)) != TERMINAL:
+            if p == CHANCE:
+                s = rules.apply(s, rules.sample_chance(s, rng))
+                continue
+            if len(rules.legal_actions(s)) > 1:
+                yield s, p
+            s = rules.apply(s, policy.choose(rules, s, p))
+
+
 # ----------------------------------------------------------------------------- chance nodes
 def outcomes(rules: Any, state: Hashable) -> dict[int, float]:
     """The chance outcomes of ``state`` as ``{outcome: probability}`` (asserts a chance node)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import policy_decisions
 from psygym_agents.second.heuristics import CastBiggest
 from psygym_agents.solvers import NotSolvable
 from psygym_agents.solvers.determinised import DeterminisedSearch
@@ -22,7 +23,7 @@ from psygym_agents.solvers.ismcts import SearchPolicy, determinize
 from psygym_agents.solvers.search import PHASE_BUDGET, make_search, phase_solver
 from psygym_agents.value.general import general_value
 
-from psygym import CHANCE, TERMINAL, load
+from psygym import load
 
 RULES = load("2nd", "random:11")
 """A generated list whose phases solve in milliseconds."""
@@ -30,17 +31,7 @@ RULES = load("2nd", "random:11")
 
 def _decisions(games: int):
     """Decision states with several legal actions along games of ``cast-biggest``."""
-    ref = CastBiggest()
-    for seed in range(games):
-        rng = np.random.default_rng(300 + seed)
-        s = RULES.initial_state()
-        while (p := RULES.current_player(s)) != TERMINAL:
-            if p == CHANCE:
-                s = RULES.apply(s, RULES.sample_chance(s, rng))
-                continue
-            if len(RULES.legal_actions(s)) > 1:
-                yield s, p
-            s = RULES.apply(s, ref.choose(RULES, s, p))
+    return policy_decisions(RULES, CastBiggest(), range(300, 300 + games))
 
 
 def _search(budget: int = PHASE_BUDGET) -> DeterminisedSearch:

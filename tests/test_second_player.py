@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import policy_decisions
 from psygym_agents.second.heuristics import AlwaysPass, CastBiggest
 from psygym_agents.solvers.ismcts import SearchPolicy
 from psygym_agents.solvers.search import make_search
@@ -71,17 +72,13 @@ def test_the_horizon_steps_once_per_psychic_phase_at_the_warp_flux(seed):
 def _wounding_cast_decision():
     """A turn of player 0 where ``cast-biggest`` casts at the enemy, reached by play."""
     ref = CastBiggest()
-    for seed in range(50):
-        rng = np.random.default_rng(seed)
-        s = RULES.initial_state()
-        while (p := RULES.current_player(s)) != TERMINAL:
-            if p == CHANCE:
-                s = RULES.apply(s, RULES.sample_chance(s, rng))
-                continue
-            a = ref.choose(RULES, s, p)
-            if p == 0 and _hits_the_enemy(s, a) and len(RULES.legal_actions(s)) > 2:
-                return s
-            s = RULES.apply(s, a)
+    for s, p in policy_decisions(RULES, ref, range(50)):
+        if (
+            p == 0
+            and _hits_the_enemy(s, ref.choose(RULES, s, p))
+            and len(RULES.legal_actions(s)) > 2
+        ):
+            return s
     raise AssertionError("no wounding cast of player 0 in 50 games")
 
 
@@ -118,17 +115,7 @@ def test_a_board_value_that_rewards_an_outcome_steers_the_search():
 
 def _decisions(games: int):
     """Decision states with several legal actions along games of ``cast-biggest``."""
-    ref = CastBiggest()
-    for seed in range(games):
-        rng = np.random.default_rng(100 + seed)
-        s = RULES.initial_state()
-        while (p := RULES.current_player(s)) != TERMINAL:
-            if p == CHANCE:
-                s = RULES.apply(s, RULES.sample_chance(s, rng))
-                continue
-            if len(RULES.legal_actions(s)) > 1:
-                yield s, p
-            s = RULES.apply(s, ref.choose(RULES, s, p))
+    return policy_decisions(RULES, CastBiggest(), range(100, 100 + games))
 
 
 def test_the_search_sees_no_hidden_card():
