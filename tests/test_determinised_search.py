@@ -68,6 +68,8 @@ def test_each_deal_of_the_last_phase_is_solved_exactly():
             for a, v in Solver(RULES, determinised=True).action_values(deal).items():
                 want[a] += v / 4
         assert values.keys() == want.keys()
+        best, means = _search().search(RULES, s, p)  # the information-set search's interface
+        assert means == values and values[best] == max(values.values())
         for a in want:
             assert values[a] == pytest.approx(want[a], abs=1e-9)
 

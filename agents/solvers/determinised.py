@@ -75,15 +75,22 @@ class DeterminisedSearch:
                 total[a] += v
         return {a: v / self.deals for a, v in total.items()}
 
+    def search(self, rules: Any, state: Hashable, player: int) -> tuple[int, dict[int, float]]:
+        """``(best action, {action: mean value for player})``, as the information-set search.
+
+        The deals' mean; the information-set search's answer where a deal does not fit.
+        """
+        values = self.action_values(rules, state, player)
+        if not values:
+            return self.fallback.search(rules, state, player)
+        return max(values, key=lambda a: (values[a], -a)), values
+
     def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
         """The action best on average over the deals, with probability 1."""
         legal = rules.legal_actions(state)
         if len(legal) == 1:
             return {legal[0]: 1.0}
-        values = self.action_values(rules, state, player)
-        if not values:
-            return self.fallback.action_probabilities(rules, state, player)
-        return {max(legal, key=lambda a: (values[a], -a)): 1.0}
+        return {self.search(rules, state, player)[0]: 1.0}
 
     def __repr__(self) -> str:
         return f"<policy {self.name} (determinised phase search, not exact)>"
