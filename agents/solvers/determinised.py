@@ -50,7 +50,6 @@ class DeterminisedSearch:
 
     def __init__(self, rules: Any, value: Any, *, determinisations: int, seed: int,
                  fallback: SearchPolicy, solve: Callable[..., Any], budget: int):  # fmt: skip
-
         if determinisations < 1:
             raise ValueError(f"determinisations must be at least 1, got {determinisations}")
         self.rules, self.value, self.deals = rules, value, determinisations

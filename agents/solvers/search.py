@@ -94,7 +94,7 @@ class _Fit:
     def __init__(self) -> None:
         self.solvers: dict[int, Solver] = {}  # budget -> the solver that fitted it last
         self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit
-        self.phases: dict[int, Solver] = {}
+        self.phases: dict[tuple[int, int], Solver] = {}  # (id of the value, budget) -> solver
         self.phase_failed: set[Any] = set()
 
 
@@ -157,14 +157,14 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None, budget: int = P
     past it worth the score so far plus ``value``. ``None`` where it does not fit (the state
     is remembered, and not tried again; a later state of the phase is).
 
-    The solver that fitted last for ``value`` is asked first: a later decision of the same
-    phase is among what it searched.
+    The solver that fitted last for ``value`` and ``budget`` is asked first: a later decision of
+    the same phase is among what it searched.
     """
     from psygym_agents.solvers import NotSolvable
 
     fit = _fit_of(rules)
     unit = rules.phase_horizon(state)
-    key = id(value)
+    key = (id(value), budget)
     solver = fit.phases.get(key)
     if solver is not None and solver.within == unit:
         try:
