@@ -179,6 +179,13 @@ def test_advise_second_edition_gives_search_estimates():
     assert doc["exact"] is False and doc["actions"] and doc["heuristics"]
 
 
+def test_advise_on_a_generated_second_edition_list_searches_deals():
+    """Where the general value asks for deals, ``advise`` is ``search``: the phase searched in
+    deals of the unseen cards, and it says it is not exact."""
+    out = ok("advise", "--edition", "2nd", "--scenario", "random:3", "--heuristics", "none")
+    assert "NOT exact" in out and "16 deals" in out and "information-set" not in out
+
+
 def test_advise_dice_table_small(tmp_path):
     out = ok(
         "advise", "--table", "--max-pool", "3", "--max-enemy-dice", "1", "--runs-dir", tmp_path

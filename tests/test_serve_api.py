@@ -160,6 +160,32 @@ def test_hint_is_marked_exact_or_estimated(client):
             assert hint["kind"] == "estimated", "hidden hands have no exact value"
 
 
+def test_hidden_hand_hints_are_searchs_on_a_random_battle(client):
+    """A hint over hidden hands is ``search``'s own: on a generated list, whose general value
+    asks for the phase searched in deals, the hint says so (not the bare information-set
+    search)."""
+    from psygym_agents.solvers.search import hidden_search
+
+    ed = next((e for e in EDITIONS if e.information == Information.HIDDEN and e.generator), None)
+    if ed is None:
+        pytest.skip("no edition with hidden hands and a generator is installed")
+    body = {"edition": ed.id, "random": 3, "rounds": 1, "seat": 0, "seed": 1,
+            "opponent": "random"}  # fmt: skip
+    view = client.post("/api/games", json=body).json()
+    for _ in range(60):
+        if view["over"] or len(view["actions"]) >= 2:
+            break
+        r = client.post(f"/api/games/{view['id']}/actions",
+                        json={"action": view["actions"][0]["action"]})  # fmt: skip
+        view = r.json()
+    assert len(view["actions"]) >= 2, view
+    hint = client.get(f"/api/games/{view['id']}/hint").json()
+    note = hidden_search(load(ed.id, "random:3,rounds=1")).note
+    assert "deals" in note and hint["kind"] == "estimated"
+    assert hint["note"].endswith(note), hint["note"]
+    assert {v["action"] for v in hint["values"]} == {a["action"] for a in view["actions"]}
+
+
 # ----------------------------------------------------------------------------- bad requests
 def test_bad_requests_get_a_one_line_json_error_and_the_game_is_unharmed(client):
     ed = EDITIONS[-1]

@@ -51,22 +51,19 @@ def question(rules: Any, state: Hashable) -> str:
 
 
 class _HiddenSearch:
-    """The information-set search with the ``note``/``action_values`` face of ``search``."""
+    """``search`` for hidden hands with the ``note``/``action_values`` face of ``search``.
+
+    :func:`~psygym_agents.solvers.search.hidden_search`: the phase searched in deals of the
+    unseen cards where the board value asks for it, else the information-set search.
+    """
 
     exact = False
 
     def __init__(self, rules: Any, iterations: int, seed: int):
-        from psygym_agents.solvers.ismcts import SearchPolicy
+        from psygym_agents.solvers.search import hidden_search
 
-        from psygym.policies import reference_policy
-
-        self.search = SearchPolicy(
-            rules, iterations=iterations, seed=seed, rollout=reference_policy(rules)
-        )
-        self.note = (
-            f"information-set search, {iterations} iterations (NOT exact: estimates from what "
-            "the player to move may see)"
-        )
+        self.search = hidden_search(rules, f"iterations={iterations},seed={seed}")
+        self.note = self.search.note
 
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
         """Estimated final score of each legal action, from the mover's view."""
@@ -79,7 +76,8 @@ def search_agent(rules: Any, *, iterations: int = 2000, seed: int = 0) -> Any:
 
     :class:`~psygym_agents.solvers.search.LookaheadPolicy` (it loads the shipped board value
     itself; the whole Psychic phase searched wherever it fits), or for hidden hands the
-    information-set search with ``iterations`` and ``seed``.
+    hidden-hand ``search`` (:func:`~psygym_agents.solvers.search.hidden_search`) with
+    ``iterations`` and ``seed``.
     """
     from psygym_agents.solvers import has_hidden_information
 

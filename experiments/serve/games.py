@@ -66,7 +66,8 @@ HINT_PLIES = 8
 """Transitions the last-resort hint search looks ahead (an estimate)."""
 
 HINT_ITERATIONS = 300
-"""Iterations of the information-set search for hints in editions with hidden information."""
+"""Iterations of the information-set search for hints over hidden hands (where it is the
+hidden-hand search, or where a deal's phase does not fit its share of the phase budget)."""
 
 
 class BadRequest(ValueError):
@@ -262,7 +263,9 @@ class Game:
         of the board beyond it (its ``note`` says so); at the second secret bid the values are
         expectations against the opponent's equilibrium mix, never its actual bid. Without the
         search agent the expectiminimax solver is tried within :data:`HINT_STATES` new states.
-        Editions with hidden information use the information-set search, which reads only what
+        Editions with hidden information use ``search`` for hidden hands
+        (:func:`psygym_agents.solvers.search.hidden_search`: the phase searched in deals of the
+        cards the human has not seen, or the information-set search), which reads only what
         the human may know (their hand and the public table), so its values are estimates.
 
         Raises:
@@ -342,15 +345,13 @@ class Game:
 
     def _search_hint(self, state: Hashable) -> dict[str, Any]:
         try:
-            from psygym_agents.solvers.ismcts import SearchPolicy
+            from psygym_agents.solvers.search import hidden_search
         except ImportError:
             return self._hint_answer({}, False, "no search is installed")
-        search = SearchPolicy(self.rules, iterations=HINT_ITERATIONS, seed=len(self.entries))
+        seed = len(self.entries)
+        search = hidden_search(self.rules, f"iterations={HINT_ITERATIONS},seed={seed}")
         _, means = search.search(self.rules, state, self.seat)
-        note = (
-            f"estimated: mean score of {HINT_ITERATIONS} searches over hands you cannot see "
-            "(hidden information has no exact value)"
-        )
+        note = f"estimated over hands you cannot see: {search.note}"
         return self._hint_answer(means, False, note)
 
     def _hint_answer(self, values: Mapping[int, float], exact: bool, note: str) -> dict[str, Any]:
