@@ -376,7 +376,10 @@ def advise(
         "all", help="Heuristics to compare (comma-separated), 'all' or 'none'."
     ),
     iterations: int = typer.Option(
-        2000, min=1, help="2nd (secret hands): search iterations for the estimates."
+        2000,
+        min=1,
+        help="Secret hands: iterations of the information-set search (used where the "
+        "value asks for no deals, or a deal's phase does not fit).",
     ),
     seed: int = typer.Option(0, min=0, help="2nd: seed of the search."),
     table: bool = typer.Option(False, "--table", help="7th: the optimal-dice table and heatmap."),
