@@ -109,3 +109,18 @@ def test_bad_determinisations_are_one_clear_line(arg):
 def test_the_solver_refuses_hidden_hands_that_are_not_a_deal():
     with pytest.raises(NotSolvable, match="hidden information"):
         Solver(RULES)
+
+
+def test_searches_built_again_for_one_game_keep_one_phase_search():
+    """A hint builds ``search`` anew at each click: the shipped value is one object per rules,
+    so the phase searches kept for the game stay one per budget, however many clicks."""
+    from psygym_agents.solvers.search import _fit_of
+    from psygym_agents.value import shipped_value
+
+    rules = load("2nd", "random:11")
+    assert shipped_value(rules) is shipped_value(rules)
+    s, p = next(policy_decisions(rules, CastBiggest(), range(300, 301)))
+    for seed in range(4):
+        values = make_search(rules, f"seed={seed}").search(rules, s, p)[1]
+        assert values.keys() == set(rules.legal_actions(s))
+    assert len(_fit_of(rules).phases) == 1

@@ -24,6 +24,8 @@ from psygym_agents.value.model import (
     pretrained_value_path,
 )
 
+from psygym.per_rules import memo_per_rules
+
 READS = "board-features"
 """The ``"reads"`` key of a general value's JSON."""
 
@@ -103,10 +105,14 @@ def _composed(model: BoardValue, rules: Any, path: str | Path) -> BoardValue | N
     return composed
 
 
+@memo_per_rules
 def shipped_value(rules: Any) -> BoardValue | None:
     """The shipped board value for ``rules``: its scenario's own, else the edition's general one.
 
-    ``None`` when neither exists.
+    ``None`` when neither exists. One object per rules object, read once: a search built again
+    for the same game (a hint at each click) reuses the phase search kept for its value
+    (:func:`~psygym_agents.solvers.search.phase_solver` keeps one per value and budget) instead
+    of keeping one more each time.
     """
     scenario = getattr(getattr(rules, "scenario", None), "name", "")
     path = pretrained_value_path(rules.edition, scenario)
