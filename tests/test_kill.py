@@ -187,3 +187,36 @@ def test_tune_sigkill_leaves_no_running_trial_and_failed_ones_are_not_counted(tm
     assert (best["trials"], best["failed"]) == (finished, failed)
     assert best["trials"] < len(after)
     assert f"{finished} finished trials ({failed} failed" in " ".join(done.stdout.split())
+
+
+def test_a_trial_killed_before_it_names_its_worker_fails_once_its_tuners_are_gone(tmp_path):
+    """Optuna creates a trial before the objective names the worker: a kill in between."""
+    import socket
+
+    import optuna
+    from psygym_experiments.harness.tuning import _open_study, fail_orphaned_trials
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip
+    tuner = f"psygym-tuner:{socket.gethostname()}:"
+
+    def study_with_an_unnamed_trial(name: str, tuners: list[str]) -> optuna.Study:
+        study = optuna.create_study(study_name=name, storage=storage, direction="maximize")
+        for pid in tuners:
+            study._storage.set_study_system_attr(study._study_id, tuner + pid, True)
+        study.ask()  # RUNNING, and no worker named: its tuner was killed right here
+        return study
+
+    storage = f"sqlite:///{(tmp_path / 'optuna.db').resolve()}"
+    both = study_with_an_unnamed_trial("both", [dead, str(os.getpid())])
+    assert fail_orphaned_trials(both) == [], "a live tuner of the study may have made it"
+    assert [t.state.name for t in both.trials] == ["RUNNING"]
+    nobody = study_with_an_unnamed_trial("nobody", [])
+    assert fail_orphaned_trials(nobody) == [], "not made by a psygym tuner: left alone"
+
+    study_with_an_unnamed_trial("killed", [dead])
+    reopened = _open_study(storage, "killed", seed=0)
+    (trial,) = reopened.trials
+    assert (trial.state.name, trial.user_attrs["orphaned"]) == ("FAIL", "its tuners are all gone")
+    attrs = reopened._storage.get_study_system_attrs(reopened._study_id)
+    assert tuner + str(os.getpid()) in attrs, "the reopening tuner registers itself"

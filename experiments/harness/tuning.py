@@ -154,12 +154,20 @@ def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
                 raise
             time.sleep(0.2 + random.random() * (attempt + 1))
     fail_orphaned_trials(study)
+    study._storage.set_study_system_attr(study._study_id, _TUNER + _worker_id(), True)
     # A re-run continues the study with fresh samples: the sampler's seed also depends on how
     # many trials the study already has (workers started together still need distinct seeds).
     done = len(study.trials)
     if done:
         study.sampler = optuna.samplers.TPESampler(seed=seed + 1_000_003 * done)
     return study
+
+
+def _worker_id() -> str:
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def _alive(pid: int) -> bool:
@@ -174,6 +182,15 @@ def _alive(pid: int) -> bool:
     return True
 
 
+_TUNER = "psygym-tuner:"  # a study system attribute per tuner process that opened the study
+
+
+def _gone(worker: str, host: str) -> bool:
+    """True if ``worker`` (``host:pid``) is a process of ``host`` that no longer exists."""
+    whose, _, pid = worker.rpartition(":")
+    return whose == host and pid.isdigit() and not _alive(int(pid))
+
+
 def fail_orphaned_trials(study: Any) -> list[int]:
     """Mark FAIL the RUNNING trials whose worker process is gone; return their numbers.
 
@@ -181,19 +198,29 @@ def fail_orphaned_trials(study: Any) -> list[int]:
     records its worker as ``host:pid`` (``user_attrs["worker"]``); a RUNNING trial of this host
     whose process no longer exists is marked FAIL (``orphaned: worker gone``), so it is neither
     counted as done nor waited for. Trials of other hosts, or of live processes, are left alone.
+
+    Optuna creates a trial before its objective can name the worker, so a tuner killed in that
+    moment leaves a RUNNING trial with no worker. Every tuner registers itself on the study
+    before it starts a trial (:func:`_open_study`), so such a trial is orphaned when every
+    registered tuner is a gone process of this host.
     """
     import socket
 
     import optuna
 
     host, failed = socket.gethostname(), []
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        who = str(t.user_attrs.get("worker", ""))
-        whose, _, pid = who.rpartition(":")
-        if whose != host or not pid.isdigit() or _alive(int(pid)):
+    running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
+    # Read after the trials: whoever created one of them had registered before.
+    tuners = [k[len(_TUNER):] for k in study._storage.get_study_system_attrs(study._study_id)
+              if k.startswith(_TUNER)]  # fmt: skip
+    unnamed_orphaned = bool(tuners) and all(_gone(w, host) for w in tuners)
+    for t in running:
+        who = t.user_attrs.get("worker")
+        if not (_gone(str(who), host) if who is not None else unnamed_orphaned):
             continue
+        why = f"worker {who} gone" if who is not None else "its tuners are all gone"
         try:
-            study._storage.set_trial_user_attr(t._trial_id, "orphaned", f"worker {who} gone")
+            study._storage.set_trial_user_attr(t._trial_id, "orphaned", why)
             study._storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
         except (RuntimeError, optuna.exceptions.UpdateFinishedTrialError):  # finished meanwhile
             continue
@@ -447,13 +474,6 @@ def _best_trial(study: Any) -> Any:
         return study.best_trial
     except ValueError:
         raise ValueError(f"study {study.study_name!r} has no completed trial yet") from None
-
-
-def _worker_id() -> str:
-    import os
-    import socket
-
-    return f"{socket.gethostname()}:{os.getpid()}"
 
 
 def tune_parametric(
