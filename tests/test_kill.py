@@ -194,7 +194,8 @@ def test_a_trial_killed_before_it_names_its_worker_fails_once_its_tuners_are_gon
     import socket
 
     import optuna
-    from psygym_experiments.harness.tuning import _open_study, fail_orphaned_trials
+    from psygym_experiments.harness.tuning import _open_study
+    from psygym_experiments.harness.tuning_workers import fail_orphaned_trials
 
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True).stdout.strip()  # fmt: skip

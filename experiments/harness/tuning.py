@@ -44,6 +44,11 @@ from psygym_experiments.harness.runs import (
     safe_component,
     write_command,
 )
+from psygym_experiments.harness.tuning_workers import (
+    fail_orphaned_trials,
+    register_tuner,
+    worker_id,
+)
 
 TARGETS = ("parametric", "maskable-ppo")
 NET_SIZES: dict[str, list[int]] = {"small": [64, 64], "medium": [128, 128], "large": [256, 256]}
@@ -154,78 +159,13 @@ def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
                 raise
             time.sleep(0.2 + random.random() * (attempt + 1))
     fail_orphaned_trials(study)
-    study._storage.set_study_system_attr(study._study_id, _TUNER + _worker_id(), True)
+    register_tuner(study)
     # A re-run continues the study with fresh samples: the sampler's seed also depends on how
     # many trials the study already has (workers started together still need distinct seeds).
     done = len(study.trials)
     if done:
         study.sampler = optuna.samplers.TPESampler(seed=seed + 1_000_003 * done)
     return study
-
-
-def _worker_id() -> str:
-    import os
-    import socket
-
-    return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def _alive(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - someone else's process
-        return True
-    return True
-
-
-_TUNER = "psygym-tuner:"  # a study system attribute per tuner process that opened the study
-
-
-def _gone(worker: str, host: str) -> bool:
-    """True if ``worker`` (``host:pid``) is a process of ``host`` that no longer exists."""
-    whose, _, pid = worker.rpartition(":")
-    return whose == host and pid.isdigit() and not _alive(int(pid))
-
-
-def fail_orphaned_trials(study: Any) -> list[int]:
-    """Mark FAIL the RUNNING trials whose worker process is gone; return their numbers.
-
-    A tuner killed mid-trial (SIGKILL, power loss) leaves its trial RUNNING forever. Each trial
-    records its worker as ``host:pid`` (``user_attrs["worker"]``); a RUNNING trial of this host
-    whose process no longer exists is marked FAIL (``orphaned: worker gone``), so it is neither
-    counted as done nor waited for. Trials of other hosts, or of live processes, are left alone.
-
-    Optuna creates a trial before its objective can name the worker, so a tuner killed in that
-    moment leaves a RUNNING trial with no worker. Every tuner registers itself on the study
-    before it starts a trial (:func:`_open_study`), so such a trial is orphaned when every
-    registered tuner is a gone process of this host.
-    """
-    import socket
-
-    import optuna
-
-    host, failed = socket.gethostname(), []
-    running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
-    # Read after the trials: whoever created one of them had registered before.
-    tuners = [k[len(_TUNER):] for k in study._storage.get_study_system_attrs(study._study_id)
-              if k.startswith(_TUNER)]  # fmt: skip
-    unnamed_orphaned = bool(tuners) and all(_gone(w, host) for w in tuners)
-    for t in running:
-        who = t.user_attrs.get("worker")
-        if not (_gone(str(who), host) if who is not None else unnamed_orphaned):
-            continue
-        why = f"worker {who} gone" if who is not None else "its tuners are all gone"
-        try:
-            study._storage.set_trial_user_attr(t._trial_id, "orphaned", why)
-            study._storage.set_trial_state_values(t._trial_id, optuna.trial.TrialState.FAIL)
-        except (RuntimeError, optuna.exceptions.UpdateFinishedTrialError):  # finished meanwhile
-            continue
-        failed.append(t.number)
-    return failed
 
 
 # --------------------------------------------------------------------------------- scoring
@@ -532,7 +472,7 @@ def tune_parametric(
     the_study = _open_study(open_storage(storage, runs_dir), name, seed)
     if not the_study.trials:
         the_study.enqueue_trial(fam.defaults(rules))
-    worker = _worker_id()
+    worker = worker_id()
     scorer(fam.build(rules, fam.defaults(rules)))  # settle the scoring method once
 
     def objective(trial: Any) -> float:
@@ -654,7 +594,7 @@ def tune_rl(
     the_study = _open_study(open_storage(storage, runs_dir), name, seed, pruner)
     make_config(rules.edition, scenario, "maskable-ppo", trial_steps, seed, opp_name,
                 eval_every=every, eval_episodes=eval_episodes, n_envs=n_envs)  # fmt: skip
-    worker = _worker_id()
+    worker = worker_id()
 
     objective = _rl_objective(rules, scenario, out, seed, opp_name, worker, trial_steps, every,
                               eval_episodes, n_envs, exact_eval)  # fmt: skip
