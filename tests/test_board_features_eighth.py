@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from engine_cases import random_game
-from psygym_agents.eighth.board_features import FEATURES, board_features, power_effect
+from psygym_agents.eighth.board_features import (
+    FEATURES,
+    MONOTONE,
+    board_features,
+    power_effect,
+)
 from psygym_agents.eighth.heuristics import attempt_value
 from psygym_agents.value import features as value_features
 
@@ -199,3 +204,11 @@ def test_the_manifest_tool_finds_the_map():
     assert via.names == FEATURES
     np.testing.assert_array_equal(via.matrix, direct.matrix)
     np.testing.assert_array_equal(via.offset, direct.offset)
+
+
+def test_the_monotone_directions_are_one_more_deny_left():
+    """Own denies left up, the enemy's down: a deny is the holder's choice (8E-5.1)."""
+    rows = board_features(load("8th", "random:3")).directions()
+    assert rows.shape == (len(MONOTONE), len(FEATURES)) and (np.count_nonzero(rows, 1) == 1).all()
+    got = {FEATURES[j]: rows[i, j] for i, j in zip(*np.nonzero(rows))}
+    assert got == {"own_denies": 1.0, "foe_denies": -1.0}

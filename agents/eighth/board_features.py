@@ -60,6 +60,13 @@ SHARED_FEATURES = (
 FEATURES = tuple(f"{side}_{n}" for side in ("own", "foe") for n in SIDE_FEATURES) + SHARED_FEATURES
 """Every 8th-edition board feature, in order."""
 
+MONOTONE = ({"own_denies": 1.0}, {"foe_denies": -1.0})
+"""Directions the board is never worth less in to a side, by the rules: a deny attempt left
+this phase is the holder's to use or not (8E-5.1). In games between heuristics the denies left
+are those nobody needed, and a value fitted to them alone read one more of its own denies left
+as 0.14 points worse (on three boards of four) and one more of the enemy's as 0.13 better.
+(Deny slots and casts have the right sign there already.)"""
+
 _HEAD = DECISION_KINDS + GLOBALS
 
 
@@ -97,7 +104,7 @@ def power_effect(rules: Any) -> list[float]:
 
 def board_features(rules: Any) -> BoardFeatures:
     """The 8th-edition board features of ``rules``' scenario (see the module docstring)."""
-    b = FeatureBuilder(FEATURES, rules.observation_size)
+    b = FeatureBuilder(FEATURES, rules.observation_size, MONOTONE)
     worth, effect = power_worth(rules), power_effect(rules)
     game, side_name = rules.game, ("own", "foe")
     for t, unit in enumerate(rules.units):
@@ -155,4 +162,4 @@ def board_features(rules: Any) -> BoardFeatures:
     return b.build()
 
 
-__all__ = ["FEATURES", "board_features", "power_effect", "power_worth"]
+__all__ = ["FEATURES", "MONOTONE", "board_features", "power_effect", "power_worth"]
