@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from psygym_experiments.harness.progress import ProgressBar
+from psygym_experiments.harness.progress import LineClock, ProgressBar
 
 from psygym.text import plural
 
@@ -330,7 +330,7 @@ class SolveWatch:
         self.what, self.budget, self.bar, self.lines = what, budget, bar, lines
         self.solver: Any = None
         self.started = time.perf_counter()
-        self._next_line = self.started + FIRST_LINE_SECONDS
+        self._clock = LineClock(FIRST_LINE_SECONDS, LINE_SECONDS)
         self.states = 0
         self.estimate: float | None = None
         self.peak = resident_bytes()
@@ -362,10 +362,9 @@ class SolveWatch:
         note = self.note(now, memory)
         if self.bar is not None:
             self.bar.update(completed=states, note=note)
-        if self.lines and now >= self._next_line:
+        if self.lines and self._clock.due():
             from psygym_experiments.common import err_console
 
-            self._next_line = now + LINE_SECONDS
             err_console.print(
                 f"{self.what}: {states:,} states; {note}", highlight=False, soft_wrap=True
             )
