@@ -167,7 +167,7 @@ def test_exact_scores_come_from_the_solver(tiny):
         assert b0 <= ev.game_value + 1e-9 <= b1 + 2e-9
 
 
-def test_unsolved_games_still_get_exact_scores_of_deterministic_pairs(tiny):
+def test_unsolved_games_still_get_exact_scores_of_pairs_whose_tree_is_small(tiny):
     pytest.importorskip("psygym_agents.solvers.evaluate")
     names = ["double-wc", "all-in", "random"]
     # A state limit too small for the whole game: no game value, no best responses...
@@ -176,15 +176,22 @@ def test_unsolved_games_still_get_exact_scores_of_deterministic_pairs(tiny):
     assert ev.game_value is None and set(ev.exploitability.values()) == {None}
     assert any("not solved" in n for n in ev.notes)
     assert ev.stochastic == ["random"]
-    # ... but pairs of deterministic agents are small trees: their exact scores are there.
+    # ... but a pair's own tree is smaller than the game's: every pairing's exact score is
+    # there, the random agent's mixed choices weighted by their probabilities.
     policies = {n: resolve_policy(n, tiny) for n in names}
     for p in pairs:
-        if "random" in (p.agent0, p.agent1):
-            assert p.exact_score is None
-        else:
-            hand = hand_value(tiny, [policies[p.agent0], policies[p.agent1]])
-            assert p.exact_score == pytest.approx(hand, abs=1e-9)
-    # With the pilot limit too small as well, there are no exact values at all, and a note.
+        hand = hand_value(tiny, [policies[p.agent0], policies[p.agent1]])
+        assert p.exact_score == pytest.approx(hand, abs=1e-9), (p.agent0, p.agent1)
+    # A limit the random agent's first pairing (380 states) does not fit: none of its pairings
+    # is tried further, and a note says why; double-wc against all-in (159 states) fits.
+    ev = tournament(tiny, names, 10, 0, max_states=500, pilot_states=300)
+    exact = {(p.agent0, p.agent1): p.exact_score for p in ev.pairs}
+    assert exact[("double-wc", "all-in")] is not None
+    assert all(v is None for k, v in exact.items() if "random" in k)
+    assert any(n.startswith("no exact scores for pairings with agents that choose at random "
+                            "(random) when the whole game is not solved (more than 300 states")
+               for n in ev.notes), ev.notes  # fmt: skip
+    # With the pilot limit too small for any pair, there are no exact values at all, and a note.
     ev = tournament(tiny, names, 10, 0, max_states=500, pilot_states=100)
     assert all(p.exact_score is None for p in ev.pairs)
     assert any("no exact scores" in n for n in ev.notes)

@@ -59,8 +59,11 @@ class EvalSettings:
         exact: compute each pairing's exact expected score where the solver can.
         exploit: best responses and exploitability for every agent (``True``), none
             (``False``) or the agents with these labels.
-        stochastic_exact: when the game is solved, also compute exact scores of pairings with an
-            agent that chose at random (its choices make the tree as big as the game's).
+        stochastic_exact: also compute exact scores of pairings with an agent that chose at
+            random, each choice weighted by its probability: when the game is solved, within
+            ``max_states``; otherwise within ``pilot_states``, tried on one such pairing first
+            (an agent that mixes everywhere makes the tree as big as the game's, and fails that
+            fast; ``search`` mixing only at a secret bid's equilibrium keeps it small).
         max_states: the solver's state limit (beyond it the game counts as unsolvable).
         pilot_states: the state limit of pairings' exact scores when the game is not solved.
         game_value: the game's exact value if already known (skips solving the game).
@@ -427,9 +430,21 @@ def _exact_tasks(plan: _Plan, runner: _Runner, solved: bool) -> list[tuple]:
                 later += [("exact", i, j, s.pilot_states) for i, j in plain[1:]]
             else:
                 plan.notes.add(f"no exact scores: {plan.results[pilot][1]}")
-        if len(plain) < len(order):
+        mixed = [pair for pair in order if pair not in plain]
+        why = ""
+        if mixed and s.stochastic_exact:
+            # An agent that mixes only now and then (search at a secret bid's equilibrium) keeps
+            # the pairing's tree small; one that mixes everywhere fails this pilot fast.
+            pilot = ("exact", *mixed[0], s.pilot_states)
+            plan.results.update(runner.run([pilot]))
+            if plan.results[pilot][0] == "ok":
+                later += [("exact", i, j, s.pilot_states) for i, j in mixed[1:]]
+                mixed = []
+            else:
+                why = f" ({plan.results.pop(pilot)[1]})"
+        if mixed:
             plan.notes.add(f"no exact scores for pairings with agents that choose at random "
-                           f"({random_names}) when the whole game is not solved")  # fmt: skip
+                           f"({random_names}) when the whole game is not solved{why}")  # fmt: skip
     if solved:
         later += [("br", i, seat, s.max_states) for i in plan.br_agents for seat in (0, 1)]
     return later
