@@ -124,10 +124,14 @@ class ProgressBar:
                note: str | None = None, total: float | None = None) -> None:  # fmt: skip
         """Set the work done so far, the description, the note or the total once known."""
         if self._lines is not None:
-            self._done = self._done if completed is None else completed
-            self.total = self.total if total is None else total
-            self.description = self.description if description is None else description
-            self._note = self._note if note is None else note
+            if completed is not None:
+                self._done = completed
+            if total is not None:
+                self.total = total
+            if description is not None:
+                self.description = description
+            if note is not None:
+                self._note = note
             self._line_if_due()
             return
         if self._bar is None:

@@ -410,6 +410,19 @@ def _play(plan: _Plan, runner: _Runner) -> tuple[str, Any]:
     return value
 
 
+def _piloted(plan: _Plan, runner: _Runner, pairs: list[tuple[int, int]]) -> tuple[list, str]:
+    """Exact tasks of ``pairs`` within the pilot limit, the first pair run alone first.
+
+    Returns the tasks of the other pairs and ``""`` when the first fits; else no tasks and why
+    it did not (its result is dropped: the caller's note says it).
+    """
+    pilot = ("exact", *pairs[0], plan.settings.pilot_states)
+    plan.results.update(runner.run([pilot]))
+    if plan.results[pilot][0] != "ok":
+        return [], str(plan.results.pop(pilot)[1])
+    return [("exact", i, j, plan.settings.pilot_states) for i, j in pairs[1:]], ""
+
+
 def _exact_tasks(plan: _Plan, runner: _Runner, solved: bool) -> list[tuple]:
     """The exact tasks to run after the games (running a pilot first when not solved)."""
     s, order, stochastic = plan.settings, plan.order, plan.stochastic
@@ -424,24 +437,18 @@ def _exact_tasks(plan: _Plan, runner: _Runner, solved: bool) -> list[tuple]:
                            f"({random_names}): left out to keep the solving time down")  # fmt: skip
     elif s.exact:
         if plain:
-            pilot = ("exact", *plain[0], s.pilot_states)
-            plan.results.update(runner.run([pilot]))
-            if plan.results[pilot][0] == "ok":
-                later += [("exact", i, j, s.pilot_states) for i, j in plain[1:]]
-            else:
-                plan.notes.add(f"no exact scores: {plan.results[pilot][1]}")
+            tasks, failed = _piloted(plan, runner, plain)
+            later += tasks
+            if failed:
+                plan.notes.add(f"no exact scores: {failed}")
         mixed = [pair for pair in order if pair not in plain]
         why = ""
         if mixed and s.stochastic_exact:
             # An agent that mixes only now and then (search at a secret bid's equilibrium) keeps
             # the pairing's tree small; one that mixes everywhere fails this pilot fast.
-            pilot = ("exact", *mixed[0], s.pilot_states)
-            plan.results.update(runner.run([pilot]))
-            if plan.results[pilot][0] == "ok":
-                later += [("exact", i, j, s.pilot_states) for i, j in mixed[1:]]
-                mixed = []
-            else:
-                why = f" ({plan.results.pop(pilot)[1]})"
+            tasks, failed = _piloted(plan, runner, mixed)
+            later += tasks
+            mixed, why = (mixed, f" ({failed})") if failed else ([], "")
         if mixed:
             plan.notes.add(f"no exact scores for pairings with agents that choose at random "
                            f"({random_names}) when the whole game is not solved{why}")  # fmt: skip
