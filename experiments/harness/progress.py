@@ -168,7 +168,10 @@ class ProgressBar:
 
     def _line_if_due(self) -> None:
         if self._lines is not None and self._lines.due():
-            _console().print(self.line(), highlight=False, soft_wrap=True, markup=False)
+            self._print_line()
+
+    def _print_line(self) -> None:
+        _console().print(self.line(), highlight=False, soft_wrap=True, markup=False)
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
@@ -176,7 +179,7 @@ class ProgressBar:
             self._bar = None
         if self._lines is not None:
             if self._lines.printed:  # the log says the job it followed ended, and where
-                _console().print(self.line(), highlight=False, soft_wrap=True, markup=False)
+                self._print_line()
             self._lines = None
 
 

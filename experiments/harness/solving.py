@@ -329,8 +329,8 @@ class SolveWatch:
     def __init__(self, what: str, budget: SolveBudget, bar: ProgressBar | None, lines: bool):
         self.what, self.budget, self.bar, self.lines = what, budget, bar, lines
         self.solver: Any = None
-        self.started = time.perf_counter()
         self._clock = LineClock(FIRST_LINE_SECONDS, LINE_SECONDS)
+        self.started = self._clock.started
         self.states = 0
         self.estimate: float | None = None
         self.peak = resident_bytes()
