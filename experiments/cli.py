@@ -29,6 +29,7 @@ COMMAND_MODULES = [
     "psygym_experiments.solve",
     "psygym_experiments.advise",
     "psygym_experiments.evaluate",
+    "psygym_experiments.mistakes",
     "psygym_experiments.compare",
     "psygym_experiments.cheatsheet",
     "psygym_experiments.train",
