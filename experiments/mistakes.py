@@ -126,14 +126,14 @@ def mistakes(
         min=1,
         help="Give up beyond this many states of the pairing's tree "
         "or of the best answer's search.",
-    ),  # fmt: skip
+    ),
     after: str = typer.Option(
         "best",
         help="Who plays the agent's side after each decision in the values a choice is "
         "measured by: best (the best answer to the opponent; the costs add up to what the agent "
         "scores less than it) or agent (the agent itself: what changing that decision alone "
         "gains; far fewer states).",
-    ),  # fmt: skip
+    ),
     fmt: str = typer.Option("text", "--format", help="Output: text or json."),
     no_progress: bool = typer.Option(False, "--no-progress", help="Hide the progress display."),
 ) -> None:

@@ -120,3 +120,36 @@ def test_search_options_phase(tmp_path):
     assert make_search(rules, "phase=fit").phase is True
     with pytest.raises(ValueError, match="phase must be no or fit"):
         make_search(rules, "phase=yes")
+
+
+def test_three_turns_searched_whole_reach_the_end_of_a_four_turn_game_exactly():
+    # Rogue Trader's Psychic phase is a player's turn: from the second of four turns on, three
+    # phases reach the game's end, so the values are a fresh exact solve's, whatever V says.
+    rules = load("rt", "random:23,rounds=2,psykers=1")
+    assert rules.game.turns == 4
+    agent = LookaheadPolicy(rules, exact=False, phases=3)
+    exact = Solver(rules)
+    reached = early = 0
+    for s in _decisions(rules, 30, seed=2, agent=agent):
+        got = agent.action_values(rules, s)
+        assert agent.note.startswith("exact over the whole Psychic phase and the 2 after it")
+        if s.turn == 0:  # the leaf is the last turn's board: V
+            early += 1
+            continue
+        want = exact.action_values(s)
+        assert got.keys() == want.keys()
+        assert max(abs(got[a] - want[a]) for a in want) <= 1e-9
+        reached += 1
+    assert reached >= 30 and early >= 10
+
+
+def test_search_options_phases():
+    rules = load("rt", "random:22,rounds=2,psykers=1")
+    agent = make_search(rules, "exact=no;phases=3")
+    assert agent.phases == 3 and not agent.phase
+    want = "exact over the whole Psychic phase and the 2 after it where they fit within 250,000"
+    assert agent.note.startswith(want + " states, else within each turn")
+    assert make_search(rules, "exact=no").phases == 1
+    for bad in ("phases=0", "phases=two"):
+        with pytest.raises(ValueError, match="phases must be a whole number >= 1"):
+            make_search(rules, bad)

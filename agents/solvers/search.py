@@ -150,12 +150,13 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
 
 
 def phase_solver(rules: Any, state: Hashable, value: Any = None, budget: int = PHASE_BUDGET,
-                 determinised: bool = False) -> Solver | None:  # fmt: skip
+                 determinised: bool = False, phases: int = 1) -> Solver | None:  # fmt: skip
     """A search of the whole Psychic phase of ``state``, if it fits ``budget`` states.
 
     Every cast and deny of both sides up to the phase's end (``rules.phase_horizon``), a leaf
-    past it worth the score so far plus ``value``. ``None`` where it does not fit (the state
-    is remembered, and not tried again; a later state of the phase is).
+    past it worth the score so far plus ``value``; with ``phases`` > 1, up to the end of the
+    ``phases - 1`` phases after it. ``None`` where it does not fit (the state is remembered,
+    and not tried again; a later state of the phase is).
 
     The solver that fitted last for ``value`` and ``budget`` is asked first: a later decision of
     the same phase is among what it searched.
@@ -164,7 +165,7 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None, budget: int = P
 
     fit = _fit_of(rules)
     unit = rules.phase_horizon(state)
-    key = (id(value), budget)
+    key = (id(value), budget, phases)
     solver = fit.phases.get(key)
     if solver is not None and solver.within == unit:
         try:
@@ -176,7 +177,7 @@ def phase_solver(rules: Any, state: Hashable, value: Any = None, budget: int = P
     if (state, key) in fit.phase_failed:
         return None
     solver = Solver(rules, within=unit, phases=True, leaf_value=value, max_states=budget,
-                    determinised=determinised)  # fmt: skip
+                    determinised=determinised, steps=phases)  # fmt: skip
     try:
         _solve_for(solver, rules, state)
     except NotSolvable:
@@ -255,6 +256,11 @@ class LookaheadPolicy:
             search costs several times the CPU of a game, so a value asks for it only where it
             was measured to pay (its ``search_phase_note`` says where; ``docs/strength.md``
             has the tables; the duels' margins did not change measurably with it).
+        phases: with more than 1, search that many Psychic phases whole (the current one and
+            ``phases - 1`` after it, ``search:phases=N``) wherever they fit
+            :data:`PHASE_BUDGET` states, before the phase alone and the unit of lookahead: on
+            Rogue Trader, where a phase is a turn, ``phases=3`` reaches the end of the mover's
+            next turn, where the psi-points a bid keeps are spent.
 
     Attributes:
         note: one plain sentence on what the last values asked for are (exact, or exact within
@@ -267,6 +273,7 @@ class LookaheadPolicy:
     def __init__(
         self, rules: Any, value: Any = None, *, exact: bool | None = None,
         steps: int | None = None, phase: bool | None = None, budget: int = EXACT_BUDGET,
+        phases: int = 1,
     ):  # fmt: skip
         from psygym_agents.value import shipped_value
 
@@ -288,6 +295,9 @@ class LookaheadPolicy:
         if phase is None:
             phase = meta_of(self.value).get("search_phase") == "fit"
         self.phase = phase
+        if phases < 1:
+            raise ValueError(f"phases must be at least 1, got {phases}")
+        self.phases = phases
         scenario = getattr(getattr(rules, "scenario", None), "name", "")
         if self.value is None:
             beyond = (f"no board value is trained for {rules.edition} {scenario}, so the board "
@@ -300,8 +310,13 @@ class LookaheadPolicy:
                 else ""
             )
             beyond = f"the board beyond is estimated{by}" + (f" ({err})" if err else "")
+        many = f"the whole Psychic phase and the {phases - 1} after it"
         if self.exact:
             self.note = f"exact: {rules.edition} {scenario} is solved whole"
+        elif phases > 1:
+            self.note = (f"exact over {many} where they fit within {PHASE_BUDGET:,} states, "
+                         f"else {'the whole phase where it fits, else ' if phase else ''}"
+                         f"{self.span}; {beyond}")  # fmt: skip
         elif phase:
             self.note = (f"exact over the whole Psychic phase where it fits within "
                          f"{PHASE_BUDGET:,} states, else {self.span}; {beyond}")  # fmt: skip
@@ -309,7 +324,8 @@ class LookaheadPolicy:
             self.note = f"exact {self.span}; {beyond}"
         self._lookahead_note = f"exact {self.span}; {beyond}"
         self._phase_note = f"exact over the whole Psychic phase; {beyond}"
-        if phase and not self.exact:
+        self._phases_note = f"exact over {many}; {beyond}"
+        if (phase or phases > 1) and not self.exact:
             self._lookahead_note = (f"exact {self.span} (the whole Psychic phase does not fit "
                                     f"within {PHASE_BUDGET:,} states); {beyond}")  # fmt: skip
 
@@ -334,10 +350,16 @@ class LookaheadPolicy:
             from psygym_agents.solvers.policy import shared_solver
 
             return shared_solver(rules)
-        # The phase first: where it does not fit PHASE_BUDGET states, the rest of the game (which
-        # holds the phase) does not fit a budget no larger either, and is not tried.
-        whole = phase_solver(rules, state, self.value) if self.phase else None
-        if self.fits and (whole is not None or not self.phase or self.budget > PHASE_BUDGET):
+        # The phases first: where they do not fit PHASE_BUDGET states, the rest of the game
+        # (which holds them) does not fit a budget no larger either, and is not tried.
+        whole, note = None, self._phase_note
+        if self.phases > 1:
+            whole = phase_solver(rules, state, self.value, phases=self.phases)
+            note = self._phases_note
+        if whole is None and self.phase:
+            whole, note = phase_solver(rules, state, self.value), self._phase_note
+        searched = self.phase or self.phases > 1
+        if self.fits and (whole is not None or not searched or self.budget > PHASE_BUDGET):
             fitted = fitted_solver(rules, state, self.budget)
             if fitted is not None:
                 self.exact = True
@@ -346,7 +368,7 @@ class LookaheadPolicy:
                 return fitted
         self.exact = False
         if whole is not None:
-            self.note = self._phase_note
+            self.note = note
             return whole
         self.note = self._lookahead_note
         per_rules = _LOOKAHEAD.setdefault(rules, {})
@@ -409,13 +431,14 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             ``phase=fit`` (the whole
             Psychic phase searched wherever it fits, as advice does; ``phase=no`` the unit of
             lookahead alone; the default is what the board value's JSON asks for, see
-            :class:`LookaheadPolicy`).
+            :class:`LookaheadPolicy`) and ``phases=N`` (``N`` whole phases searched wherever
+            they fit, else as without it).
     """
     from psygym_agents.solvers import has_hidden_information
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
-    value, steps, exact, phase, budget = None, None, None, None, EXACT_BUDGET
+    value, steps, exact, phase, budget, phases = None, None, None, None, EXACT_BUDGET, 1
     # ";" separates options too (a comma-separated agent list cannot hold a comma in one agent)
     for part in (arg or "").replace(";", ",").split(","):
         name, sep, text = part.strip().partition("=")
@@ -435,6 +458,10 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
                     f"search: exact must be no, fit or a number of states >= 1, got {text!r}"
                 )
             exact = False if text == "no" else None
+        elif name == "phases":
+            if not text.isdigit() or int(text) < 1:
+                raise ValueError(f"search: phases must be a whole number >= 1, got {text!r}")
+            phases = int(text)
         elif name == "phase":
             if text not in ("no", "fit"):
                 raise ValueError(f"search: phase must be no or fit, got {text!r}")
@@ -448,9 +475,10 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         else:
             raise ValueError(
                 f"search: unknown option {name!r}; allowed: steps=N, value=PATH|none, "
-                "exact=no|fit|N, phase=no|fit"
+                "exact=no|fit|N, phase=no|fit, phases=N"
             )
-    return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase, budget=budget)
+    return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase, budget=budget,
+                           phases=phases)  # fmt: skip
 
 
 def _asked_deals(value: Any) -> int:
