@@ -126,24 +126,20 @@ def test_the_command_names_the_costly_decision():
     assert "as Blue" in text and "as Red" in text and "costs 1.2639 a game" in text
 
 
+BID_ALL = ["--edition", "rt", "--scenario", SMALL_RT, "--agent", "bid-all"]
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["--edition", "2nd", "--agent", "cast-biggest"], ["hidden information"]),
-        (
-            ["--edition", "rt", "--scenario", SMALL_RT, "--agent", "bid-all", "--side", "green"],
-            ["--side", "Blue", "Red"],
-        ),  # fmt: skip
-        (
-            ["--edition", "rt", "--scenario", SMALL_RT, "--agent", "bid-all", "--max-states", "5"],
-            ["more than 5 states", "--max-states"],
-        ),  # fmt: skip
-        (
-            ["--edition", "rt", "--scenario", SMALL_RT, "--agent", "bid-all", "--after", "worst"],
-            ["--after"],
-        ),  # fmt: skip
+        ([*BID_ALL, "--side", "green"], ["--side", "Blue", "Red"]),
+        ([*BID_ALL, "--max-states", "5"], ["more than 5 states", "--max-states"]),
+        ([*BID_ALL, "--after", "worst"], ["--after"]),
+        ([*BID_ALL, "--side", "red", "--after", "agent", "--max-states", "30"],
+         ["choices need more than 30 states"]),
     ],
-)
+)  # fmt: skip
 def test_bad_input_gets_one_line(args, words):
     result = _run(*args, "--no-progress")
     assert result.exit_code == 2, (result.stdout, result.stderr)

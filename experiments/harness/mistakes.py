@@ -255,7 +255,13 @@ def review_seat(
     for state in order:
         if rules.current_player(state) != seat or reach[state] <= 0:
             continue
-        q = judge.action_values(state)  # the agent's view
+        try:
+            q = judge.action_values(state)  # the agent's view
+        except NotSolvable:
+            raise NotSolvable(
+                f"the values of the agent's choices need more than {max_states:,} states "
+                "(--max-states)"
+            ) from None
         # The second half of a secret simultaneous move: one decision whatever the secret.
         origin = rules.simultaneous_parent(state)
         key = state if origin is None else ("secret", origin)
