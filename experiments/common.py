@@ -129,6 +129,13 @@ def edition_option(**kwargs: Any) -> Any:
     return typer.Option(default_edition(), help=kwargs.pop("help", edition_help()), **kwargs)
 
 
+def solvable_edition_option() -> Any:
+    """``--edition`` for a command that solves exactly: hidden hands are named as refused."""
+    return edition_option(
+        help=edition_help(" (perfect-information editions; hidden hands cannot be solved)")
+    )
+
+
 def edition_tool(edition: str, name: str) -> Callable[..., Any] | None:
     """The edition agents' tool ``name`` (``Bots.tools``), or ``None`` if it has none."""
     from psygym.edition import get, resolve
@@ -155,5 +162,5 @@ def editions_with_tool(name: str) -> list[str]:
 __all__ = [
     "check_choice", "check_workers_option", "console", "default_edition", "edition_help",
     "edition_option", "edition_tool", "editions_with_tool", "err_console", "error_line",
-    "printable", "ray_option", "split_names", "user_errors",
+    "printable", "ray_option", "solvable_edition_option", "split_names", "user_errors",
 ]  # fmt: skip

@@ -14,8 +14,7 @@ import typer
 from psygym_experiments.common import (
     check_choice,
     console,
-    edition_help,
-    edition_option,
+    solvable_edition_option,
     user_errors,
 )
 from psygym_experiments.harness.mistakes import AFTER
@@ -113,9 +112,7 @@ def _print(result: dict[str, Any]) -> None:
 
 
 def mistakes(
-    edition: str = edition_option(
-        help=edition_help(" (perfect-information editions; hidden hands cannot be solved)")
-    ),
+    edition: str = solvable_edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name, random:N or TOML path."),
     agent: str = typer.Option(..., help="The agent whose decisions are reviewed."),
     opponent: str = typer.Option("optimal", help="The fixed opponent it plays."),

@@ -20,9 +20,8 @@ from typing import Any
 import typer
 from psygym_experiments.common import (
     console,
-    edition_help,
-    edition_option,
     err_console,
+    solvable_edition_option,
     user_errors,
 )
 from psygym_experiments.harness.output import json_text
@@ -45,9 +44,7 @@ DEFAULT_MAX_MEMORY_GB = 3.0
 
 def solve(
     ctx: typer.Context,
-    edition: str = edition_option(
-        help=edition_help(" (perfect-information editions; hidden hands cannot be solved)")
-    ),
+    edition: str = solvable_edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     max_depth: int = typer.Option(
         None,
