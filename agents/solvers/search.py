@@ -326,8 +326,9 @@ class LookaheadPolicy:
         self._phase_note = f"exact over the whole Psychic phase; {beyond}"
         self._phases_note = f"exact over {many}; {beyond}"
         if (phase or phases > 1) and not self.exact:
-            self._lookahead_note = (f"exact {self.span} (the whole Psychic phase does not fit "
-                                    f"within {PHASE_BUDGET:,} states); {beyond}")  # fmt: skip
+            missed = "the whole Psychic phase does" if phase else f"{many} do"
+            self._lookahead_note = (f"exact {self.span} ({missed} not fit within "
+                                    f"{PHASE_BUDGET:,} states); {beyond}")  # fmt: skip
 
     @property
     def span(self) -> str:
