@@ -26,7 +26,8 @@ the exact solver.
 - The board value is the scenario's own where one is shipped, else the edition's general one
   (:mod:`psygym_agents.value.general`: one value for any army list), else playouts of the
   edition's reference heuristic (:mod:`.rollout_value`: every leaf then costs whole games, so
-  a search is far slower); ``search:value=none`` counts the score so far alone. The agent's
+  a search is far slower; ``search:rollouts=N`` asks for them anywhere, with ``N`` playouts a
+  board); ``search:value=none`` counts the score so far alone. The agent's
   :attr:`LookaheadPolicy.note` says which.
 - Editions with hidden hands get the information-set search (:mod:`.ismcts`) instead, with
   the shipped board value at the end of each Psychic phase (:func:`hidden_search`), or, where
@@ -45,7 +46,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from psygym_agents.solvers.expectiminimax import Solver
-from psygym_agents.solvers.rollout_value import RolloutValue
+from psygym_agents.solvers.rollout_value import ROLLOUTS, RolloutValue
 
 from psygym.core import Information
 from psygym.per_rules import PerRules
@@ -211,7 +212,7 @@ def solvable_whole(rules: Any) -> bool:
         return False
 
 
-def rollout_value(rules: Any) -> RolloutValue | None:
+def rollout_value(rules: Any, rollouts: int = ROLLOUTS) -> RolloutValue | None:
     """Leaves valued by playouts of the edition's reference heuristic (:mod:`.rollout_value`).
 
     ``None`` if the edition has none (then the board beyond counts the score so far alone).
@@ -219,7 +220,7 @@ def rollout_value(rules: Any) -> RolloutValue | None:
     from psygym.policies import reference_policy
 
     policy = reference_policy(rules)
-    return None if policy is None else RolloutValue(policy)
+    return None if policy is None else RolloutValue(policy, rollouts)
 
 
 def meta_of(value: Any) -> dict[str, Any]:
@@ -432,14 +433,17 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             ``phase=fit`` (the whole
             Psychic phase searched wherever it fits, as advice does; ``phase=no`` the unit of
             lookahead alone; the default is what the board value's JSON asks for, see
-            :class:`LookaheadPolicy`) and ``phases=N`` (``N`` whole phases searched wherever
-            they fit, else as without it).
+            :class:`LookaheadPolicy`), ``phases=N`` (``N`` whole phases searched wherever
+            they fit, else as without it) and ``rollouts=N`` (leaves valued by ``N`` playouts
+            of the edition's reference heuristic instead of a board value,
+            :mod:`.rollout_value`).
     """
     from psygym_agents.solvers import has_hidden_information
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
     value, steps, exact, phase, budget, phases = None, None, None, None, EXACT_BUDGET, 1
+    rollouts = 0
     # ";" separates options too (a comma-separated agent list cannot hold a comma in one agent)
     for part in (arg or "").replace(";", ",").split(","):
         name, sep, text = part.strip().partition("=")
@@ -463,6 +467,10 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
             if not text.isdigit() or int(text) < 1:
                 raise ValueError(f"search: phases must be a whole number >= 1, got {text!r}")
             phases = int(text)
+        elif name == "rollouts":
+            if not text.isdigit() or int(text) < 1:
+                raise ValueError(f"search: rollouts must be a whole number >= 1, got {text!r}")
+            rollouts = int(text)
         elif name == "phase":
             if text not in ("no", "fit"):
                 raise ValueError(f"search: phase must be no or fit, got {text!r}")
@@ -476,8 +484,16 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         else:
             raise ValueError(
                 f"search: unknown option {name!r}; allowed: steps=N, value=PATH|none, "
-                "exact=no|fit|N, phase=no|fit, phases=N"
+                "exact=no|fit|N, phase=no|fit, phases=N, rollouts=N"
             )
+    if rollouts:
+        if value is not None:
+            raise ValueError("search: rollouts=N values the leaves by playouts; it cannot go "
+                             "with value=")  # fmt: skip
+        value = rollout_value(rules, rollouts)
+        if value is None:
+            raise ValueError(f"search: rollouts=N needs a reference heuristic, and edition "
+                             f"{rules.edition} has none")  # fmt: skip
     return LookaheadPolicy(rules, value, steps=steps, exact=exact, phase=phase, budget=budget,
                            phases=phases)  # fmt: skip
 
