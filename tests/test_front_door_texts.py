@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from helpers import act_ev, force, force_ev, psyker7, rules_from, unit7
 from psygym_experiments.cli import app
-from test_seventh_rules import base, cast, gen_rules, roll, start
+from seventh_cases import base, cast, gen_rules, roll, start
 from typer.testing import CliRunner
 
 from psygym.core import EventKind
