@@ -417,6 +417,13 @@ def _trim(solvers: dict[Hashable, Solver]) -> None:
             del solvers[key]
 
 
+def _at_least_one(name: str, text: str) -> int:
+    """The whole number ``text`` of option ``name`` (one line naming it if not a number >= 1)."""
+    if not text.isdigit() or int(text) < 1:
+        raise ValueError(f"search: {name} must be a whole number >= 1, got {text!r}")
+    return int(text)
+
+
 def make_search(rules: Any, arg: str | None = None) -> Any:
     """Factory of the ``search`` agent.
 
@@ -452,9 +459,7 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         if not sep:  # a bare path is the board value
             name, text = "value", name
         if name == "steps":
-            if not text.isdigit() or int(text) < 1:
-                raise ValueError(f"search: steps must be a whole number >= 1, got {text!r}")
-            steps = int(text)
+            steps = _at_least_one(name, text)
         elif name == "exact":
             if text.isdigit() and int(text) >= 1:
                 budget = int(text)
@@ -464,13 +469,9 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
                 )
             exact = False if text == "no" else None
         elif name == "phases":
-            if not text.isdigit() or int(text) < 1:
-                raise ValueError(f"search: phases must be a whole number >= 1, got {text!r}")
-            phases = int(text)
+            phases = _at_least_one(name, text)
         elif name == "rollouts":
-            if not text.isdigit() or int(text) < 1:
-                raise ValueError(f"search: rollouts must be a whole number >= 1, got {text!r}")
-            rollouts = int(text)
+            rollouts = _at_least_one(name, text)
         elif name == "phase":
             if text not in ("no", "fit"):
                 raise ValueError(f"search: phase must be no or fit, got {text!r}")
