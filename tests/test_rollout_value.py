@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+from itertools import islice
+
 import numpy as np
 import pytest
+from engine_cases import decision_states
 from psygym_agents.solvers.evaluate import policy_value
 from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.rollout_value import RolloutValue
 from psygym_agents.solvers.search import NO_VALUE, LookaheadPolicy, make_search
 from psygym_agents.value import general
 
-from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
 from psygym.policies import reference_policy
 
@@ -43,22 +45,11 @@ def test_search_without_a_value_plays_out_the_reference_heuristic(tmp_path, monk
     assert blind.value is None and "counts only the score so far" in blind.note
 
 
-def _boards(rules, n):
-    """The first ``n`` boards after a decision in one seeded game of the reference heuristic."""
-    ref, rng, s, out = reference_policy(rules), np.random.default_rng(3), rules.initial_state(), []
-    while (p := rules.current_player(s)) != TERMINAL and len(out) < n:
-        a = rules.sample_chance(s, rng) if p == CHANCE else ref.choose(rules, s, p)
-        s = rules.apply(s, a)
-        if p >= 0:
-            out.append(s)
-    return out
-
-
 def test_every_board_is_valued_with_the_same_dice_whatever_came_before():
     """Common random numbers: a board's value does not depend on the boards valued before it."""
     rules = load("rt", "random:4")
     ref = reference_policy(rules)
-    boards = _boards(rules, 6)
+    boards = list(islice(decision_states(rules, 1, seed=3), 6))
     forward = RolloutValue(ref, rollouts=16, seed=4)
     backward = RolloutValue(ref, rollouts=16, seed=4)
     ahead = [forward(rules, b) for b in boards]
