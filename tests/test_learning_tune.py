@@ -20,7 +20,7 @@ import pytest
 from psygym_agents.parametric import build, families, family_for, make_tuned
 from psygym_agents.seventh.parametric import SeventhParametric
 from psygym_experiments.cli import app
-from psygym_experiments.harness.tuning import open_storage, tune_parametric, tune_rl
+from psygym_experiments.harness.tuning import _optimize, open_storage, tune_parametric, tune_rl
 from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL
@@ -281,3 +281,31 @@ def test_sigterm_stops_a_study_cleanly_and_a_rerun_continues_it(tmp_path):
     after = optuna.load_study(study_name="stop", storage=storage).trials
     assert len([t for t in after if t.value is not None]) == len(done) + 2
     assert path.is_file()
+
+
+def test_a_signal_during_a_storage_call_lets_it_finish_then_ends_the_trial(tmp_path, monkeypatch):
+    # Interrupting a storage call half way (a SQLite commit) left Optuna unable to mark the
+    # trial failed ("Should not reach."): the signal now waits for the call to return.
+    study = optuna.create_study(study_name="s", storage=f"sqlite:///{tmp_path / 'o.db'}",
+                                direction="maximize")  # fmt: skip
+    real = study._storage.set_trial_user_attr
+
+    def signalled(*args, **kwargs):
+        os.kill(os.getpid(), signal.SIGTERM)  # its handler runs here, before the real call
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(study._storage, "set_trial_user_attr", signalled)
+    computed = []
+
+    def objective(trial):
+        trial.set_user_attr("worker", "w")
+        computed.append(trial.number)
+        return 1.0
+
+    assert _optimize(study, objective, trials=5, jobs=1, show=False, timeout=None) is True
+    [trial] = study.trials
+    assert trial.state == optuna.trial.TrialState.FAIL and trial.user_attrs == {"worker": "w"}
+    assert computed == []
+    monkeypatch.undo()
+    study.optimize(lambda t: 2.0, n_trials=1)
+    assert [t.state.name for t in study.trials] == ["FAIL", "COMPLETE"]

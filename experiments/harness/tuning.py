@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import io
-import logging
 import shlex
 from pathlib import Path
 from typing import Any
@@ -44,6 +43,7 @@ from psygym_experiments.harness.runs import (
     safe_component,
     write_command,
 )
+from psygym_experiments.harness.study_signals import StudyGuard
 from psygym_experiments.harness.tuning_workers import (
     fail_orphaned_trials,
     register_tuner,
@@ -332,49 +332,19 @@ class TuneInterrupted(RuntimeError):
 
 def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
               timeout: float | None) -> bool:  # fmt: skip
-    """Run the trials; return True if Ctrl-C or SIGTERM stopped them."""
-    import signal
-    import threading
-
+    """Run the trials; return True if Ctrl-C or SIGTERM stopped them (:mod:`.study_signals`)."""
     progress, callback = _progress_callback(trials, show)
     if progress is not None:
         progress.__enter__()
-    main = threading.current_thread() is threading.main_thread()
-    # A signal interrupts a running trial at once; between trials it only stops the study, since
-    # an interrupt inside Optuna's own bookkeeping (telling a trial's result) breaks it.
-    inside, stopped = [0], [False]
-
-    def guarded(trial: Any) -> Any:
-        inside[0] += 1
-        try:
-            return objective(trial)
-        finally:
-            inside[0] -= 1
-
-    pool_log = logging.getLogger("sqlalchemy.pool")
-    pool_level = pool_log.level
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stopped[0] = True
-        if inside[0]:
-            # The interrupt may land inside a storage query of the trial; the connection pool
-            # then logs its failure to close that cursor with a traceback. The query was
-            # abandoned on purpose, so the pool's errors stay quiet from here on.
-            pool_log.setLevel(logging.CRITICAL)
-            raise KeyboardInterrupt
-        study.stop()
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)} if main else {}
+    guard = StudyGuard(study)
     try:
-        study.optimize(guarded, n_trials=trials, n_jobs=jobs, timeout=timeout,
-                       callbacks=[callback] if callback else None, catch=())  # fmt: skip
-        return stopped[0]
+        with guard.installed():
+            study.optimize(guard.wrap(objective), n_trials=trials, n_jobs=jobs, timeout=timeout,
+                           callbacks=[callback] if callback else None, catch=())  # fmt: skip
+        return guard.stopped
     except KeyboardInterrupt:
         return True
     finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
-        pool_log.setLevel(pool_level)
         if progress is not None:
             progress.__exit__(None, None, None)
 

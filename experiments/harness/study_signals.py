@@ -1,0 +1,93 @@
+"""How Ctrl-C and SIGTERM end an Optuna study (``psygym tune``) without breaking its storage.
+
+A signal that lands while a trial computes ends that trial at once (Optuna marks it failed).
+One that lands between trials, in Optuna's own bookkeeping (asking for a trial, telling its
+result), only stops the study after it. One that lands while the trial talks to the storage
+(suggesting a parameter, reporting a score, setting an attribute) waits until that call returns:
+interrupting a storage query half way (a SQLite commit, say) leaves the trial's row unwritable,
+and Optuna then fails with an internal error instead of marking the trial failed.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+
+class StudyGuard:
+    """Ctrl-C and SIGTERM handling of one ``study.optimize`` call (see the module's docstring).
+
+    Use :meth:`installed` around the call and pass it :meth:`wrap` of the objective.
+    """
+
+    def __init__(self, study: Any) -> None:
+        self.study = study
+        self.stopped = False
+        self._running = 0  # trials computing now
+        self._shielded = 0  # storage calls of a trial under way now
+
+    def wrap(self, objective: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        """The objective, run with its trial's storage calls shielded from the signal."""
+
+        def guarded(trial: Any) -> Any:
+            self._running += 1
+            try:
+                return objective(ShieldedTrial(trial, self))
+            finally:
+                self._running -= 1
+
+        return guarded
+
+    @contextmanager
+    def shield(self) -> Iterator[None]:
+        """A storage call: a signal within it ends the trial as soon as the call returns."""
+        self._shielded += 1
+        try:
+            yield
+        finally:
+            self._shielded -= 1
+        if self.stopped and self._running and not self._shielded:
+            raise KeyboardInterrupt
+
+    def on_signal(self, signum: int, frame: Any) -> None:
+        """The handler of SIGINT and SIGTERM."""
+        self.stopped = True
+        if self._running and not self._shielded:
+            raise KeyboardInterrupt
+        self.study.stop()
+
+    @contextmanager
+    def installed(self) -> Iterator[None]:
+        """The handler in place for SIGINT and SIGTERM (on the main thread only), then the old."""
+        main = threading.current_thread() is threading.main_thread()
+        sigs = (signal.SIGTERM, signal.SIGINT) if main else ()
+        old = {s: signal.signal(s, self.on_signal) for s in sigs}
+        try:
+            yield
+        finally:
+            for s, handler in old.items():
+                signal.signal(s, handler)
+
+
+class ShieldedTrial:
+    """An Optuna trial whose every method call and attribute read is a :meth:`StudyGuard.shield`."""
+
+    __slots__ = ("_guard", "_trial")
+
+    def __init__(self, trial: Any, guard: StudyGuard) -> None:
+        self._trial, self._guard = trial, guard
+
+    def __getattr__(self, name: str) -> Any:
+        with self._guard.shield():
+            value = getattr(self._trial, name)
+        if not callable(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._guard.shield():
+                return value(*args, **kwargs)
+
+        return call
