@@ -12,6 +12,7 @@ from psygym_agents.value import BoardValue, ValueModelError, general, load_value
 from psygym_agents.value.features import board_features
 from psygym_agents.value.general import READS, compose
 from psygym_experiments.cli import app
+from psygym_experiments.harness.best_heuristic import best_heuristic
 from psygym_experiments.harness.general_value import (
     EVAL_FROM,
     TRAIN_FROM,
@@ -169,6 +170,11 @@ def test_train_general_value_tiny_run_and_resume(tmp_path):
     assert [m["iteration"] for m in metrics] == [0, 1]
     assert all(m["heldout_boards"] > 0 and np.isfinite(m["heldout_rmse"]) for m in metrics)
     assert "iteration 1: held-out error" in result.output
+    # Measured against the held-out list's best heuristic, chosen once for the run.
+    best = best_heuristic(load("8th", f"random:{EVAL_FROM},rounds=1"))
+    assert all(m["best_heuristics"] == [best] and np.isfinite(m["vs_best"]) for m in metrics)
+    assert "vs best heuristic" in result.output
+    assert (run / "metrics.csv").read_text().splitlines()[0].endswith("vs_best,vs_best_ci")
     assert (run / "learning_curve.png").stat().st_size > 1000
     final = BoardValue.load(run / "value.safetensors")
     assert final.meta["reads"] == READS and final.meta["edition"] == "8th"

@@ -253,6 +253,20 @@ def test_value_training_on_ray_has_the_local_data_and_model(cluster, tmp_path):
     assert (ray / "value.safetensors").read_bytes() == (local / "value.safetensors").read_bytes()
 
 
+def test_general_value_on_ray_measures_what_the_local_run_does(cluster, tmp_path):
+    # Its measurement plays a round robin of the heuristics (the list's best) in the pool too.
+    (tmp_path / "tiny.yml").write_text("iterations: 0\neval_lists: 2\neval_games: 1\n"
+                                       "max_epochs: 2\npatience: 1\n")  # fmt: skip
+    args = ["train", "--algo", "value", "--edition", "8th", "--scenario", "random,rounds=1",
+            "--steps", "30", "--config", str(tmp_path / "tiny.yml"), "--no-progress"]  # fmt: skip
+    _run([*args, "--runs-dir", str(tmp_path / "local")])
+    _run([*args, "--runs-dir", str(tmp_path / "ray"), "--ray", cluster.address])
+    local, ray = (tmp_path / k / "8th" / "random" / "value_1" for k in ("local", "ray"))
+    metrics = json.loads((local / "metrics.json").read_text())
+    assert len(metrics[0]["best_heuristics"]) == 2
+    assert json.loads((ray / "metrics.json").read_text()) == metrics
+
+
 TRAIN = ["train", "--edition", "7th", "--scenario", "single-phase", "--opponent", "double-wc",
          "--eval-every", "256", "--eval-episodes", "10", "--seed", "5",
          "--no-progress"]  # fmt: skip

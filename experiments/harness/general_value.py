@@ -36,7 +36,8 @@ Every iteration records, on ``eval_lists`` generated lists whose seeds training 
 the outcomes of the iteration's strength games (a played-out continuation: it includes their
 dice, so it is an upper bound of the value's own error) and the strength of ``search`` with the
 new value, over both seats with common random numbers, against ``search`` with the previous one
-and against the edition's reference heuristic.
+and against each list's best heuristic (:mod:`.best_heuristic`, chosen once a run; runs
+before 2026-12-07 measured the edition's reference heuristic, ``vs_reference``).
 
 A run lives in ``<runs-dir>/<edition>/random/value_<n>/``: ``config.yml``, ``command.txt``,
 ``progress.json``, ``data/stage_<k>.npz`` (each stage's boards: features, round, score so far,
@@ -55,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psygym_experiments.harness.best_heuristic import best_heuristic
 from psygym_experiments.harness.output import check_output, output_folder, save_figure
 from psygym_experiments.harness.progress import ProgressBar
 from psygym_experiments.harness.runs import atomic_write, inside, numbered_run_dir
@@ -72,8 +74,9 @@ EVAL_STAGE = 999
 """The stage number of the games that measure an iteration's error (on the held-out lists)."""
 METRIC_FIELDS = (
     "iteration", "start", "accepted", "boards", "fit_val_mse", "heldout_boards", "heldout_rmse",
-    "vs_previous", "vs_previous_ci", "vs_reference", "vs_reference_ci",
+    "vs_previous", "vs_previous_ci", "vs_best", "vs_best_ci",
 )  # fmt: skip
+OLD_FIELDS = ("vs_reference", "vs_reference_ci")  # rows of runs before vs_best
 
 
 @dataclass
@@ -369,6 +372,7 @@ class _Run:
         done = json.loads(self.progress_path.read_text()) if self.progress_path.is_file() else {}
         self.done: list[int] = done.get("stages", [])
         self.metrics: list[dict[str, Any]] = done.get("metrics", [])
+        self.best: list[str] | None = None  # each held-out list's best heuristic, once measured
         self.hidden = cfg.iterations == 0 and _hidden(cfg)
 
     def stage_path(self, k: int) -> Path:
@@ -548,17 +552,17 @@ class _Run:
         from psygym_experiments.harness.head_to_head import play_pairs
 
         from psygym.editions import load
-        from psygym.policies import bots_for
 
         cfg = self.cfg
         mine = f"search:value={self.model_stem(k).with_suffix('.safetensors')}"
         prev = f"search:value={self.weights(start)}" if k else "search:value=none"
-        reference = bots_for(cfg.edition).reference
-        out: dict[str, Any] = {}
-        for name, other in (("vs_previous", prev), ("vs_reference", reference)):
+        lists = [load(cfg.edition, cfg.list_name(EVAL_FROM + i)) for i in range(cfg.eval_lists)]
+        if self.best is None:
+            self.best = [best_heuristic(rules, pool=pool) for rules in lists]
+        out: dict[str, Any] = {"best_heuristics": self.best}
+        for name, others in (("vs_previous", [prev] * len(lists)), ("vs_best", self.best)):
             jobs = []
-            for i in range(cfg.eval_lists):
-                rules = load(cfg.edition, cfg.list_name(EVAL_FROM + i))
+            for rules, other in zip(lists, others):
                 jobs.append(pool.submit(play_pairs, rules, (mine, other), cfg.seed,
                                         range(cfg.eval_games)))  # fmt: skip
             margins = np.array([(a + b) / 2 for j in jobs for a, b in j.result()])
@@ -599,9 +603,10 @@ class _Run:
         """Record the finished stages and metrics (``progress.json``, ``metrics.*``)."""
         done = {"stages": self.done, "metrics": self.metrics}
         atomic_write(self.progress_path, json.dumps(done, indent=2))
-        lines = [",".join(METRIC_FIELDS)]
+        old = [f for f in OLD_FIELDS if any(f in row for row in self.metrics)]
+        lines = [",".join((*METRIC_FIELDS, *old))]
         for row in self.metrics:
-            lines.append(",".join(str(row.get(f, "")) for f in METRIC_FIELDS))
+            lines.append(",".join(str(row.get(f, "")) for f in (*METRIC_FIELDS, *old)))
         atomic_write(self.dir / "metrics.csv", "\n".join(lines) + "\n")
         atomic_write(self.dir / "metrics.json", json.dumps(self.metrics, indent=2) + "\n")
 
@@ -610,8 +615,7 @@ class _Run:
         if self.show:
             print(f"{_name(row)}: {row['boards']} boards, "
                   f"vs previous {row['vs_previous']:+.2f} ± {row['vs_previous_ci']:.2f}, "
-                  f"vs reference {row['vs_reference']:+.2f} ± {row['vs_reference_ci']:.2f}",
-                  flush=True)  # fmt: skip
+                  f"{_versus_heuristic(row)}", flush=True)  # fmt: skip
 
     def plot(self) -> None:
         """``learning_curve.png``: margins per iteration with their 95% intervals."""
@@ -620,13 +624,15 @@ class _Run:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
-        it = [m["iteration"] for m in self.metrics]
         fig, ax = plt.subplots(figsize=(6, 3.5))
         for key, label in (("vs_previous", "vs the previous value"),
+                           ("vs_best", "vs each list's best heuristic"),
                            ("vs_reference", "vs the reference heuristic")):  # fmt: skip
-            ax.errorbar(it, [m[key] for m in self.metrics],
-                        yerr=[m[f"{key}_ci"] for m in self.metrics], marker="o", capsize=3,
-                        label=label)  # fmt: skip
+            rows = [m for m in self.metrics if key in m]
+            if rows:
+                ax.errorbar([m["iteration"] for m in rows], [m[key] for m in rows],
+                            yerr=[m[f"{key}_ci"] for m in rows], marker="o", capsize=3,
+                            label=label)  # fmt: skip
         ax.axhline(0, color="grey", lw=0.8)
         last = " and last: phase backups" if self.cfg.backups else ""
         ax.set_xlabel(f"iteration (0: heuristic games only{last})")
@@ -670,6 +676,13 @@ def _name(row: dict[str, Any]) -> str:
     return f"iteration {row['iteration']}" + (f" ({kind})" if kind else "")
 
 
+def _versus_heuristic(row: dict[str, Any]) -> str:
+    """``vs best heuristic +0.41 ± 0.20`` (``vs reference`` in a row of an older run)."""
+    key = "vs_best" if "vs_best" in row else "vs_reference"
+    words = "best heuristic" if key == "vs_best" else "reference"
+    return f"vs {words} {row[key]:+.2f} ± {row[f'{key}_ci']:.2f}"
+
+
 def summary_lines(run_dir: str | Path) -> list[str]:
     """One line per iteration of a general run's ``metrics.json``, for the command's summary."""
     path = Path(run_dir) / "metrics.json"
@@ -677,8 +690,7 @@ def summary_lines(run_dir: str | Path) -> list[str]:
     return [
         f"{_name(r)}: held-out error {r['heldout_rmse']:.2f} points "
         f"({r['heldout_boards']} boards), vs previous {r['vs_previous']:+.2f} ± "
-        f"{r['vs_previous_ci']:.2f}, vs reference {r['vs_reference']:+.2f} ± "
-        f"{r['vs_reference_ci']:.2f}"
+        f"{r['vs_previous_ci']:.2f}, {_versus_heuristic(r)}"
         for r in rows
     ]
 
