@@ -74,6 +74,26 @@ def default_agents(rules: Any) -> list[str]:
     return list(dict.fromkeys(n for n in names if n))
 
 
+BEST_HEURISTIC = "best-heuristic"
+"""In ``--agents``: the list's best heuristic (:mod:`.harness.best_heuristic`), chosen first."""
+
+
+def with_best_heuristic(rules: Any, names: list[str], pool: Any = None) -> list[str]:
+    """``names`` with :data:`BEST_HEURISTIC` replaced by the heuristic it is on ``rules``' list.
+
+    Says on stderr which it is (the round robin takes a second or two on a generated list).
+    """
+    if BEST_HEURISTIC not in names:
+        return names
+    from psygym_experiments.harness.best_heuristic import ROUND_ROBIN_EPISODES, best_heuristic
+
+    best = best_heuristic(rules, pool=pool)
+    err_console.print(f"{BEST_HEURISTIC}: {best} (first of a round robin of the edition's "
+                      f"heuristics, {ROUND_ROBIN_EPISODES} games a pairing and seat)",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+    return [best if n == BEST_HEURISTIC else n for n in names]
+
+
 def write_evaluation(ev: Evaluation, run_dir: Path, config: dict[str, Any]) -> None:
     """Write ``results.csv``, ``results.json``, ``config.json`` and ``command.txt``."""
     atomic_write(run_dir / "results.csv", csv_text(ev.pairs))
@@ -133,7 +153,8 @@ def evaluate_command(
     agents: str = typer.Option(
         DEFAULT_AGENTS,
         help="Comma-separated agents (names or paths); 'default': search, the edition's "
-        "reference heuristic and random.",
+        "reference heuristic and random; 'best-heuristic': the one of the edition's heuristics "
+        "that does best on this list in a round robin.",
     ),
     episodes: int = typer.Option(1000, min=1, help="Games per pairing and seat."),
     seed: int = typer.Option(0, min=0, help="Base seed: game i of every pairing uses seed + i."),
@@ -191,14 +212,16 @@ def evaluate_command(
             raise ValueError("--agents needs at least one agent name")
         if until_clear:
             with ray_pool(ray) or nullcontext() as pool:
+                names = with_best_heuristic(rules, names, pool)
                 return _until_clear(
                     rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume,
                     scenario, pool,
                 )  # fmt: skip
         from psygym.policies import resolve_policy
 
-        policies = [resolve_policy(name, rules) for name in names]  # bad names fail here
         pool = ray_pool(ray)  # before the run folder: a cluster that is not there leaves none
+        names = with_best_heuristic(rules, names, pool)
+        policies = [resolve_policy(name, rules) for name in names]  # bad names fail here
         config = {
             "edition": rules.edition,
             "scenario": getattr(rules.scenario, "name", ""),

@@ -135,3 +135,18 @@ def test_an_adaptive_match_reports_its_repeated_interval_and_a_fixed_one_the_pla
     adaptive = head_to_head(rules, "spend-freely", "conserve", max_games=20, min_games=10)
     assert fixed.z == Z95 and adaptive.z == sequential_z((10, 20))
     assert adaptive.as_dict()["z"] > Z95
+
+
+def test_best_heuristic_names_the_lists_best_before_play(tmp_path):
+    # rt random:1: six heuristics share the round robin's first row, the reference among them.
+    runner = CliRunner()
+    base = ["evaluate", "--edition", "rt", "--scenario", "random:1", "--episodes", "2",
+            "--runs-dir", str(tmp_path), "--format", "json"]  # fmt: skip
+    clear = runner.invoke(app, [*base, "--until-clear", "--min-episodes", "2",
+                                "--agents", "search,best-heuristic"])  # fmt: skip
+    assert clear.exit_code == 0, clear.output
+    assert "best-heuristic: spend-freely (first of a round robin" in clear.stderr
+    assert [r["opponent"] for r in json.loads(clear.stdout)["matches"]] == ["spend-freely"]
+    field = runner.invoke(app, [*base, "--agents", "best-heuristic,random", "--no-exact"])
+    assert field.exit_code == 0, field.output
+    assert json.loads(field.stdout)["agents"] == ["spend-freely", "random"]
