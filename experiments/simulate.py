@@ -16,7 +16,10 @@ from psygym.policies import resolve_policy
 def simulate(
     edition: str = edition_option(),
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
-    agents: str = typer.Option("double-wc,deny-always", help="Two agents: player 0, player 1."),
+    agents: str = typer.Option(
+        "double-wc,deny-always",
+        help="Two agents: player 0, player 1 ('best-heuristic': the list's best, as in evaluate).",
+    ),
     episodes: int = typer.Option(1000, min=1, help="Number of games."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
@@ -27,6 +30,9 @@ def simulate(
         names = split_names(agents)
         if len(names) != 2:
             raise ValueError(f"--agents needs two names separated by a comma, got {agents!r}")
+        from psygym_experiments.evaluate import with_best_heuristic
+
+        names = with_best_heuristic(rules, names)
         policies = [resolve_policy(n, rules) for n in names]
     stats = run_games(rules, policies, episodes, seed)
     summaries = [stats.summary(p) for p in (0, 1)]

@@ -42,3 +42,14 @@ def test_a_run_of_before_the_best_heuristic_still_reads(tmp_path):
            "vs_previous_ci": 0.2, "vs_reference": 0.3, "vs_reference_ci": 0.4}  # fmt: skip
     (tmp_path / "metrics.json").write_text(json.dumps([row]))
     assert summary_lines(tmp_path)[0].endswith("vs reference +0.30 ± 0.40")
+
+
+def test_simulate_plays_the_best_heuristic_by_its_name():
+    from psygym_experiments.cli import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["simulate", "--edition", "rt", "--scenario", "random:0",
+                                      "--agents", "search,best-heuristic", "--episodes", "2",
+                                      "--json"])  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert [r["agent"] for r in json.loads(result.stdout)["results"]] == ["search", "bid-all"]
