@@ -78,7 +78,7 @@ BEST_HEURISTIC = "best-heuristic"
 """In ``--agents``: the list's best heuristic (:mod:`.harness.best_heuristic`), chosen first."""
 
 
-def with_best_heuristic(rules: Any, names: list[str], pool: Any = None) -> list[str]:
+def with_best_heuristic(rules: Any, names: list[str]) -> list[str]:
     """``names`` with :data:`BEST_HEURISTIC` replaced by the heuristic it is on ``rules``' list.
 
     Says on stderr which it is (the round robin takes a second or two on a generated list).
@@ -87,7 +87,7 @@ def with_best_heuristic(rules: Any, names: list[str], pool: Any = None) -> list[
         return names
     from psygym_experiments.harness.best_heuristic import ROUND_ROBIN_EPISODES, best_heuristic
 
-    best = best_heuristic(rules, pool=pool)
+    best = best_heuristic(rules)
     err_console.print(f"{BEST_HEURISTIC}: {best} (first of a round robin of the edition's "
                       f"heuristics, {ROUND_ROBIN_EPISODES} games a pairing and seat)",
                       highlight=False, soft_wrap=True)  # fmt: skip
@@ -210,18 +210,17 @@ def evaluate_command(
         names = default_agents(rules) if agents.strip() == DEFAULT_AGENTS else split_names(agents)
         if not names:
             raise ValueError("--agents needs at least one agent name")
+        names = with_best_heuristic(rules, names)
         if until_clear:
             with ray_pool(ray) or nullcontext() as pool:
-                names = with_best_heuristic(rules, names, pool)
                 return _until_clear(
                     rules, names, episodes, min_episodes, seed, workers, runs_dir, fmt, resume,
                     scenario, pool,
                 )  # fmt: skip
         from psygym.policies import resolve_policy
 
-        pool = ray_pool(ray)  # before the run folder: a cluster that is not there leaves none
-        names = with_best_heuristic(rules, names, pool)
         policies = [resolve_policy(name, rules) for name in names]  # bad names fail here
+        pool = ray_pool(ray)  # before the run folder: a cluster that is not there leaves none
         config = {
             "edition": rules.edition,
             "scenario": getattr(rules.scenario, "name", ""),
