@@ -30,6 +30,7 @@ from psygym_experiments.common import (
     ray_option,
     split_names,
     user_errors,
+    with_best_heuristic,
 )
 from psygym_experiments.harness.output import (
     atomic_write,
@@ -72,26 +73,6 @@ def default_agents(rules: Any) -> list[str]:
     bots = bots_for(rules.edition)
     names = ["search", bots.reference if bots is not None else "", "random"]
     return list(dict.fromkeys(n for n in names if n))
-
-
-BEST_HEURISTIC = "best-heuristic"
-"""In ``--agents``: the list's best heuristic (:mod:`.harness.best_heuristic`), chosen first."""
-
-
-def with_best_heuristic(rules: Any, names: list[str]) -> list[str]:
-    """``names`` with :data:`BEST_HEURISTIC` replaced by the heuristic it is on ``rules``' list.
-
-    Says on stderr which it is (the round robin takes a second or two on a generated list).
-    """
-    if BEST_HEURISTIC not in names:
-        return names
-    from psygym_experiments.harness.best_heuristic import ROUND_ROBIN_EPISODES, best_heuristic
-
-    best = best_heuristic(rules)
-    err_console.print(f"{BEST_HEURISTIC}: {best} (first of a round robin of the edition's "
-                      f"heuristics, {ROUND_ROBIN_EPISODES} games a pairing and seat)",
-                      highlight=False, soft_wrap=True)  # fmt: skip
-    return [best if n == BEST_HEURISTIC else n for n in names]
 
 
 def write_evaluation(ev: Evaluation, run_dir: Path, config: dict[str, Any]) -> None:

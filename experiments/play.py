@@ -22,7 +22,13 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from psygym_experiments.common import console, edition_option, err_console, user_errors
+from psygym_experiments.common import (
+    console,
+    edition_option,
+    err_console,
+    user_errors,
+    with_best_heuristic,
+)
 from psygym_experiments.harness.runs import command_text
 from psygym_experiments.play_advice import HINT_BUDGET, Advisor
 from psygym_experiments.play_replay import replay_log
@@ -93,7 +99,8 @@ def play(
     opponent: str = typer.Option(
         AUTO,
         help="The AI: an agent name (search, optimal, random...), a .zip model or tuned "
-        ".json; 'auto' picks search (else the shipped trained model or a heuristic).",
+        ".json; 'auto' picks search (else the shipped trained model or a heuristic); "
+        "'best-heuristic' the heuristic that does best on this list.",
     ),
     seat: int = typer.Option(0, min=0, max=1, help="Your player: 0 (first side) or 1."),
     seed: int | None = typer.Option(
@@ -115,6 +122,7 @@ def play(
         eid = edition_id(edition)
         rules = load(eid, scenario)
         spec = default_opponent(rules, seat=1 - seat) if opponent == AUTO else opponent
+        [spec] = with_best_heuristic(rules, [spec])
         policy = resolve_policy(spec, rules)
         info = scenario_info(rules, eid, scenario)
     if seed is None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import json
 
 import typer
-from psygym_experiments.common import console, edition_option, split_names, user_errors
+from psygym_experiments.common import (
+    console,
+    edition_option,
+    split_names,
+    user_errors,
+    with_best_heuristic,
+)
 from psygym_experiments.harness.games import GameStats, mean_ci, run_games
 from psygym_experiments.harness.output import rate, strict_json
 
@@ -30,8 +36,6 @@ def simulate(
         names = split_names(agents)
         if len(names) != 2:
             raise ValueError(f"--agents needs two names separated by a comma, got {agents!r}")
-        from psygym_experiments.evaluate import with_best_heuristic
-
         names = with_best_heuristic(rules, names)
         policies = [resolve_policy(n, rules) for n in names]
     stats = run_games(rules, policies, episodes, seed)

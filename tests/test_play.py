@@ -171,6 +171,14 @@ def test_default_scenario_and_heuristic_opponent(tmp_path, edition):
     check_replay(log)
 
 
+def test_the_lists_best_heuristic_as_the_opponent(tmp_path):
+    out, log = play(tmp_path, "--edition", "rt", "--scenario", "random:0", "--seed", "3",
+                    answers="1\n" * 3000, opponent="best-heuristic")  # fmt: skip
+    assert "Game over." in out
+    assert lines_of(log)[0]["opponent"] == "bid-all"  # docs/strength.md, the held-out tables
+    check_replay(log)
+
+
 def test_real_pipes_with_the_console_script(tmp_path):
     """The same through real pipes (no terminal): ``python -m psygym_experiments.cli play``."""
     import subprocess
