@@ -166,7 +166,7 @@ BEST_HEURISTIC = "best-heuristic"
 def with_best_heuristic(rules: Any, names: list[str]) -> list[str]:
     """``names`` with :data:`BEST_HEURISTIC` replaced by the heuristic it is on ``rules``' list.
 
-    Says on stderr which it is (the round robin takes a second or two on a generated list).
+    Says on stderr which it is (the round robin takes one to five seconds on a generated list).
     """
     if BEST_HEURISTIC not in names:
         return names
