@@ -159,29 +159,8 @@ def editions_with_tool(name: str) -> list[str]:
     return out
 
 
-BEST_HEURISTIC = "best-heuristic"
-"""An agent name: the list's best heuristic (:mod:`.harness.best_heuristic`), chosen first."""
-
-
-def with_best_heuristic(rules: Any, names: list[str]) -> list[str]:
-    """``names`` with :data:`BEST_HEURISTIC` replaced by the heuristic it is on ``rules``' list.
-
-    Says on stderr which it is (the round robin takes one to five seconds on a generated list).
-    """
-    if BEST_HEURISTIC not in names:
-        return names
-    from psygym_experiments.harness.best_heuristic import ROUND_ROBIN_EPISODES, best_heuristic
-
-    best = best_heuristic(rules)
-    err_console.print(f"{BEST_HEURISTIC}: {best} (first of a round robin of the edition's "
-                      f"heuristics, {ROUND_ROBIN_EPISODES} games a pairing and seat)",
-                      highlight=False, soft_wrap=True)  # fmt: skip
-    return [best if n == BEST_HEURISTIC else n for n in names]
-
-
 __all__ = [
-    "BEST_HEURISTIC", "check_choice", "check_workers_option", "console", "default_edition",
-    "edition_help", "edition_option", "edition_tool", "editions_with_tool", "err_console",
-    "error_line", "printable", "ray_option", "solvable_edition_option", "split_names",
-    "user_errors", "with_best_heuristic",
+    "check_choice", "check_workers_option", "console", "default_edition", "edition_help",
+    "edition_option", "edition_tool", "editions_with_tool", "err_console", "error_line",
+    "printable", "ray_option", "solvable_edition_option", "split_names", "user_errors",
 ]  # fmt: skip

@@ -30,8 +30,8 @@ from psygym_experiments.common import (
     ray_option,
     split_names,
     user_errors,
-    with_best_heuristic,
 )
+from psygym_experiments.harness.best_heuristic import with_best_heuristic
 from psygym_experiments.harness.output import (
     atomic_write,
     check_choice,

@@ -22,13 +22,8 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from psygym_experiments.common import (
-    console,
-    edition_option,
-    err_console,
-    user_errors,
-    with_best_heuristic,
-)
+from psygym_experiments.common import console, edition_option, err_console, user_errors
+from psygym_experiments.harness.best_heuristic import with_best_heuristic
 from psygym_experiments.harness.runs import command_text
 from psygym_experiments.play_advice import HINT_BUDGET, Advisor
 from psygym_experiments.play_replay import replay_log

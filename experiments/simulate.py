@@ -5,13 +5,8 @@ from __future__ import annotations
 import json
 
 import typer
-from psygym_experiments.common import (
-    console,
-    edition_option,
-    split_names,
-    user_errors,
-    with_best_heuristic,
-)
+from psygym_experiments.common import console, edition_option, split_names, user_errors
+from psygym_experiments.harness.best_heuristic import with_best_heuristic
 from psygym_experiments.harness.games import GameStats, mean_ci, run_games
 from psygym_experiments.harness.output import rate, strict_json
 

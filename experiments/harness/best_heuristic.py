@@ -42,3 +42,23 @@ def best_heuristic(rules: Any, *, episodes: int = ROUND_ROBIN_EPISODES,
     board = leaderboard(evaluate(rules, names, settings, pool=pool))
     top = [s.label for s in board if s.rank == board[0].rank and s.mean == board[0].mean]
     return bots.reference if bots.reference in top else min(top, key=names.index)
+
+
+BEST_HEURISTIC = "best-heuristic"
+"""An agent name: the list's best heuristic (:func:`best_heuristic`), chosen first."""
+
+
+def with_best_heuristic(rules: Any, names: list[str]) -> list[str]:
+    """``names`` with :data:`BEST_HEURISTIC` replaced by the heuristic it is on ``rules``' list.
+
+    Says on stderr which it is (the round robin takes one to five seconds on a generated list).
+    """
+    if BEST_HEURISTIC not in names:
+        return names
+    from psygym_experiments.common import err_console
+
+    best = best_heuristic(rules)
+    err_console.print(f"{BEST_HEURISTIC}: {best} (first of a round robin of the edition's "
+                      f"heuristics, {ROUND_ROBIN_EPISODES} games a pairing and seat)",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+    return [best if n == BEST_HEURISTIC else n for n in names]
