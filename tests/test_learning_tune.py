@@ -20,6 +20,7 @@ import pytest
 from psygym_agents.parametric import build, families, family_for, make_tuned
 from psygym_agents.seventh.parametric import SeventhParametric
 from psygym_experiments.cli import app
+from psygym_experiments.harness.study_signals import StudyGuard
 from psygym_experiments.harness.tuning import _optimize, open_storage, tune_parametric, tune_rl
 from typer.testing import CliRunner
 
@@ -309,3 +310,31 @@ def test_a_signal_during_a_storage_call_lets_it_finish_then_ends_the_trial(tmp_p
     monkeypatch.undo()
     study.optimize(lambda t: 2.0, n_trials=1)
     assert [t.state.name for t in study.trials] == ["FAIL", "COMPLETE"]
+
+
+def test_a_signal_with_two_jobs_lets_the_trials_under_way_finish(tmp_path, monkeypatch):
+    # The trials run in Optuna's threads; the handler on the main thread may not call
+    # study.stop() there (Optuna refuses: "supposed to be invoked inside an objective").
+    study = optuna.create_study(study_name="s", storage=f"sqlite:///{tmp_path / 'o.db'}",
+                                direction="maximize")  # fmt: skip
+    real, sent = study._storage.set_trial_user_attr, []
+
+    def signalled(*args, **kwargs):
+        if not sent:
+            sent.append(os.kill(os.getpid(), signal.SIGTERM))
+            time.sleep(0.3)  # this trial is inside its storage call when the handler runs
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(study._storage, "set_trial_user_attr", signalled)
+
+    def objective(trial):
+        trial.set_user_attr("worker", "w")
+        return 1.0
+
+    assert _optimize(study, objective, trials=1000, jobs=2, show=False, timeout=None) is True
+    states = {t.state.name for t in study.trials}
+    assert states == {"COMPLETE"} and len(study.trials) < 1000
+    # Between trials too: the handler stops the main thread's wait, it never asks Optuna.
+    guard = StudyGuard(study)
+    with guard.installed(jobs=2), pytest.raises(KeyboardInterrupt):
+        guard.on_signal(signal.SIGTERM, None)

@@ -6,6 +6,9 @@ result), only stops the study after it. One that lands while the trial talks to 
 (suggesting a parameter, reporting a score, setting an attribute) waits until that call returns:
 interrupting a storage query half way (a SQLite commit, say) leaves the trial's row unwritable,
 and Optuna then fails with an internal error instead of marking the trial failed.
+
+With several jobs the trials run in Optuna's threads and a signal reaches the main thread only,
+which waits for them: it stops waiting, and the trials under way finish and are kept.
 """
 
 from __future__ import annotations
@@ -26,50 +29,67 @@ class StudyGuard:
     def __init__(self, study: Any) -> None:
         self.study = study
         self.stopped = False
-        self._running = 0  # trials computing now
-        self._shielded = 0  # storage calls of a trial under way now
+        self._in_jobs = False
+        # On the main thread, where the handler runs: a trial under way, and a storage call in it.
+        self._running = 0
+        self._shielded = 0
 
     def wrap(self, objective: Callable[[Any], Any]) -> Callable[[Any], Any]:
         """The objective, run with its trial's storage calls shielded from the signal."""
 
         def guarded(trial: Any) -> Any:
-            self._running += 1
-            try:
+            with self._counted("_running"):
                 return objective(ShieldedTrial(trial, self))
-            finally:
-                self._running -= 1
 
         return guarded
 
     @contextmanager
     def shield(self) -> Iterator[None]:
         """A storage call: a signal within it ends the trial as soon as the call returns."""
-        self._shielded += 1
+        with self._counted("_shielded"):
+            yield
+        if self.stopped and self._running and not self._shielded:
+            raise KeyboardInterrupt
+
+    @contextmanager
+    def _counted(self, name: str) -> Iterator[None]:
+        """One more of ``name`` while the block runs, when it runs on the main thread."""
+        main = _on_main_thread()
+        if main:
+            setattr(self, name, getattr(self, name) + 1)
         try:
             yield
         finally:
-            self._shielded -= 1
-        if self.stopped and self._running and not self._shielded:
-            raise KeyboardInterrupt
+            if main:
+                setattr(self, name, getattr(self, name) - 1)
 
     def on_signal(self, signum: int, frame: Any) -> None:
         """The handler of SIGINT and SIGTERM."""
         self.stopped = True
         if self._running and not self._shielded:
             raise KeyboardInterrupt
+        if self._in_jobs:  # this thread only waits for the trials, outside Optuna's loop
+            raise KeyboardInterrupt
         self.study.stop()
 
     @contextmanager
-    def installed(self) -> Iterator[None]:
-        """The handler in place for SIGINT and SIGTERM (on the main thread only), then the old."""
-        main = threading.current_thread() is threading.main_thread()
-        sigs = (signal.SIGTERM, signal.SIGINT) if main else ()
+    def installed(self, jobs: int = 1) -> Iterator[None]:
+        """The handler in place for SIGINT and SIGTERM (on the main thread only), then the old.
+
+        ``jobs``: the trials ``study.optimize`` runs at once (more than 1: in its threads).
+        """
+        self._in_jobs = jobs != 1
+        sigs = (signal.SIGTERM, signal.SIGINT) if _on_main_thread() else ()
         old = {s: signal.signal(s, self.on_signal) for s in sigs}
         try:
             yield
         finally:
             for s, handler in old.items():
                 signal.signal(s, handler)
+
+
+def _on_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
 
 
 class ShieldedTrial:

@@ -338,7 +338,7 @@ def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
         progress.__enter__()
     guard = StudyGuard(study)
     try:
-        with guard.installed():
+        with guard.installed(jobs):
             study.optimize(guard.wrap(objective), n_trials=trials, n_jobs=jobs, timeout=timeout,
                            callbacks=[callback] if callback else None, catch=())  # fmt: skip
         return guard.stopped
