@@ -335,6 +335,6 @@ def test_a_signal_with_two_jobs_lets_the_trials_under_way_finish(tmp_path, monke
     states = {t.state.name for t in study.trials}
     assert states == {"COMPLETE"} and len(study.trials) < 1000
     # Between trials too: the handler stops the main thread's wait, it never asks Optuna.
-    guard = StudyGuard(study)
-    with guard.installed(jobs=2), pytest.raises(KeyboardInterrupt):
+    guard = StudyGuard(study, jobs=2)
+    with guard.installed(), pytest.raises(KeyboardInterrupt):
         guard.on_signal(signal.SIGTERM, None)

@@ -26,10 +26,11 @@ class StudyGuard:
     Use :meth:`installed` around the call and pass it :meth:`wrap` of the objective.
     """
 
-    def __init__(self, study: Any) -> None:
+    def __init__(self, study: Any, jobs: int = 1) -> None:
+        """``jobs``: the trials ``study.optimize`` runs at once (more than 1: in its threads)."""
         self.study = study
         self.stopped = False
-        self._in_jobs = False
+        self._in_jobs = jobs != 1
         # On the main thread, where the handler runs: a trial under way, and a storage call in it.
         self._running = 0
         self._shielded = 0
@@ -66,19 +67,14 @@ class StudyGuard:
     def on_signal(self, signum: int, frame: Any) -> None:
         """The handler of SIGINT and SIGTERM."""
         self.stopped = True
-        if self._running and not self._shielded:
-            raise KeyboardInterrupt
-        if self._in_jobs:  # this thread only waits for the trials, outside Optuna's loop
+        # With several jobs this thread only waits for the trials, outside Optuna's loop.
+        if (self._running and not self._shielded) or self._in_jobs:
             raise KeyboardInterrupt
         self.study.stop()
 
     @contextmanager
-    def installed(self, jobs: int = 1) -> Iterator[None]:
-        """The handler in place for SIGINT and SIGTERM (on the main thread only), then the old.
-
-        ``jobs``: the trials ``study.optimize`` runs at once (more than 1: in its threads).
-        """
-        self._in_jobs = jobs != 1
+    def installed(self) -> Iterator[None]:
+        """The handler in place for SIGINT and SIGTERM (on the main thread only), then the old."""
         sigs = (signal.SIGTERM, signal.SIGINT) if _on_main_thread() else ()
         old = {s: signal.signal(s, self.on_signal) for s in sigs}
         try:

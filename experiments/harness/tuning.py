@@ -336,9 +336,9 @@ def _optimize(study: Any, objective: Any, trials: int, jobs: int, show: bool,
     progress, callback = _progress_callback(trials, show)
     if progress is not None:
         progress.__enter__()
-    guard = StudyGuard(study)
+    guard = StudyGuard(study, jobs)
     try:
-        with guard.installed(jobs):
+        with guard.installed():
             study.optimize(guard.wrap(objective), n_trials=trials, n_jobs=jobs, timeout=timeout,
                            callbacks=[callback] if callback else None, catch=())  # fmt: skip
         return guard.stopped
