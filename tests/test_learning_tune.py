@@ -338,3 +338,36 @@ def test_a_signal_with_two_jobs_lets_the_trials_under_way_finish(tmp_path, monke
     guard = StudyGuard(study, jobs=2)
     with guard.installed(), pytest.raises(KeyboardInterrupt):
         guard.on_signal(signal.SIGTERM, None)
+
+
+def test_two_jobs_on_sqlite_never_take_the_same_queued_trial(tmp_path, monkeypatch):
+    """Both jobs read the queued trial before either marks it running; only one may take it."""
+    import threading
+
+    from optuna.storages._rdb import models
+    from psygym_experiments.harness.tuning import _open_study
+
+    study = _open_study(open_storage(None, tmp_path), "queued", seed=0)
+    study.enqueue_trial({"x": 1.0})
+    read = threading.Barrier(2, timeout=1.0)
+    find = models.TrialModel.find_or_raise_by_id
+
+    def find_then_wait(trial_id, session, for_update=False):
+        trial = find(trial_id, session, for_update=for_update)
+        if for_update:  # the read before the write: wait here for the other job's read
+            try:
+                read.wait()
+            except threading.BrokenBarrierError:  # the other job waits for this one's lock
+                pass
+        return trial
+
+    monkeypatch.setattr(models.TrialModel, "find_or_raise_by_id", find_then_wait)
+    taken = []
+    jobs = [threading.Thread(target=lambda: taken.append(study._pop_waiting_trial_id()))
+            for _ in range(2)]  # fmt: skip
+    for job in jobs:
+        job.start()
+    for job in jobs:
+        job.join()
+    assert len(taken) == 2 and taken.count(None) == 1, taken  # one job found the queue empty
+    assert study.trials[0]._trial_id in taken

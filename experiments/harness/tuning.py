@@ -46,6 +46,7 @@ from psygym_experiments.harness.runs import (
 from psygym_experiments.harness.study_signals import StudyGuard
 from psygym_experiments.harness.tuning_workers import (
     fail_orphaned_trials,
+    locked_sqlite,
     register_tuner,
     worker_id,
 )
@@ -146,8 +147,8 @@ def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
     for attempt in range(8):
         try:
             study = optuna.create_study(
-                study_name=name, storage=storage, direction="maximize", load_if_exists=True,
-                sampler=optuna.samplers.TPESampler(seed=seed), pruner=pruner,
+                study_name=name, storage=locked_sqlite(storage), direction="maximize",
+                load_if_exists=True, sampler=optuna.samplers.TPESampler(seed=seed), pruner=pruner,
             )  # fmt: skip
             break
         except ImportError as exc:  # e.g. no PostgreSQL driver
@@ -325,8 +326,8 @@ class TuneInterrupted(RuntimeError):
         self.best = best
         saved = f"; best so far: {best}" if best else ""
         super().__init__(
-            f"interrupted: study {study!r} keeps its {done} finished trials (the trial in "
-            f"progress is marked failed){saved}. Re-run the same command to continue."
+            f"interrupted: study {study!r} keeps its {done} finished trials (a trial cut short "
+            f"is marked failed){saved}. Re-run the same command to continue."
         )
 
 

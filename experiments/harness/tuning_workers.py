@@ -1,4 +1,4 @@
-"""Which process runs an Optuna trial, and which trials a killed tuner left RUNNING.
+"""Which process runs an Optuna trial, which trials a killed tuner left RUNNING, and SQLite's locks.
 
 A trial names its worker (``host:pid``, ``user_attrs["worker"]``), and each tuner process
 registers itself on the study before its first trial, so a later tuner can tell a trial whose
@@ -15,6 +15,35 @@ from typing import Any
 def worker_id() -> str:
     """This process as a tuning worker: ``host:pid``."""
     return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def locked_sqlite(storage: Any) -> Any:
+    """``storage``, or for a ``sqlite:`` URL a storage that locks when a transaction begins.
+
+    Every transaction takes SQLite's write lock first (``BEGIN IMMEDIATE``). Optuna starts a
+    queued trial (the defaults ``tune`` enqueues) by reading that it waits and then marking it
+    running, relying on ``SELECT ... FOR UPDATE``, which SQLite ignores. Two jobs or worker
+    processes could then both take the same trial, and the one that finishes second fails
+    ("Trial#0 has already finished"). Taking the lock first makes the read and the write one
+    step.
+    """
+    if not (isinstance(storage, str) and storage.startswith("sqlite:")):
+        return storage
+    import optuna
+    from sqlalchemy import event
+
+    rdb = optuna.storages.RDBStorage(storage)
+
+    @event.listens_for(rdb.engine, "connect")
+    def _no_implicit_begin(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # SQLAlchemy's recipe for pysqlite
+
+    @event.listens_for(rdb.engine, "begin")
+    def _begin_immediate(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+    rdb.engine.dispose()  # connections made before the listeners would begin lazily
+    return rdb
 
 
 def _alive(pid: int) -> bool:
