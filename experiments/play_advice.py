@@ -163,8 +163,13 @@ class Advisor:
 
     def _lookahead_advice(self, state: Hashable, parent: Hashable | None) -> Advice:
         """The ``search`` agent's values (exact within the cast or turn, or whole)."""
+        from psygym_agents.solvers.search import UnitTooLarge
+
         search = self._lookahead
-        solver = search.solver(self.rules, state if parent is None else parent)
+        try:
+            solver = search.solver(self.rules, state if parent is None else parent)
+        except UnitTooLarge as exc:
+            return Advice(exact=False, message=str(exc))
         values = self._values(solver, state, parent)
         exact = bool(search.exact)
         return Advice(values=values, exact=exact, note="" if exact else search.note)

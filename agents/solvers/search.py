@@ -45,6 +45,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+from psygym_agents.solvers import NotSolvable
 from psygym_agents.solvers.expectiminimax import Solver
 from psygym_agents.solvers.rollout_value import ROLLOUTS, RolloutValue
 
@@ -80,6 +81,18 @@ million; so do generated army lists' (of 4 rounds and 2 psykers a side, between 
 a half of the phases fit 500,000 states, by edition)."""
 
 
+LOOKAHEAD_BUDGET = 4_000_000
+"""States the search of one unit of lookahead (a cast; a Rogue Trader turn) may memoise from a
+decision, about a gigabyte. The held-out lists' largest unit holds 2.8 million states (the first
+turn of Rogue Trader ``random:5``); a list of four psykers a side can hold far more. Where the
+unit does not fit, ``search`` plays the edition's reference heuristic at that decision and says
+so, and advice says the decision is too large (:class:`UnitTooLarge`)."""
+
+
+class UnitTooLarge(NotSolvable):
+    """The unit of lookahead of a decision does not fit :data:`LOOKAHEAD_BUDGET` states."""
+
+
 class _Fit:
     """Per rules object: the exact solver that fitted each budget last, and the units that did not.
 
@@ -90,13 +103,14 @@ class _Fit:
     to game far more than the rests of a game do).
     """
 
-    __slots__ = ("failed", "phase_failed", "phases", "solvers")
+    __slots__ = ("failed", "phase_failed", "phases", "solvers", "unit_failed")
 
     def __init__(self) -> None:
         self.solvers: dict[int, Solver] = {}  # budget -> the solver that fitted it last
         self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit
         self.phases: dict[tuple[int, int], Solver] = {}  # (id of the value, budget) -> solver
         self.phase_failed: set[Any] = set()
+        self.unit_failed: set[Any] = set()  # (state, lookahead key) over LOOKAHEAD_BUDGET
 
 
 _FAILED_KEPT = 100_000
@@ -324,6 +338,9 @@ class LookaheadPolicy:
         else:
             self.note = f"exact {self.span}; {beyond}"
         self._lookahead_note = f"exact {self.span}; {beyond}"
+        from psygym.policies import reference_policy
+
+        self._fallback = reference_policy(rules)
         self._phase_note = f"exact over the whole Psychic phase; {beyond}"
         self._phases_note = f"exact over {many}; {beyond}"
         if (phase or phases > 1) and not self.exact:
@@ -337,6 +354,15 @@ class LookaheadPolicy:
         if self.steps == 1:
             return f"within each {self.unit}"
         return f"over each {self.unit} and the {self.steps - 1} after it"
+
+    @property
+    def _too_large_note(self) -> str:
+        """The note where the unit of lookahead does not fit :data:`LOOKAHEAD_BUDGET` states."""
+        note = (f"the {self.unit} of this decision does not fit within {LOOKAHEAD_BUDGET:,} "
+                "states, so it is not searched")  # fmt: skip
+        if self._fallback is None:
+            return note
+        return f"{note}: search plays the reference heuristic {self._fallback.name}'s move there"
 
     @property
     def unit(self) -> str:
@@ -373,16 +399,37 @@ class LookaheadPolicy:
             self.note = note
             return whole
         self.note = self._lookahead_note
-        per_rules = _LOOKAHEAD.setdefault(rules, {})
+        return self._unit_solver(rules, state)
+
+    def _unit_solver(self, rules: Any, state: Hashable) -> Solver:
+        """The search of ``state``'s unit of lookahead, with ``state`` solved in it.
+
+        A kept solver that passes the budget with what earlier games memoised is replaced by a
+        fresh one, so whether a unit fits is a function of the state alone.
+
+        Raises:
+            UnitTooLarge: it does not fit :data:`LOOKAHEAD_BUDGET` states from ``state``.
+        """
+        per_rules, fit = _LOOKAHEAD.setdefault(rules, {}), _fit_of(rules)
         within = rules.horizon(state)
         key = (within, id(self.value), self.steps)
-        solver = per_rules.pop(key, None)
-        if solver is None:
-            # A leaf is worth the score so far plus V (the compiled search takes both).
-            solver = Solver(rules, within=within, leaf_value=self.value, steps=self.steps)
-        per_rules[key] = solver  # the most recently used last
-        _trim(per_rules)
-        return solver
+        if (state, key) not in fit.unit_failed:
+            kept = per_rules.pop(key, None)
+            for solver in (kept, None) if kept is not None else (None,):
+                if solver is None:
+                    # A leaf is worth the score so far plus V (the compiled search takes both).
+                    solver = Solver(rules, within=within, leaf_value=self.value,
+                                    steps=self.steps, max_states=LOOKAHEAD_BUDGET)  # fmt: skip
+                try:
+                    _solve_for(solver, rules, state)
+                except NotSolvable:
+                    continue
+                per_rules[key] = solver  # the most recently used last
+                _trim(per_rules)
+                return solver
+            _remember(fit.unit_failed, (state, key))
+        self.note = self._too_large_note
+        raise UnitTooLarge(self._too_large_note)
 
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
         """Each legal action -> the final score it leads to, from the mover's point of view."""
@@ -393,8 +440,17 @@ class LookaheadPolicy:
         return self.solver(rules, state).value(state)
 
     def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
-        """The best action (a mixed strategy at a secret simultaneous move)."""
-        return self.solver(rules, state).strategy(state)
+        """The best action (a mixed strategy at a secret simultaneous move).
+
+        Where the unit of lookahead is too large (:class:`UnitTooLarge`), the reference
+        heuristic's.
+        """
+        try:
+            return self.solver(rules, state).strategy(state)
+        except UnitTooLarge:
+            if self._fallback is None:
+                raise
+            return self._fallback.action_probabilities(rules, state, player)
 
     def choose(self, rules: Any, state: Hashable, player: int) -> int:
         """The most probable action of :meth:`action_probabilities`."""

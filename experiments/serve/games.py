@@ -281,7 +281,12 @@ class Game:
             return self._search_hint(state)
         lookahead = self._lookahead()
         if lookahead is not None:
-            values = lookahead.action_values(rules, state)
+            from psygym_agents.solvers.search import UnitTooLarge
+
+            try:
+                values = lookahead.action_values(rules, state)
+            except UnitTooLarge as exc:
+                return self._hint_answer({}, False, str(exc))
             exact = bool(lookahead.exact)
             note = (
                 "exact: your expected final score under best play by both sides"
