@@ -209,7 +209,10 @@ class Policy(Protocol):
     """Anything that chooses actions: heuristics, solvers, trained models.
 
     ``action_probabilities`` returns a distribution over legal actions of ``player`` in ``state``
-    (a deterministic policy returns one action with probability 1).
+    (a deterministic policy returns one action with probability 1). A policy that remembers
+    what it learnt during a game may also have ``restart()``, which :func:`play_game` calls as
+    each game starts (as OpenSpiel's bots have ``restart``), so its moves do not depend on the
+    games played before.
     """
 
     name: str
@@ -558,6 +561,14 @@ def sample_action(
     return int(weighted_choice(list(probs), probs.values(), rng))
 
 
+def restart_policies(policies: Sequence[Any]) -> None:
+    """Call ``restart()`` of every policy that has one, once each (a new game starts)."""
+    for i, policy in enumerate(policies):
+        restart = getattr(policy, "restart", None)
+        if callable(restart) and all(policy is not p for p in policies[:i]):
+            restart()
+
+
 def play_game(
     rules: RulesBase,
     policies: Sequence[Policy],
@@ -571,6 +582,7 @@ def play_game(
     ``on_step(state, action, events)`` is called after every transition if given.
     """
     s = rules.initial_state() if state is None else state
+    restart_policies(policies)
     while True:
         player = rules.current_player(s)
         if player == TERMINAL:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from importlib.metadata import entry_points
 from typing import Any
 
-from psygym.core import Policy
+from psygym.core import Policy, restart_policies
 
 Factory = Callable[..., Policy]
 
@@ -196,6 +196,10 @@ class SplitPolicy:
     def __init__(self, caster: Policy, denier: Policy):
         self.caster, self.denier = caster, denier
         self.name = f"{caster.name}+{denier.name}"
+
+    def restart(self) -> None:
+        """A new game starts: restart both parts (those that remember a game)."""
+        restart_policies([self.caster, self.denier])
 
     def action_probabilities(self, rules: Any, state: Any, player: int) -> dict[int, float]:
         """Ask the denier at response decisions and the caster otherwise."""

@@ -87,8 +87,8 @@ def test_search_rollouts_option_prices_a_kept_bid_as_the_optimum_does():
 @pytest.mark.parametrize(
     "arg,message",
     [
-        ("rollouts=0", "rollouts must be a whole number >= 1"),
-        ("rollouts=x", "rollouts must be a whole number >= 1"),
+        ("rollouts=0", "rollouts must be a whole number from 1 to"),
+        ("rollouts=x", "rollouts must be a whole number from 1 to"),
         ("rollouts=4,value=none", "cannot go with value="),
     ],
 )

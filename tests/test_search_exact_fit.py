@@ -111,10 +111,14 @@ def test_search_option_exact_no_keeps_the_lookahead(tmp_path):
     rules = load("7th", _renamed(tmp_path, "seventh", "single-phase"))
     assert make_search(rules, "exact=no").fits is False
     assert make_search(rules, "exact=fit").fits is True
-    with pytest.raises(ValueError, match="exact must be no, fit or a number of states"):
+    with pytest.raises(ValueError, match=r"exact \(a number of states, or no or fit\) must be"):
         make_search(rules, "exact=yes")
-    with pytest.raises(ValueError, match="exact must be no, fit or a number of states"):
+    with pytest.raises(ValueError, match=r"exact \(a number of states, or no or fit\) must be"):
         make_search(rules, "exact=0")
+    with pytest.raises(ValueError, match="from 1 to 1,000,000,000, got '9223372036854775808'"):
+        make_search(rules, "exact=9223372036854775808")  # past what the compiled search takes
+    with pytest.raises(ValueError, match=r"option 'exact' needs a value \(exact=\.\.\.\)"):
+        make_search(rules, "exact")  # not a board value file named "exact"
 
 
 def test_search_option_exact_n_solves_a_rest_of_the_game_that_fits_n_states():

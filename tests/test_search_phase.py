@@ -151,5 +151,5 @@ def test_search_options_phases():
     assert agent.note.startswith(want + " states, else within each turn")
     assert make_search(rules, "exact=no").phases == 1
     for bad in ("phases=0", "phases=two"):
-        with pytest.raises(ValueError, match="phases must be a whole number >= 1"):
+        with pytest.raises(ValueError, match="phases must be a whole number from 1 to"):
             make_search(rules, bad)

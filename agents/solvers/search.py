@@ -70,7 +70,7 @@ _LOOKAHEAD: PerRules[dict[Hashable, Solver]] = PerRules()
 EXACT_BUDGET = 200_000
 """States an exact solve of the rest of the game may memoise before ``search`` falls back to
 its lookahead: a few hundredths of a CPU second in the core (a miss costs that once per
-unit of lookahead and rules object), and a few tens of megabytes of memo at most."""
+unit of lookahead and game), and a few tens of megabytes of memo at most."""
 
 PHASE_BUDGET = 250_000  # at least EXACT_BUDGET (LookaheadPolicy.solver relies on it)
 """States a search of the whole Psychic phase may memoise before ``search`` falls back to one
@@ -107,7 +107,7 @@ class _Fit:
 
     def __init__(self) -> None:
         self.solvers: dict[int, Solver] = {}  # budget -> the solver that fitted it last
-        self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit
+        self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit (this game)
         self.phases: dict[tuple[int, int], Solver] = {}  # (id of the value, budget) -> solver
         self.phase_failed: set[Any] = set()
         self.unit_failed: set[Any] = set()  # (state, lookahead key) over LOOKAHEAD_BUDGET
@@ -136,14 +136,21 @@ _FITS: PerRules[_Fit] = PerRules()
 def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> Solver | None:
     """An exact solver holding the rest of the game from ``state``, if it fits ``budget`` states.
 
-    The solver that fitted last is asked first (a later state of the same game is in what it
-    solved); otherwise a fresh one solves from ``state``, unless one with at least ``budget``
-    states already failed in this unit of lookahead (``rules.horizon``). ``None`` where the
-    rest of the game does not fit (the unit and budget are remembered).
+    Unless a solve with at least ``budget`` states already failed in this unit of lookahead
+    (``rules.horizon``) in this game, the solver that fitted last is asked first (a later
+    state of the same game is in what it solved), else a fresh one solves from ``state``.
+    ``None`` where the rest of the game does not fit (the unit and budget are remembered until
+    :func:`forget_failures`, which :meth:`LookaheadPolicy.restart` calls as a game starts).
+
+    So the moves are a function of the game's own history, whatever games the process played
+    before: a kept solver answers only where a fresh one would fit too, and exactly as it.
     """
     from psygym_agents.solvers import NotSolvable
 
     fit = _fit_of(rules)
+    unit = rules.horizon(state)
+    if fit.failed.get(unit, 0) >= budget:
+        return None  # asked first: a solver kept from another game must not answer instead
     last = fit.solvers.get(budget)  # per budget: a larger one must not answer for a smaller
     if last is not None:
         try:
@@ -151,9 +158,6 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
             return last
         except NotSolvable:
             del fit.solvers[budget]  # its memo and this state's game together are past the budget
-    unit = rules.horizon(state)
-    if fit.failed.get(unit, 0) >= budget:
-        return None
     solver = Solver(rules, max_states=budget)
     try:
         _solve_for(solver, rules, state)
@@ -162,6 +166,11 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
         return None
     fit.solvers[budget] = solver
     return solver
+
+
+def forget_failures(rules: Any) -> None:
+    """Forget which units of lookahead did not fit an exact solve (a new game starts)."""
+    _fit_of(rules).failed.clear()
 
 
 def phase_solver(rules: Any, state: Hashable, value: Any = None, budget: int = PHASE_BUDGET,
@@ -431,6 +440,10 @@ class LookaheadPolicy:
         self.note = self._too_large_note
         raise UnitTooLarge(self._too_large_note)
 
+    def restart(self) -> None:
+        """A new game starts: forget which units of lookahead an exact solve did not fit."""
+        forget_failures(self.rules)
+
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
         """Each legal action -> the final score it leads to, from the mover's point of view."""
         return self.solver(rules, state).action_values(state)
@@ -473,11 +486,20 @@ def _trim(solvers: dict[Hashable, Solver]) -> None:
             del solvers[key]
 
 
-def _at_least_one(name: str, text: str) -> int:
-    """The whole number ``text`` of option ``name`` (one line naming it if not a number >= 1)."""
-    if not text.isdigit() or int(text) < 1:
-        raise ValueError(f"search: {name} must be a whole number >= 1, got {text!r}")
+_MOST = 10**9
+"""The largest number an option of ``search`` takes (the compiled search takes 64-bit sizes)."""
+
+
+def _at_least_one(name: str, text: str, most: int = _MOST) -> int:
+    """The whole number ``text`` of option ``name`` (one line naming it if not from 1 to most)."""
+    digits = text.lstrip("0")
+    if not (text.isascii() and text.isdigit() and 0 < len(digits) <= 12 and int(digits) <= most):
+        raise ValueError(f"search: {name} must be a whole number from 1 to {most:,}, got {text!r}")
     return int(text)
+
+
+_OPTIONS = ("steps", "value", "exact", "phase", "phases", "rollouts")
+_ALLOWED = "steps=N, value=PATH|none, exact=no|fit|N, phase=no|fit, phases=N, rollouts=N"
 
 
 def make_search(rules: Any, arg: str | None = None) -> Any:
@@ -512,17 +534,16 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
         name, sep, text = part.strip().partition("=")
         if not name:
             continue
+        if not sep and name in _OPTIONS:
+            raise ValueError(f"search: option {name!r} needs a value ({name}=...); allowed: "
+                             f"{_ALLOWED}")  # fmt: skip
         if not sep:  # a bare path is the board value
             name, text = "value", name
         if name == "steps":
             steps = _at_least_one(name, text)
         elif name == "exact":
-            if text.isdigit() and int(text) >= 1:
-                budget = int(text)
-            elif text not in ("no", "fit"):
-                raise ValueError(
-                    f"search: exact must be no, fit or a number of states >= 1, got {text!r}"
-                )
+            if text not in ("no", "fit"):
+                budget = _at_least_one("exact (a number of states, or no or fit)", text)
             exact = False if text == "no" else None
         elif name == "phases":
             phases = _at_least_one(name, text)
@@ -539,10 +560,7 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
 
             value = load_value(rules, text)
         else:
-            raise ValueError(
-                f"search: unknown option {name!r}; allowed: steps=N, value=PATH|none, "
-                "exact=no|fit|N, phase=no|fit, phases=N, rollouts=N"
-            )
+            raise ValueError(f"search: unknown option {name!r}; allowed: {_ALLOWED}")
     if rollouts:
         if value is not None:
             raise ValueError("search: rollouts=N values the leaves by playouts; it cannot go "
