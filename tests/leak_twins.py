@@ -292,7 +292,8 @@ class ServeChecker:
         while not view["over"]:
             snap = self.snapshot(game, dice=secret)
             action = choose(view)
-            r = self.client.post(f"/api/games/{game.id}/actions", json={"action": action})
+            body = {"action": action, "step": view["step"]}
+            r = self.client.post(f"/api/games/{game.id}/actions", json=body)
             assert r.status_code == 200, r.text
             view = r.json()
             steps = self.steps_since(game.id, done)

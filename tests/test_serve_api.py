@@ -63,6 +63,11 @@ def client(tmp_path: Path):
         yield c
 
 
+def act(view: dict[str, Any], action: Any) -> dict[str, Any]:
+    """The body of an action chosen in ``view`` (it names the view's step, as the page does)."""
+    return {"action": action, "step": view["step"]}
+
+
 def play_out(client: TestClient, view: dict[str, Any], pick: int = 0) -> tuple[dict, int]:
     """Click the ``pick``-th legal action (wrapping) until the game ends; bounded."""
     moves = 0
@@ -71,7 +76,7 @@ def play_out(client: TestClient, view: dict[str, Any], pick: int = 0) -> tuple[d
             return view, moves
         assert view["your_turn"] and view["actions"], view
         action = view["actions"][(pick + moves) % len(view["actions"])]["action"]
-        r = client.post(f"/api/games/{view['id']}/actions", json={"action": action})
+        r = client.post(f"/api/games/{view['id']}/actions", json=act(view, action))
         assert r.status_code == 200, r.text
         view = r.json()
         moves += 1
@@ -176,7 +181,7 @@ def test_hidden_hand_hints_are_searchs_on_a_random_battle(client):
         if view["over"] or len(view["actions"]) >= 2:
             break
         r = client.post(f"/api/games/{view['id']}/actions",
-                        json={"action": view["actions"][0]["action"]})  # fmt: skip
+                        json=act(view, view["actions"][0]["action"]))  # fmt: skip
         view = r.json()
     assert len(view["actions"]) >= 2, view
     hint = client.get(f"/api/games/{view['id']}/hint").json()
@@ -195,9 +200,9 @@ def test_bad_requests_get_a_one_line_json_error_and_the_game_is_unharmed(client)
     illegal = max(legal) + 1000
     bad = [
         client.get("/api/games/0123456789abcdef"),
-        client.post("/api/games/nope/actions", json={"action": 0}),
-        client.post(f"/api/games/{gid}/actions", json={"action": illegal}),
-        client.post(f"/api/games/{gid}/actions", json={"action": "1"}),
+        client.post("/api/games/nope/actions", json={"action": 0, "step": 0}),
+        client.post(f"/api/games/{gid}/actions", json=act(view, illegal)),
+        client.post(f"/api/games/{gid}/actions", json=act(view, "1")),
         client.post(f"/api/games/{gid}/actions", json={"nothing": 1}),
         client.post(
             f"/api/games/{gid}/actions",
@@ -325,7 +330,7 @@ def test_idle_games_expire_and_their_logs_survive_a_restart(tmp_path):
         view = c.post("/api/games", json={**short_game(ed), "seat": 0, "seed": 8}).json()
         gid = view["id"]
         assert not view["over"]
-        c.post(f"/api/games/{gid}/actions", json={"action": view["actions"][0]["action"]})
+        c.post(f"/api/games/{gid}/actions", json=act(view, view["actions"][0]["action"]))
         steps_logged = len((store.games_dir / f"{gid}.jsonl").read_text().splitlines())
         assert steps_logged >= 2, "steps are logged as they are played"
         store.idle_seconds = 0.0
@@ -404,7 +409,7 @@ def test_hidden_hand_never_reaches_the_player(client, seat):
             break
         responses.append(client.get(f"/api/games/{gid}/hint").text)
         action = view["actions"][i % len(view["actions"])]["action"]
-        r = client.post(f"/api/games/{gid}/actions", json={"action": action})
+        r = client.post(f"/api/games/{gid}/actions", json=act(view, action))
         responses.append(r.text)
         view = r.json()
     assert view["over"]
@@ -437,7 +442,7 @@ def test_pending_secret_bid_never_reaches_the_player(client):
             if view["over"]:
                 break
             r = client.post(
-                f"/api/games/{view['id']}/actions", json={"action": view["actions"][-1]["action"]}
+                f"/api/games/{view['id']}/actions", json=act(view, view["actions"][-1]["action"])
             )
             view = r.json()
     assert checked, "no pending secret bid was seen in six games"

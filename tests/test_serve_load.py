@@ -112,7 +112,8 @@ def play_one(url: str, n: int) -> tuple[list[float], dict[str, Any]]:
             if view["over"]:
                 break
             action = view["actions"][i % len(view["actions"])]["action"]
-            view = call("POST", f"/api/games/{view['id']}/actions", json={"action": action})
+            body = {"action": action, "step": view["step"]}
+            view = call("POST", f"/api/games/{view['id']}/actions", json=body)
             call("GET", f"/api/games/{view['id']}")
         assert view["over"], "the game did not end within 500 moves"
         t0 = time.perf_counter()

@@ -17,7 +17,9 @@ Routes (every error, also an unexpected one, is a 4xx or 5xx with a one-line JSO
   opponent, seat, seed, rounds); answers the game's view
   (:meth:`~psygym_experiments.serve.games.Game.view`).
 - ``GET /api/games/{id}``: the view. ``POST /api/games/{id}/actions`` (``application/json``,
-  ``{"action": n}``): play one action. ``GET /api/games/{id}/hint``: values of the options.
+  ``{"action": n, "step": s}``): play one action, chosen in the view whose ``step`` is ``s``
+  (409 if the game has moved on: a repeated or stale request is never applied to a later
+  decision). ``GET /api/games/{id}/hint``: values of the options.
 - ``GET /api/games/{id}/log``: the JSON Lines game log, once the game is over.
 
 Only the server's own page (or a script on this machine) can drive it: the server listens on
@@ -147,15 +149,26 @@ def create_app(store: GameStore, hosts: Iterable[str] = ()) -> FastAPI:
 
     @app.post("/api/games/{game_id}/actions")
     async def act(game_id: str, request: Request) -> dict[str, Any]:
-        """Play one of the human's legal actions (``{"action": n}``); answers the new view."""
+        """Play one of the human's legal actions; answers the new view.
+
+        The body is ``{"action": n, "step": s}``, ``s`` the ``step`` of the view ``n`` was
+        chosen in.
+        """
         body = await read_json(request)
-        if not isinstance(body, dict) or "action" not in body:
-            raise BadRequest('the body must be {"action": <a legal action>}')
+        if not isinstance(body, dict) or "action" not in body or "step" not in body:
+            missing = [k for k in ("action", "step") if not isinstance(body, dict) or k not in body]
+            raise BadRequest(
+                'the body must be {"action": <a legal action>, "step": <the view\'s step>}; '
+                f"missing: {', '.join(missing)}"
+            )
+        step = body["step"]
+        if not isinstance(step, int) or isinstance(step, bool):
+            raise BadRequest(f"step must be the view's step (an integer), got {step!r}")
 
         def play() -> dict[str, Any]:
             game = store.get(game_id)
             with game.lock:
-                game.play(body["action"])
+                game.play(body["action"], step)
                 return game.view()
 
         return await asyncio.to_thread(play)

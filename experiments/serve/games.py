@@ -158,19 +158,44 @@ class Game:
 
     # ------------------------------------------------------------------ playing
     @property
+    def step(self) -> int:
+        """The view's ``step``, which an action answers: the lines of the player's event log.
+
+        Every action of the human adds a line, and nothing adds one while the game waits for
+        the human, so it names the decision a view shows (and it is as public as that log).
+        """
+        return len(self.entries)
+
+    @property
     def over(self) -> bool:
         """Whether the game has ended (finished, or closed when it expired)."""
         return self.result is not None
 
-    def play(self, action: Any) -> None:
+    def play(self, action: Any, step: int | None = None) -> None:
         """Apply the human's ``action``, then play chance and the AI until the human moves.
 
+        Call it holding :attr:`lock`, so that the ``step`` checked is the one played on.
+
+        Args:
+            action: one of the legal actions of the view.
+            step: the ``step`` of the view the action was chosen in. Another one (the action
+                was sent twice, or it answers a decision already played) is refused, so it can
+                never land on a later decision. ``None``: not checked (callers in this process
+                that hold the lock).
+
         Raises:
-            BadRequest: the game is over, it is not the human's turn, or ``action`` is not legal
-                (the game is unchanged).
+            BadRequest: the game is over, ``step`` is not the current decision's, it is not the
+                human's turn, or ``action`` is not legal (the game is unchanged).
         """
         if self.over:
             raise BadRequest("the game is over", 409)
+        if step is not None and step != self.step:
+            raise BadRequest(
+                f"this action answers step {step} but the game is at step {self.step}: it was "
+                "sent twice or answers a decision already played (the game's view shows the "
+                "current decision)",
+                409,
+            )
         if not isinstance(action, int) or isinstance(action, bool):
             raise BadRequest(f"action must be an integer, got {action!r}")
         rules, state = self.rules, self.state
@@ -400,6 +425,7 @@ class Game:
             "powers": self._powers(),
             "score": score,
             "your_turn": your_turn,
+            "step": self.step,
             "actions": actions,
             "hidden": not self.player_view.laws_public,
             "events": [dataclasses.asdict(e) for e in self.entries],

@@ -1,9 +1,13 @@
-"""The games of ``psygym serve`` in one place: created, found, played on, saved and resumed.
+"""The games of ``psygym serve`` in one place: created, found, played on and logged.
 
 :class:`GameStore` holds every :class:`~psygym_experiments.serve.games.Game` of a server, in
 memory and as logs in its folder: it checks what a request asks for (an edition, a scenario, a
 shorter game, an uploaded army list, a random battle) before anything is loaded, writes the
 scenario files it needs inside its folder, and finds a game again by its id.
+
+A game is played only while it is in memory: once it expires or the server stops, its log gets
+its end line, and from then on (also after a restart) the log can be downloaded and replayed
+(``psygym replay``) but the game cannot be played on.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import hashlib
 import json
 import re
 import secrets
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -39,7 +44,7 @@ from psygym_experiments.serve.opponents import offered, saved_models, title_of
 
 from psygym import edition as registry
 from psygym.editions import load
-from psygym.generator import MAX_SEED, RANDOM_PREFIX
+from psygym.generator import MAX_SEED, RANDOM_PREFIX, Limits
 from psygym.policies import resolve_policy
 from psygym.scenario import ScenarioError, read_edition, read_toml, toml_text
 
@@ -50,6 +55,74 @@ def _utc_now() -> str:
 
 ID_RE = re.compile(r"[0-9a-f]{16}")
 """Shape of game and upload ids (the server makes them; anything else is refused)."""
+
+MAX_GAME_SEED = 2**63 - 1
+"""Largest ``seed`` of a game (it seeds numpy's generators)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Lengths:
+    """The ``rounds`` a game of one edition may ask for (:func:`lengths_of`).
+
+    The one source of the page's limit, the server's check and its message.
+
+    Attributes:
+        key: the ``[game]`` setting the override sets in a scenario file (one of
+            :data:`LENGTH_KEYS`), or ``None``: the edition's scenarios declare no length.
+        low, high: the values that setting allows (its ``ge`` and ``le`` in the spec).
+        random_low, random_high: the battle rounds a random battle allows (the generator's
+            :class:`~psygym.generator.Limits`); ``None`` without a generator.
+    """
+
+    key: str | None
+    low: int
+    high: int
+    random_low: int | None = None
+    random_high: int | None = None
+
+    def allowed(self, random_battle: bool) -> tuple[int, int] | None:
+        """The fewest and most ``rounds`` of a scenario file or of a random battle."""
+        if random_battle:
+            if self.random_low is None or self.random_high is None:
+                return None
+            return self.random_low, self.random_high
+        return None if self.key is None else (self.low, self.high)
+
+    def page(self) -> dict[str, Any]:
+        """What the page needs: the setting's name and the bounds of both kinds of game."""
+        return {
+            "key": self.key,
+            "min": self.low,
+            "max": self.high,
+            "random_min": self.random_low,
+            "random_max": self.random_high,
+        }
+
+
+def lengths_of(ed: Any, rules: Any) -> Lengths:
+    """The game lengths edition ``ed`` allows, read from its scenario format and generator.
+
+    ``rules`` are the edition's rules on any scenario: the model of their scenario
+    (``rules.scenario``, a pydantic spec) declares the ``[game]`` length setting and its bounds
+    (``Field(ge=..., le=...)``), so the limit the page offers is the limit validation applies.
+    """
+    model = type(getattr(rules, "scenario", None))
+    game = getattr(model, "model_fields", {}).get("game")
+    fields = getattr(getattr(game, "annotation", None), "model_fields", {})
+    key = next((k for k in LENGTH_KEYS if k in fields), None)
+    low, high = 1, 0
+    if key is not None:
+        bounds = {b: getattr(m, b) for m in fields[key].metadata for b in ("ge", "le")
+                  if hasattr(m, b)}  # fmt: skip
+        low, high = int(bounds.get("ge", 1)), int(bounds.get("le", sys.maxsize))
+    if ed.generator is None:
+        return Lengths(key, low, high)
+    # Each shipped generator checks its options against its module's LIMITS
+    # (psygym.generator.check_options); one without them gets the shared default rounds.
+    module = sys.modules.get(getattr(registry.resolve(ed.generator), "__module__", ""))
+    limits = getattr(module, "LIMITS", None)
+    rounds = limits.rounds if isinstance(limits, Limits) else Limits(mastery=(1, 1)).rounds
+    return Lengths(key, low, high, rounds[0], rounds[1])
 
 
 class GameStore:
@@ -74,6 +147,7 @@ class GameStore:
         self.idle_seconds = idle_seconds
         self.max_games = max_games
         self._games: dict[str, Game] = {}
+        self._lengths: dict[str, Lengths] = {}
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ options
@@ -95,6 +169,7 @@ class GameStore:
             except ScenarioError:
                 continue
             agents = offered(rules, self.runs_dir)
+            lengths = self._lengths.setdefault(ed.id, lengths_of(ed, rules))
             out.append(
                 {
                     "id": ed.id,
@@ -106,6 +181,7 @@ class GameStore:
                     "random_battle": ed.generator is not None,
                     "agents": agents,
                     "default_agent": _reference_name(ed.id, agents),
+                    "rounds": lengths.page(),
                 }
             )
         return out
@@ -138,6 +214,21 @@ class GameStore:
             "name": str(getattr(rules.scenario, "name", "uploaded")),
         }
 
+    def lengths(self, ed: Any) -> Lengths:
+        """The ``rounds`` edition ``ed`` allows (:func:`lengths_of`, read once per edition).
+
+        Raises:
+            BadRequest: the edition's default scenario does not load (naming it).
+        """
+        found = self._lengths.get(ed.id)
+        if found is None:
+            try:
+                rules = load(ed.id, ed.default_scenario)
+            except ScenarioError as exc:
+                raise BadRequest(_one_line(str(exc))) from None
+            found = self._lengths.setdefault(ed.id, lengths_of(ed, rules))
+        return found
+
     # ------------------------------------------------------------------ games
     def create(self, request: Mapping[str, Any]) -> Game:
         """Start a game from the page's choices.
@@ -146,7 +237,11 @@ class GameStore:
         ``random`` (the seed of a random battle: the army list the edition's generator draws,
         :mod:`psygym.generator`), ``opponent`` (a listed name), ``seat`` (0 or 1), ``seed`` (an
         integer), ``rounds`` (optional: a shorter or longer game, setting the scenario's battle
-        rounds or turns).
+        rounds or turns, within the edition's limits: :meth:`lengths`).
+
+        Every number is checked (an integer, not a float or a boolean, in range) before
+        anything is loaded or written; a request refused later (an opponent that does not fit)
+        leaves no file behind.
 
         Raises:
             BadRequest: any choice not among those offered.
@@ -157,24 +252,27 @@ class GameStore:
                 raise BadRequest("too many games in progress; try again later", 503)
         if not isinstance(request, Mapping):
             raise BadRequest("the request body must be a JSON object")
-        seat = request.get("seat", 0)
-        if seat not in (0, 1) or isinstance(seat, bool):
-            raise BadRequest(f"seat must be 0 or 1, got {seat!r}")
-        seed = request.get("seed", 0)
-        if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-            raise BadRequest(f"seed must be a non-negative integer, got {seed!r}")
-        rounds = request.get("rounds")
-        if rounds is not None and (
-            not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= 50
-        ):
-            raise BadRequest(f"rounds must be an integer from 1 to 50, got {rounds!r}")
+        seat = _integer(request, "seat", 0, (0, 1), "0 or 1")
+        seed = _integer(
+            request, "seed", 0, (0, MAX_GAME_SEED), f"an integer from 0 to {MAX_GAME_SEED}"
+        )
+        _integer(request, "random", None, (0, MAX_SEED), f"a seed from 0 to {MAX_SEED}")
+        rounds = _integer(request, "rounds", None, None, "an integer")
         ed, path, scenario_label = self._scenario(request)
-        if path is None:
-            rules, where = self._random_battle(ed, scenario_label, rounds)
-        else:
-            rules, where = self._shipped_or_uploaded(ed, path, rounds)
-        opponent_name = request.get("opponent") or _reference_name(ed.id, None)
-        opponent = self._opponent(str(opponent_name), rules, scenario_label, 1 - seat)
+        if rounds is not None:
+            self._check_rounds(ed, rounds, random_battle=path is None)
+        written: Path | None = None
+        try:
+            if path is None:
+                rules, where = self._random_battle(ed, scenario_label, rounds)
+            else:
+                rules, where, written = self._shipped_or_uploaded(ed, path, rounds)
+            opponent_name = request.get("opponent") or _reference_name(ed.id, None)
+            opponent = self._opponent(str(opponent_name), rules, scenario_label, 1 - seat)
+        except Exception:
+            if written is not None:
+                written.unlink(missing_ok=True)
+            raise
         shown_name = title_of(str(opponent_name), self.runs_dir, ed.id)
         game_id = secrets.token_hex(8)
         header = {
@@ -200,11 +298,31 @@ class GameStore:
                 seat=seat, seed=seed, log=log, info=info,
             )  # fmt: skip
         except Exception:
+            # A game that never reached the player leaves no log and no scenario file.
             log.close()
+            log.path.unlink(missing_ok=True)
+            if written is not None:
+                written.unlink(missing_ok=True)
             raise
         with self._lock:
             self._games[game_id] = game
         return game
+
+    def _check_rounds(self, ed: Any, rounds: int, *, random_battle: bool) -> None:
+        """Refuse ``rounds`` outside what the edition's scenarios (or its generator) allow."""
+        allowed = self.lengths(ed).allowed(random_battle)
+        kind = "random battle" if random_battle else "scenario"
+        if allowed is None:
+            raise BadRequest(
+                f"rounds cannot be set for a {ed.title} {kind} (allowed: leave rounds out)"
+            )
+        low, high = allowed
+        if not low <= rounds <= high:
+            what = "battle rounds" if random_battle else str(self.lengths(ed).key)
+            raise BadRequest(
+                f"rounds {rounds} is out of range for a {ed.title} {kind} "
+                f"(allowed: {low} to {high} {what.replace('_', ' ')})"
+            )
 
     def _random_battle(
         self, ed: Any, scenario: str, rounds: int | None
@@ -220,45 +338,57 @@ class GameStore:
 
     def _shipped_or_uploaded(
         self, ed: Any, path: Path, rounds: int | None
-    ) -> tuple[Any, dict[str, Any]]:
-        """The rules and log header fields of a scenario file (``rounds`` applied)."""
+    ) -> tuple[Any, dict[str, Any], Path | None]:
+        """The rules and log header fields of a scenario file, with ``rounds`` applied.
+
+        Also the file written for the override (``None`` without one), which the caller
+        removes if the game is not created after all.
+
+        Raises:
+            BadRequest: the scenario does not validate with ``rounds`` applied; the file
+                written is removed and the message names the scenario, not a path.
+        """
         data = _read_scenario(path)
+        written = None
         if rounds is not None:
             game = dict(data.get("game", {}))
-            keys = [k for k in LENGTH_KEYS if k in game] or [LENGTH_KEYS[0]]
-            game[keys[0]] = rounds
+            game[self.lengths(ed).key or LENGTH_KEYS[0]] = rounds
             data = {**data, "game": game}
             try:
                 text = toml_text(data)
             except ValueError as exc:
                 raise BadRequest(f"cannot apply rounds to this scenario: {exc}") from None
-            path = self.scenarios_dir / f"{path.stem}-rounds{rounds}-{secrets.token_hex(4)}.toml"
-            path.write_text(text, encoding="utf-8")
+            written = self.scenarios_dir / f"{path.stem}-rounds{rounds}-{secrets.token_hex(4)}.toml"
+            written.write_text(text, encoding="utf-8")
+        shown = _scenario_name(data, path)
         try:
-            rules = load(ed.id, path)
+            rules = load(ed.id, written or path)
         except ScenarioError as exc:
-            raise BadRequest(_one_line(str(exc))) from None
+            if written is not None:
+                written.unlink(missing_ok=True)
+            message = str(exc).replace(str(written or path), shown)
+            raise BadRequest(_one_line(message)) from None
+        path = written or path
         shipped = path.resolve().parent == Path(ed.scenario_dir).resolve()
         return rules, {
             "scenario": str(getattr(rules.scenario, "name", path.stem)),
             "scenario_arg": path.stem if shipped else str(path.resolve()),
             "scenario_path": str(path.resolve()),
             "scenario_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-        }
+        }, written  # fmt: skip
 
     def _scenario(self, request: Mapping[str, Any]) -> tuple[Any, Path | None, str]:
         """The edition, the scenario file (``None`` for a random battle) and its label."""
         upload = request.get("upload")
-        battle = request.get("random")
-        if battle is not None:
-            if upload:
-                raise BadRequest("a game is a random battle or an uploaded scenario, not both")
-            whole = isinstance(battle, int) and not isinstance(battle, bool)
-            if not whole or not 0 <= battle <= MAX_SEED:
-                raise BadRequest(f"random must be a seed from 0 to {MAX_SEED}, got {battle!r}")
-        if upload:
+        battle = request.get("random")  # checked by create
+        if battle is not None and upload is not None:
+            raise BadRequest("a game is a random battle or an uploaded scenario, not both")
+        if upload is not None:
             if not isinstance(upload, str) or not ID_RE.fullmatch(upload):
-                raise BadRequest(f"unknown upload {upload!r}", 404)
+                raise BadRequest(
+                    f"upload must be the id POST /api/scenarios answered (16 hexadecimal "
+                    f"digits), got {upload!r}"
+                )
             path = self.scenarios_dir / f"upload-{upload}.toml"
             if not path.is_file():
                 raise BadRequest(f"unknown upload {upload!r}", 404)
@@ -362,6 +492,35 @@ def _reference_name(edition_id: str, agents: list[dict[str, str]] | None) -> str
     if bots is not None:
         return bots.reference
     return agents[0]["name"] if agents else "random"
+
+
+def _integer(
+    request: Mapping[str, Any],
+    key: str,
+    default: int | None,
+    bounds: tuple[int, int] | None,
+    allowed: str,
+) -> Any:
+    """``request[key]`` (``default`` if absent): an int, not a float or a bool, in ``bounds``.
+
+    ``None`` is returned only where ``default`` is ``None`` (an optional field left out).
+
+    Raises:
+        BadRequest: naming the field, what was sent and ``allowed``.
+    """
+    value = request.get(key, default)
+    if value is None and default is None:
+        return None
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    if not whole or (bounds is not None and not bounds[0] <= value <= bounds[1]):
+        raise BadRequest(f"{key} must be {allowed}, got {value!r}")
+    return value
+
+
+def _scenario_name(data: Mapping[str, Any], path: Path) -> str:
+    """How messages name a scenario file the server holds: its ``name``, never its path."""
+    name = data.get("name")
+    return f"scenario {name!r}" if isinstance(name, str) and name else f"scenario {path.stem!r}"
 
 
 def _read_scenario(path: Path) -> dict[str, Any]:

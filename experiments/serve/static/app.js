@@ -24,8 +24,21 @@ function randomBattle() {
   return !upload && $("scenario").value === RANDOM;
 }
 
+// Shows the battle seed for a random battle, and the rounds the edition allows for the kind of
+// game chosen (the server's limits: /api/options "rounds").
 function showBattleSeed() {
-  $("battle-seed-label").hidden = !randomBattle();
+  const random = randomBattle();
+  $("battle-seed-label").hidden = !random;
+  const r = edition().rounds;
+  const low = random ? r.random_min : r.min;
+  const high = random ? r.random_max : r.max;
+  const input = $("rounds");
+  input.disabled = low === null || high === null || (!random && r.key === null);
+  if (!input.disabled) {
+    input.min = String(low);
+    input.max = String(high);
+  }
+  input.title = input.disabled ? "this game's length cannot be changed" : `${low} to ${high}`;
 }
 
 // The opponents that fit the game chosen: a model only for its own scenario (never for an
@@ -97,7 +110,7 @@ async function start(ev) {
     seat,
     seed: Number($("seed").value || 0),
   };
-  if ($("rounds").value) body.rounds = Number($("rounds").value);
+  if ($("rounds").value && !$("rounds").disabled) body.rounds = Number($("rounds").value);
   if (upload) body.upload = upload.upload;
   if (randomBattle()) {
     delete body.scenario;
@@ -117,10 +130,14 @@ async function start(ev) {
 async function act(action) {
   busy(true);
   try {
-    show(await api("POST", `/api/games/${game.id}/actions`, { action }));
+    // The view's step: if the game has moved on (a second click, another tab), the server
+    // refuses the action instead of applying it to a decision this page never showed.
+    show(await api("POST", `/api/games/${game.id}/actions`, { action, step: game.step }));
     showError(null);
   } catch (err) {
     showError(err);
+    // Show the decision the game is at now (the error stays above the form).
+    await api("GET", `/api/games/${game.id}`).then(show, () => {});
   } finally {
     busy(false);
   }
