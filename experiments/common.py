@@ -17,7 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 
 # Piped output (tests, files) gets a wide fixed width so tables do not wrap into columns of "…".
-console = Console(width=None if sys.stdout.isatty() else 160)
+# A closed standard output (``>&-``) is ``None``: then too, not a terminal.
+console = Console(width=None if sys.stdout is not None and sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 
@@ -53,11 +54,13 @@ def error_line(exc: BaseException) -> str:
 
 
 def printable(text: str) -> str:
-    r"""``text`` on one line, its control characters escaped (``\x1b``), for a terminal."""
-    import unicodedata
+    r"""``text`` on one line, safe for a terminal: what is not printable is escaped.
 
+    Control characters (``\x1b``), format characters such as a right-to-left override
+    (``\u202e``) and lone surrogates (piped bytes that are not UTF-8) are shown as escapes.
+    """
     return "".join(
-        ch.encode("unicode_escape").decode() if unicodedata.category(ch) == "Cc" else ch
+        ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode()
         for ch in " ".join(text.split())
     )
 

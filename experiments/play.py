@@ -186,7 +186,7 @@ def replay(
             ),
         )
     if quiet:
-        status = "finished" if result.end and result.end.get("terminal") else "not finished"
+        status = "finished" if result.finished else "not finished"
         console.print(
             f"{file}: {result.steps} steps replayed ({status}), score "
             f"{result.score[0] + 0.0:+.2f} for player 0: matches the log.",

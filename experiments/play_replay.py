@@ -16,15 +16,23 @@ unless the game ended.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
+import sys
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from psygym_experiments.common import printable
 from psygym_experiments.harness.gamelog import ChainError, read_json_lines, verify_chain
 from psygym_experiments.harness.player_view import PlayerView
-from psygym_experiments.play_session import Narrator, state_digest, state_text
+from psygym_experiments.play_session import (
+    Narrator,
+    scenario_info,
+    state_digest,
+    state_text,
+)
 from rich.console import Console
 from rich.markup import escape
 
@@ -44,15 +52,52 @@ class ReplayResult:
     steps: int
     header: dict[str, Any]
     end: dict[str, Any] | None
+    finished: bool = False
+    """Whether the replay reached the end of the game (from the rules, not the log's claim)."""
 
 
 def read_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """``(line number, object)`` for every non-blank line of a game log.
 
     Raises:
-        ReplayError: a line is not a JSON object.
+        ReplayError: ``path`` is a folder, or a line is not a JSON object (not UTF-8 text, not
+            JSON, nested too deeply or holding a number too long to read); the message names the
+            file and the line.
+        FileNotFoundError: no file at ``path``.
     """
-    return read_json_lines(path, ReplayError)
+    p = Path(path)
+    if p.is_dir():
+        raise ReplayError(
+            f"{p} is a folder, not a game log; give one of the .jsonl files psygym play writes "
+            "to <runs-dir>/games/"
+        )
+    try:
+        yield from read_json_lines(p, ReplayError)
+    except ReplayError:
+        raise
+    except (ValueError, RecursionError):  # raised by decoding or json.loads, outside its checks
+        n, why = _unreadable_line(p)
+        raise ReplayError(f"{p}: line {n}: {why}; a game log is JSON Lines text") from None
+
+
+def _unreadable_line(path: Path) -> tuple[int | str, str]:
+    """The first line of ``path`` that :func:`read_log` cannot read, and why."""
+    with path.open(encoding="utf-8", errors="surrogateescape") as f:
+        for n, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            if any("\udc80" <= ch <= "\udcff" for ch in line):  # bytes that are not UTF-8
+                return n, "not UTF-8 text"
+            try:
+                json.loads(line)
+            except RecursionError:
+                return n, "JSON nested too deeply"
+            except json.JSONDecodeError as exc:
+                return n, f"not valid JSON ({exc.msg})"
+            except ValueError:
+                limit = sys.get_int_max_str_digits()
+                return n, f"a number longer than {limit} digits"
+    return "?", "unreadable"
 
 
 def read_chained_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -97,7 +142,9 @@ def replay_log(
 
     Raises:
         ReplayError: the log does not match the rules: an illegal action or chance outcome, a
-            wrong player or label at line N, or a final state or score other than logged.
+            wrong player or label at line N, or a final state, score, step count or game end
+            other than logged; or a header or end line field that is not of the allowed kind
+            (a seat that is not a player, a score that is not two numbers...).
     """
     console = console or Console(highlight=False, soft_wrap=True)
     lines = read_chained_log(path)
@@ -108,35 +155,39 @@ def replay_log(
         )
     _, header = first
     rules = load_logged_rules(header, f"{path}: line 1")
-    sha = header.get("scenario_sha256")
-    spath = header.get("scenario_path")
-    if sha and spath and Path(spath).is_file() and on_warning is not None:
-        if hashlib.sha256(Path(spath).read_bytes()).hexdigest() != sha:
-            on_warning(f"the scenario file {spath} changed since the game was played")
+    if on_warning is not None:
+        _check_scenario(rules, header, on_warning)
     seat = header.get("seat")
+    if seat not in (0, 1) or isinstance(seat, bool):
+        shown = "missing" if "seat" not in header else _json(seat)
+        raise ReplayError(
+            f"{path}: line 1: the header's seat is {shown}; allowed: 0 or 1 (the player the "
+            "human played)"
+        )
     if as_player not in (None, 0, 1):
         raise ReplayError(f"--as-player {as_player} is not a player; allowed: 0, 1")
-    other = "human" if seat in (0, 1) and seat != as_player else f"AI: {header.get('opponent')}"
-    narrator = Narrator(rules, console, as_player, other, human=seat if seat in (0, 1) else None)
+    other = "human" if seat != as_player else f"AI: {header.get('opponent')}"
+    narrator = Narrator(rules, console, as_player, other, human=seat)
     view = None if as_player is None else PlayerView(rules, as_player)
     if not quiet:
         console.print(
-            f"[bold]Replay[/bold] of {escape(str(path))}: {escape(str(rules.edition))}, scenario "
-            f"{escape(str(header.get('scenario')))}, seed {header.get('seed')}, human seat "
-            f"{seat}, opponent {escape(str(header.get('opponent')))}",
+            f"[bold]Replay[/bold] of {_shown(path)}: {_shown(rules.edition)}, scenario "
+            f"{_shown(header.get('scenario'))}, seed {_shown(header.get('seed'))}, human seat "
+            f"{seat}, opponent {_shown(header.get('opponent'))}",
             highlight=False,
             soft_wrap=True,
         )
     state = rules.initial_state()
     steps = 0
     end: dict[str, Any] | None = None
+    end_line = 0
     for n, obj in lines:
         where = f"{path}: line {n}"
         kind = obj.get("type")
         if end is not None:
             raise ReplayError(f"{where}: a line after the end line")
         if kind == "end":
-            end = obj
+            end, end_line = obj, n
             continue
         if kind != "step":
             raise ReplayError(f"{where}: unknown line type {kind!r} (allowed: step, end)")
@@ -148,19 +199,49 @@ def replay_log(
             f"{path}: line {steps + 2}: no end line after {steps} steps (a complete log ends "
             'with {"type": "end", ...}; the file was cut off or the game was interrupted)'
         )
-    _check_end(rules, state, steps, end, str(path))
+    _check_end(rules, state, steps, end, f"{path}: line {end_line} (the end line)")
+    finished = bool(rules.is_terminal(state))
     if not quiet:
         console.print()
-        everything = as_player is None or rules.is_terminal(state)
+        everything = as_player is None or finished
         narrator.text(rules.render(state, None if everything else as_player))
-        status = "finished" if rules.is_terminal(state) else "not finished"
+        status = "finished" if finished else "not finished"
         console.print(
             f"Replayed {steps} steps ({status}): score {score[0]:+.2f} for player 0, "
             f"state {state_digest(state)[:12]}; matches the log.",
             highlight=False,
             soft_wrap=True,
         )
-    return ReplayResult(state, score, steps, dict(header), end)
+    return ReplayResult(state, score, steps, dict(header), end, finished)
+
+
+def _check_scenario(
+    rules: Any, header: Mapping[str, Any], on_warning: Callable[[str], None]
+) -> None:
+    """Warn when the scenario is no longer the one played (its hash differs from the header's).
+
+    A scenario file is hashed as it is now; a random battle (``random:SEED``) is generated again
+    and its TOML text hashed, as :func:`~psygym_experiments.play_session.scenario_info` did.
+    """
+    from psygym.generator import is_random
+
+    sha = header.get("scenario_sha256")
+    if not isinstance(sha, str) or not sha:
+        return
+    arg = header.get("scenario_arg")
+    if isinstance(arg, str) and is_random(arg):
+        now = scenario_info(rules, str(rules.edition), arg)["scenario_sha256"]
+        if now != sha:
+            on_warning(
+                f"the random battle {arg} is not the army list the game was played on (its "
+                "scenario_sha256 differs): this psygym generates it differently, or the log "
+                "was edited"
+            )
+        return
+    spath = header.get("scenario_path")
+    if isinstance(spath, str) and spath and Path(spath).is_file():
+        if hashlib.sha256(Path(spath).read_bytes()).hexdigest() != sha:
+            on_warning(f"the scenario file {spath} changed since the game was played")
 
 
 def _replay_step(
@@ -202,30 +283,78 @@ def _replay_step(
     return nxt
 
 
-def _check_end(rules: Any, state: Hashable, steps: int, end: Mapping[str, Any], path: str) -> None:
-    where = f"{path}: end line"
-    if "steps" in end and end["steps"] != steps:
+_RESULTS = ("finished", "quit", "error")
+"""The ``result`` values the game-log writer puts on the end line."""
+
+
+def _check_end(rules: Any, state: Hashable, steps: int, end: Mapping[str, Any], where: str) -> None:
+    """Check the end line's fields are of the kind the writer puts there and match the replay."""
+    _end_field(end, "steps", where, _is_count, "a whole number of steps")
+    _end_field(end, "score", where, _is_score, "a list of two numbers (player 0's, player 1's)")
+    _end_field(end, "terminal", where, lambda v: isinstance(v, bool), "true or false")
+    _end_field(end, "result", where, lambda v: v in _RESULTS, ", ".join(_RESULTS))
+    _end_field(end, "state_sha256", where, lambda v: isinstance(v, str), "a SHA-256 in hex")
+    if end["steps"] != steps:
         raise ReplayError(f"{where}: logs {end['steps']} steps, the file holds {steps}")
     score = [float(x) for x in rules.returns(state)]
-    logged = end.get("score")
-    if logged is not None and (
-        len(logged) != len(score)
-        or not all(
-            math.isclose(a, float(b), rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(score, logged)
-        )
+    logged = end["score"]
+    if not all(
+        math.isclose(a, float(b), rel_tol=1e-9, abs_tol=1e-9) for a, b in zip(score, logged)
     ):
         raise ReplayError(f"{where}: the replay scores {score}, the log says {logged}")
-    if end.get("terminal") is not None and bool(end["terminal"]) != rules.is_terminal(state):
+    terminal = bool(rules.is_terminal(state))
+    if end["terminal"] != terminal:
         raise ReplayError(
-            f"{where}: the log says terminal={end['terminal']}, the replay "
-            f"reached terminal={rules.is_terminal(state)}"
+            f"{where}: the log says terminal={_json(end['terminal'])}, the replay "
+            f"reached terminal={_json(terminal)}"
         )
-    sha = end.get("state_sha256")
-    if sha and sha != state_digest(state):
+    if end["result"] == "finished" and not terminal:
+        raise ReplayError(
+            f'{where}: the log says the game "finished", but after its {steps} steps the replay '
+            "reached a game that goes on"
+        )
+    if end["state_sha256"] != state_digest(state):
         raise ReplayError(
             f"{where}: the replay reached another final state than the log's\n"
             f"  replay: {state_text(state)}\n  log:    {end.get('state')}"
         )
+
+
+def _end_field(
+    end: Mapping[str, Any], key: str, where: str, ok: Callable[[Any], bool], allowed: str
+) -> None:
+    if key not in end:
+        raise ReplayError(f'{where}: no "{key}" (every end line has one); allowed: {allowed}')
+    if not ok(end[key]):
+        raise ReplayError(f'{where}: "{key}" is {_json(end[key])}; allowed: {allowed}')
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_score(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(_is_number(x) for x in value)
+
+
+def _shown(value: Any) -> str:
+    """A header field for the transcript's first line: no markup, control characters escaped."""
+    return escape(printable(str(value)))
+
+
+def _json(value: Any, limit: int = 60) -> str:
+    """``value`` as the JSON it was read from, cut short when long."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 
 __all__ = ["ReplayError", "ReplayResult", "read_chained_log", "read_log", "replay_log"]

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from psygym_experiments.common import printable
 from psygym_experiments.harness.gamelog import LOG_FORMAT, state_digest, state_text
 from psygym_experiments.harness.gamelog import GameLog as _ChainedLog
 from psygym_experiments.harness.odds_view import action_odds, format_odds, percent
@@ -416,7 +417,7 @@ class PlaySession:
                 )
                 raise QuitGame from None
             if self.echo_input:
-                self.console.print(raw, markup=False, highlight=False, soft_wrap=True)
+                self.console.print(printable(raw), markup=False, highlight=False, soft_wrap=True)
             answer = raw.strip().lower()
             if answer in ("q", "quit", "exit"):
                 raise QuitGame
@@ -427,9 +428,10 @@ class PlaySession:
             if answer in ("h", "hint"):
                 self._show_hint(state, legal)
                 continue
-            if answer.isdigit() and 1 <= int(answer) <= n:
-                return legal[int(answer) - 1]
-            what = "nothing" if not answer else repr(raw.strip())
+            choice = _choice_number(answer)
+            if choice is not None and 1 <= choice <= n:
+                return legal[choice - 1]
+            what = "nothing" if not answer else _quoted_answer(raw.strip())
             self.console.print(
                 f"[red]Not a valid choice:[/red] {escape(what)}. Enter {allowed}.",
                 highlight=False,
@@ -468,6 +470,25 @@ class PlaySession:
             self.narrator.text(str(self.log.path))
             self.console.print("Replay it with: ", end="", highlight=False, soft_wrap=True)
             self.narrator.text(f"psygym replay {shlex.quote(str(self.log.path))}")
+
+
+_MAX_CHOICE_DIGITS = 6  # no menu is that long; int() of thousands of digits raises
+_SHOWN_ANSWER = 40  # characters of a bad answer quoted back; the rest is counted
+
+
+def _choice_number(answer: str) -> int | None:
+    """``answer`` as a number if it is ASCII digits only (not "²") and not too long to be one."""
+    if not (answer.isascii() and answer.isdigit()):
+        return None
+    digits = answer.lstrip("0") or "0"
+    return int(digits) if len(digits) <= _MAX_CHOICE_DIGITS else None
+
+
+def _quoted_answer(answer: str) -> str:
+    """A bad answer quoted back: ``repr`` (control characters escaped), a long one cut short."""
+    if len(answer) <= _SHOWN_ANSWER:
+        return repr(answer)
+    return f"{answer[:_SHOWN_ANSWER]!r}... ({len(answer)} characters)"
 
 
 def _isatty(stream: Any) -> bool:

@@ -600,6 +600,139 @@ def test_replay_of_a_log_without_end_line_and_of_bad_files(tmp_path):
     assert res.exit_code == 2 and "no game log" in res.output
 
 
+def test_replay_refuses_end_line_fields_of_the_wrong_kind(tmp_path):
+    """An edited end line (chain recomputed) gets one line naming file, line and what is allowed."""
+    log = _game(tmp_path)
+    n = len(lines_of(log))
+
+    def setting(key, value):
+        def change(lines):
+            if value is KeyError:
+                del lines[-1][key]
+            else:
+                lines[-1][key] = value
+
+        return change
+
+    changes = [
+        ("score", 5, "a list of two numbers"),
+        ("score", [None, None], "a list of two numbers"),
+        ("score", [0.0], "a list of two numbers"),
+        ("score", [float("inf"), 0.0], "a list of two numbers"),
+        ("score", [10**400, 0], "a list of two numbers"),
+        ("score", KeyError, "a list of two numbers"),
+        ("steps", "7", "a whole number"),
+        ("steps", KeyError, "a whole number"),
+        ("terminal", "no", "true or false"),
+        ("terminal", KeyError, "true or false"),
+        ("result", "won", "finished, quit, error"),
+        ("state_sha256", KeyError, "a SHA-256"),
+    ]
+    for key, value, allowed in changes:
+        bad = _rewrite(log, setting(key, value))
+        res = runner.invoke(app, ["replay", str(bad), "--quiet"])
+        case = (key, value if value is not KeyError else "missing", res.output)
+        assert res.exit_code == 2, case
+        assert f"{bad}: line {n} (the end line)" in res.output and f'"{key}"' in res.output, case
+        assert f"allowed: {allowed}" in res.output.replace("\n", " "), case
+        assert "internal error" not in res.output and len(res.output.splitlines()) == 1, case
+
+
+def test_replay_status_comes_from_the_rules_not_the_log(tmp_path):
+    log = _game(tmp_path)
+    assert lines_of(log)[-1]["terminal"] is True
+    result = replay_log(log, Console(file=io.StringIO()), quiet=True)
+    assert result.finished is True
+    res = runner.invoke(app, ["replay", str(log), "--quiet"])
+    assert res.exit_code == 0 and "(finished)" in res.output
+
+    def not_terminal(lines):
+        lines[-1]["terminal"] = False
+
+    res = runner.invoke(app, ["replay", str(_rewrite(log, not_terminal)), "--quiet"])
+    assert res.exit_code == 2 and "terminal=false, the replay reached terminal=true" in res.output
+
+    # A game the human quit, claimed to have finished.
+    _, quit_log = play(tmp_path / "q", "--edition", "7th", "--seed", "1", answers="q\n")
+    assert replay_log(quit_log, Console(file=io.StringIO()), quiet=True).finished is False
+
+    def finished(lines):
+        lines[-1]["result"] = "finished"
+
+    res = runner.invoke(app, ["replay", str(_rewrite(quit_log, finished)), "--quiet"])
+    assert res.exit_code == 2 and 'says the game "finished"' in res.output
+
+
+def test_replay_refuses_a_header_seat_that_is_not_a_player(tmp_path):
+    log = _game(tmp_path)
+    for seat in (7, -1, True, "0", None, KeyError):
+
+        def change(lines, seat=seat):
+            if seat is KeyError:
+                del lines[0]["seat"]
+            else:
+                lines[0]["seat"] = seat
+
+        res = runner.invoke(app, ["replay", str(_rewrite(log, change))])
+        assert res.exit_code == 2, (seat, res.output)
+        assert "line 1: the header's seat is" in res.output, (seat, res.output)
+        assert "allowed: 0 or 1" in res.output, (seat, res.output)
+
+
+def test_replay_checks_a_random_battles_scenario_hash(tmp_path):
+    """Like a scenario file's, a random battle's hash is checked: its army list generated again."""
+    _, log = play(tmp_path, "--edition", "8th", "--scenario", "random:4", "--seed", "1",
+                  answers="q\n")  # fmt: skip
+    res = runner.invoke(app, ["replay", str(log), "--quiet"])
+    assert res.exit_code == 0 and "warning" not in res.output
+
+    def other_list(lines):
+        lines[0]["scenario_sha256"] = "0" * 64
+
+    res = runner.invoke(app, ["replay", str(_rewrite(log, other_list)), "--quiet"])
+    assert res.exit_code == 0 and "matches the log" in res.output
+    assert "warning: the random battle random:4 is not the army list" in res.output
+
+
+def test_replay_shows_the_logs_header_fields_as_text(tmp_path):
+    """Header fields are the log's, not the rules': no markup, no raw control characters."""
+    log = _game(tmp_path)
+
+    def change(lines):
+        lines[0]["opponent"] = "\x1b[31mEVIL [bold]x\u202e"
+        lines[0]["seed"] = "[red]s\x1b]0;title\x07"
+
+    res = runner.invoke(app, ["replay", str(_rewrite(log, change))])
+    assert res.exit_code == 0, res.output
+    first = res.output.splitlines()[0]
+    assert "\x1b" not in res.output and "\u202e" not in res.output
+    assert first.endswith(
+        r"seed [red]s\x1b]0;title\x07, human seat 0, opponent \x1b[31mEVIL [bold]x\u202e"
+    )
+
+
+def test_replay_of_unreadable_files_names_the_file_and_line(tmp_path):
+    from psygym_experiments.harness.gamelog import GENESIS, chained_line
+
+    header, _ = chained_line(GENESIS, {"type": "header", "edition": "7th", "seat": 0})
+    cases = {
+        "binary.jsonl": (f"{header}{{}}\n".encode() + b"\xff\xfe\x00\n", "line 3: not UTF-8"),
+        "deep.jsonl": (("[" * 100_000 + "]" * 100_000).encode(), "line 1: JSON nested too deeply"),
+        "long.jsonl": (f'{header}{{"n": {"9" * 5000}}}\n'.encode(), "line 2: a number longer"),
+    }
+    for name, (data, message) in cases.items():
+        path = tmp_path / name
+        path.write_bytes(data)
+        res = runner.invoke(app, ["replay", str(path)])
+        assert res.exit_code == 2, (name, res.output)
+        assert f"{path}: {message}" in res.output.replace("\n", ""), (name, res.output)
+        assert "internal error" not in res.output, (name, res.output)
+    folder = tmp_path / "adir.jsonl"
+    folder.mkdir()
+    res = runner.invoke(app, ["replay", str(folder)])
+    assert res.exit_code == 2 and f"{folder} is a folder, not a game log" in res.output
+
+
 def test_a_scenario_file_of_ones_own(tmp_path):
     """A scenario given as a path is logged by path; replay warns if the file changed since."""
     mine = tmp_path / "mine.toml"
