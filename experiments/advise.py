@@ -126,6 +126,30 @@ def _rejects(normalize: Any, key: str) -> bool:
     return False
 
 
+def _conflict(option: str, given: str, source: str, recorded: str) -> ValueError:
+    """The one line refusing an option that says otherwise than the file it goes with."""
+    return ValueError(
+        f"{option} {given} does not match {source}, which is for {recorded}; give the same "
+        f"or leave {option} out"
+    )
+
+
+def _check_agrees(source: str, edition: str | None, scenario: str | None, rules: Any) -> None:
+    """Refuse ``--edition``/``--scenario`` given with a file (``source``) whose ``rules`` differ.
+
+    A scenario named otherwise (a path to the same TOML, ``default``) agrees if it loads the
+    same scenario.
+
+    Raises:
+        ValueError: one line naming the option's value and the file's.
+    """
+    if edition and edition_id(edition) != rules.edition:
+        raise _conflict("--edition", edition, source, f"edition {rules.edition}")
+    if scenario and scenario != rules.scenario.name:
+        if load(rules.edition, scenario).scenario != rules.scenario:
+            raise _conflict("--scenario", scenario, source, f"scenario {rules.scenario.name}")
+
+
 def build_state(rules: Any, *, file_doc: dict[str, Any] | None, options: dict[str, Any]) -> Any:
     """The decision state to advise on (see the module docstring).
 
@@ -422,6 +446,7 @@ def advise(
                     "--generation with it"
                 )
             rules, state, info = decision_from_log(from_log, at)
+            _check_agrees(f"the game log {from_log}", edition, scenario, rules)
             info["seen"] = seen_lines(rules, rules.current_player(state), info["seen"])
             origin = (
                 f"Decision {info['decision']} of {info['decisions']} in {from_log} (line "
@@ -430,9 +455,18 @@ def advise(
             )
         else:
             doc = load_state_file(state_file) if state_file is not None else None
-            edition = edition or (doc or {}).get("edition") or default_edition()
-            scenario = scenario or (doc or {}).get("scenario") or "default"
-            rules = load(edition, scenario)
+            written = (doc or {}).get("edition"), (doc or {}).get("scenario")
+            if edition and written[0] and edition_id(edition) != edition_id(written[0]):
+                raise _conflict(
+                    "--edition", edition, f"the state file {state_file}", f"edition {written[0]}"
+                )
+            edition = edition or written[0] or default_edition()
+            rules = load(edition, scenario or written[1] or "default")
+            if scenario and written[1] and scenario != written[1]:
+                # Another name for the same scenario (a path to its TOML) agrees.
+                if load(edition, written[1]).scenario != rules.scenario:
+                    raise _conflict("--scenario", scenario, f"the state file {state_file}",
+                                    f"scenario {written[1]}")  # fmt: skip
             if generation:
                 given = [k for k, v in situation_given.items() if v is not None]
                 if given or situation or state_file:

@@ -9,6 +9,7 @@ the file stem ``--out`` names; never through a symbolic link.
 
 from __future__ import annotations
 
+import os
 import textwrap
 from pathlib import Path
 from typing import Annotated, Any
@@ -82,11 +83,41 @@ def draw_sheet(tables: list[dict[str, Any]], title: str, stem: Path) -> list[Pat
         _draw_table(ax, table, font)
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    out = [stem.with_suffix(".png"), stem.with_suffix(".pdf")]
+    # Appended, not ``with_suffix``: a stem such as ``army.v2`` or ``sheet.7th`` keeps its dot.
+    out = [stem.with_name(stem.name + ".png"), stem.with_name(stem.name + ".pdf")]
     save_figure(fig, out[0], dpi=150)
     save_figure(fig, out[1])
     plt.close(fig)
     return out
+
+
+def sheet_stem(out: str | Path) -> Path:
+    """The file stem ``--out`` names: ``.png``/``.pdf`` are appended, a given one dropped first.
+
+    Raises:
+        ValueError: ``out`` is empty, ends with a slash, is ``.`` or ``..``, or is an existing
+            folder (one line: the sheet is two files, so ``--out`` names a file stem).
+    """
+    text = str(out)
+    last = text.replace(os.sep, "/").rsplit("/", 1)[-1]
+    if not text:
+        what = "empty"
+    elif not last:
+        what = "a folder name (it ends with a slash)"
+    elif last in (".", "..") or Path(text).is_dir():
+        what = "a folder"
+    else:
+        what = ""
+    if what:
+        example = f"{text.rstrip('/' + os.sep)}/cheatsheet" if text else "cheatsheet"
+        raise ValueError(
+            f"--out {text!r} is {what}, not a file stem: the sheet is two files, <stem>.png "
+            f"and <stem>.pdf; give a stem such as {example}"
+        )
+    stem = Path(text)
+    if stem.suffix.lower() in (".png", ".pdf"):
+        stem = stem.with_suffix("")
+    return stem
 
 
 def write_cheatsheet(
@@ -97,14 +128,16 @@ def write_cheatsheet(
 
     Args:
         edition: edition id or alias.
-        out: file stem (``.png`` and ``.pdf`` are added); default
+        out: file stem (``.png`` and ``.pdf`` are appended to the whole name, a ``.png`` or
+            ``.pdf`` it ends with dropped first: :func:`sheet_stem`); default
             ``<runs_dir>/cheatsheet-<time>/cheatsheet-<edition>``, in a new run folder that also
             gets ``command.txt``.
         size: the tool's table size (``quick`` for a small, fast sheet).
         runs_dir: where the run folder goes when ``out`` is not given.
 
     Raises:
-        ValueError: unknown edition, or its agents declare no answer tables.
+        ValueError: unknown edition, its agents declare no answer tables, or ``out`` is not a
+            file stem (:func:`sheet_stem`).
     """
     from psygym_experiments.harness.runs import invoked_as_cli, run_folder, write_command
     from psygym_experiments.report_answers import compute_tables
@@ -112,18 +145,17 @@ def write_cheatsheet(
     from psygym.edition import get
 
     eid = get(edition).id
+    given = None if out is None else sheet_stem(out)  # a bad --out fails before the solving
     tables = compute_tables(eid, size)
     if not tables:
         raise ValueError(f"edition {eid} has no exact answer tables (no answer_tables tool)")
-    if out:
-        stem = Path(out)
+    if given is not None:
+        stem = given
     else:
         run = run_folder(runs_dir, "cheatsheet")
         same = f"psygym cheatsheet --edition {eid}" + (" --quick" if size == "quick" else "")
         write_command(run, None if invoked_as_cli() else same)  # in-process: the equivalent
         stem = run / f"cheatsheet-{eid}"
-    if stem.suffix in (".png", ".pdf"):
-        stem = stem.with_suffix("")
     title = (f"psygym {eid} edition cheat sheet: exact best play in small situations "
              f"(psygym cheatsheet --edition {eid})")  # fmt: skip
     return draw_sheet(tables, title, stem)
@@ -133,7 +165,8 @@ def cheatsheet(
     edition: Annotated[str, typer.Option(help="Edition whose tables to print.")],
     out: Annotated[
         str | None,
-        typer.Option(help="File stem: writes <out>.png and <out>.pdf (default: "
+        typer.Option(help="File stem: writes <out>.png and <out>.pdf (a .png or .pdf it ends "
+                          "with is dropped first; not a folder) (default: "
                           "<runs-dir>/cheatsheet-<time>/cheatsheet-<edition>)."),
     ] = None,
     quick: Annotated[bool, typer.Option("--quick", help="Smaller tables, in seconds.")] = False,
@@ -153,4 +186,4 @@ def register(app: typer.Typer) -> None:
     app.command("cheatsheet")(cheatsheet)
 
 
-__all__ = ["cheatsheet", "draw_sheet", "register", "write_cheatsheet"]
+__all__ = ["cheatsheet", "draw_sheet", "register", "sheet_stem", "write_cheatsheet"]

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import typer
-from psygym_experiments.common import console, edition_option, user_errors
+from psygym_experiments.common import console, edition_option, printable, user_errors
 from psygym_experiments.harness.output import atomic_write
 from rich.markup import escape
 
@@ -80,6 +80,8 @@ def random_scenario(
         ed.build_rules(data, name)  # the edition's own loader checks it before it is written
         text = toml_text(data)
         if out is None:
+            if sys.stdout is None:  # started with standard output closed (>&-)
+                raise ValueError("standard output is closed: give --out FILE to write the TOML")
             sys.stdout.write(text)
             return
         if Path(out).is_dir():
@@ -87,10 +89,12 @@ def random_scenario(
             raise ValueError(f"--out {out} is a folder (allowed: a file name, such as {example})")
         atomic_write(out, text)
     console.print(
-        f"wrote {escape(str(out))}: {ed.title} scenario {escape(name)} (--scenario {escape(name)} "
-        "plays the same one without the file)",
+        f"wrote {printable(str(out))}: {ed.title} scenario {name} (--scenario {name} plays the "
+        "same one without the file)",
         highlight=False,
         soft_wrap=True,
+        markup=False,
+        emoji=False,
     )
 
 

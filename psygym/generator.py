@@ -306,12 +306,34 @@ def parse_mastery(text: str, where: str = "mastery") -> tuple[int, int]:
     Raises:
         ScenarioError: not that form (one line).
     """
-    m = re.fullmatch(r"\s*(\d{1,3})\s*(?:-\s*(\d{1,3})\s*)?", text)
+    m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", text)
     if m is None:
-        raise ScenarioError(SOURCE, where, f"{text!r} is not a range of mastery levels",
+        raise ScenarioError(SOURCE, where, f"{_short(text)!r} is not a range of mastery levels",
                             "LO-HI such as 1-3, or one level such as 2")  # fmt: skip
-    lo = int(m.group(1))
-    return lo, int(m.group(2)) if m.group(2) else lo
+    lo = _whole(m.group(1), SOURCE, where)
+    return lo, _whole(m.group(2), SOURCE, where) if m.group(2) else lo
+
+
+_MOST_DIGITS = 30
+"""Digits an option's number may have; a longer one is refused as far too large without being
+read. No option's range comes near; a shorter number out of range gets the edition's range
+message (:func:`check_options`)."""
+
+
+def _short(text: str) -> str:
+    """``text`` for a message, cut short if long (a number of thousands of digits, say)."""
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
+
+
+def _whole(digits: str, source: str, field: str) -> int:
+    """A string of digits as a number, unless it is far too long to be any option's.
+
+    Raises:
+        ScenarioError: more than :data:`_MOST_DIGITS` digits (one line).
+    """
+    if len(digits.lstrip("0")) > _MOST_DIGITS:
+        raise ScenarioError(source, field, f"{_short(digits)} is far too large", FORM)
+    return int(digits)
 
 
 def parse(scenario: str) -> tuple[int, RandomOptions]:
@@ -337,10 +359,11 @@ def parse(scenario: str) -> tuple[int, RandomOptions]:
         key, value = m.groups()
         if key == "mastery":
             found[key] = parse_mastery(value)
-        elif re.fullmatch(r"\d{1,3}", value):
-            found[key] = int(value)
+        elif re.fullmatch(r"\d+", value):
+            # Any whole number: the edition's range check (check_options) names the range.
+            found[key] = _whole(value, _short(scenario), key)
         else:
-            raise ScenarioError(scenario, key, f"{value!r} is not a whole number", FORM)
+            raise ScenarioError(scenario, key, f"{_short(value)!r} is not a whole number", FORM)
     return seed, RandomOptions(**found)
 
 

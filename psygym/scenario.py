@@ -17,7 +17,6 @@ terminal escape code in a unit name would otherwise reach the terminal raw.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import tomllib
@@ -312,6 +311,37 @@ def read_toml(path: str | Path) -> dict[str, Any]:
     return data
 
 
+_TOML_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                       "\f": "\\f", "\r": "\\r"}  # fmt: skip
+
+
+def toml_string(text: str) -> str:
+    r"""``text`` as a TOML basic string, in ASCII.
+
+    Other characters are escaped: ``\uXXXX`` in the Basic Multilingual Plane and
+    ``\UXXXXXXXX`` beyond it (an emoji), never as the surrogate pair JSON writes, which TOML
+    refuses; control characters, DEL included, as TOML requires.
+
+    Raises:
+        ValueError: ``text`` holds a lone surrogate, which no TOML (nor UTF-8) text can hold.
+    """
+    out = ['"']
+    for ch in text:
+        code = ord(ch)
+        if ch in _TOML_SHORT_ESCAPES:
+            out.append(_TOML_SHORT_ESCAPES[ch])
+        elif 0x20 <= code < 0x7F:
+            out.append(ch)
+        elif 0xD800 <= code <= 0xDFFF:
+            raise ValueError(f"cannot write the lone surrogate U+{code:04X} as TOML")
+        elif code > 0xFFFF:
+            out.append(f"\\U{code:08x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    out.append('"')
+    return "".join(out)
+
+
 def toml_text(data: Mapping[str, Any]) -> str:
     """TOML text of scenario data (tables, arrays of tables, scalars, arrays, inline tables).
 
@@ -329,7 +359,7 @@ def toml_text(data: Mapping[str, Any]) -> str:
                 raise ValueError(f"cannot write {v!r} as TOML")
             return repr(v)
         if isinstance(v, str):
-            return json.dumps(v)
+            return toml_string(v)
         if isinstance(v, Mapping):
             return "{ " + ", ".join(f"{key(k)} = {scalar(x)}" for k, x in v.items()) + " }"
         if isinstance(v, (list, tuple)):
@@ -337,7 +367,7 @@ def toml_text(data: Mapping[str, Any]) -> str:
         raise ValueError(f"cannot write {type(v).__name__} as TOML")
 
     def key(k: str) -> str:
-        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else json.dumps(k)
+        return k if re.fullmatch(r"[A-Za-z0-9_-]+", k) else toml_string(k)
 
     def is_table_array(v: Any) -> bool:
         return isinstance(v, list) and bool(v) and all(isinstance(x, Mapping) for x in v)

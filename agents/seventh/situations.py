@@ -40,7 +40,8 @@ side        the casting player, 0 or 1 (default: the scenario's first player)
 round       the battle round, from 1 (default: the first in which every power named has a
             living target in range; powers generated before the game, 7E-2, are taught to the
             first psyker of the side whose disciplines hold them)
-phase       the Psychic phase index, from 0 (instead of ``round``)
+phase       the Psychic phase index, from 0 (instead of ``round``, not with it); even phases
+            are the first player's, odd ones the other's (7E-8.1), and it must be ``side``'s
 decision    ``select``, ``dice`` or ``deny`` (default: deny with ``successes``, dice with one
             power, else select)
 ========== ===============================================================================
@@ -307,6 +308,11 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
     pools = (dice, enemy) if side == 0 else (enemy, dice)
     first = rules.scenario.game.first_player
     own = 0 if side == first else 1
+    if "round" in opts and "phase" in opts:
+        raise ValueError(
+            "situation: give round or phase, not both (phase is the Psychic phase index, "
+            "which already says the battle round)"
+        )
     if "round" in opts:
         rounds = -(-rules.total_phases // 2)
         if not 1 <= opts["round"] <= rounds:
@@ -314,6 +320,18 @@ def seventh_situation(rules: SeventhRules, **options: Any) -> Hashable:
         phase = 2 * (opts["round"] - 1) + own
     elif "phase" in opts:
         phase = opts["phase"]
+        if phase < rules.total_phases and phase % 2 != own:
+            # The phase index alone fixes whose phase it is (each player has one Psychic phase
+            # a battle round, the first player's first: 7E-8.1); a side casting in the other
+            # side's phase is a game that cannot happen.
+            names = [sc_side.name for sc_side in rules.scenario.sides]
+            theirs = 1 - side
+            mine = ", ".join(str(k) for k in range(own, rules.total_phases, 2)) or "none"
+            raise ValueError(
+                f"situation: phase {phase} is {names[theirs]}'s Psychic phase (battle round "
+                f"{phase // 2 + 1}), not {names[side]}'s; {names[side]} (side {side}) has phases "
+                f"{mine}, or give side={theirs}"
+            )
     else:
         phase = next(
             (

@@ -96,6 +96,21 @@ def _refuse(path: Path, why: str) -> UnsafeOutputError:
     return UnsafeOutputError(f"refusing to write {path}: {why}; {_NO_LINKS}")
 
 
+def _not_regular(path: Path, mode: int) -> UnsafeOutputError:
+    """The refusal of a file that is there but is not a regular file (``/dev/null``, a FIFO)."""
+    kinds = (
+        (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+    )  # fmt: skip
+    what = next((f"{word}, not a regular file" for test, word in kinds if test(mode)),
+                "not a regular file")  # fmt: skip
+    return UnsafeOutputError(
+        f"refusing to write {path}: it is {what}; a command writes only regular files (name a "
+        "new file instead)"
+    )
+
+
 def _link_text(path: Path) -> str:
     try:
         return f"a symbolic link to {os.readlink(path)}"
@@ -135,10 +150,10 @@ def check_output(path: str | Path, root: str | Path | None = None) -> Path:
         raise _refuse(path, f"its folder {far} is {what}, outside the output folder {base}")
     try:
         mode = os.lstat(path).st_mode
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # a new file (its writer names a bad folder)
         return path
     if not stat.S_ISREG(mode):
-        raise _refuse(path, "it is not a regular file")
+        raise _not_regular(path, mode)
     return path
 
 
@@ -179,27 +194,34 @@ def _open_fd(path: Path, flags: int) -> int:
 def _one_file(fd: int, path: Path) -> None:
     """Refuse an opened file that is not a regular file or has other names (hard links)."""
     st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1:
+    if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        why = "it is not a regular file" if not stat.S_ISREG(st.st_mode) else (
-            f"it has {st.st_nlink - 1} other hard link(s)")  # fmt: skip
-        raise _refuse(path, why)
+        raise _not_regular(path, st.st_mode)
+    if st.st_nlink > 1:
+        os.close(fd)
+        raise _refuse(path, f"it has {st.st_nlink - 1} other hard link(s)")
 
 
 def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None) -> None:
     """Write ``data`` to ``path`` through a fresh temporary file moved into place.
 
-    The temporary file ``<name>.tmp`` is created anew (a stale one, or a link of that name, is
-    removed first, never written through), so a kill never leaves half a file at ``path``.
+    The temporary file, ``.<name>.<random>.tmp`` beside ``path``, is created exclusively under
+    a name no file has (never through a link), and only it is removed if the write fails: no
+    other file of the folder is touched, and a kill never leaves half a file at ``path``.
 
     Raises:
         UnsafeOutputError: ``path`` is not safe to write (:func:`check_output`).
+        ValueError: ``path`` (given as text) ends with a slash, so it names a folder.
+        FileNotFoundError: ``path``'s folder does not exist (the message names it).
+        NotADirectoryError: a file stands where a folder of ``path`` should be.
+        PermissionError: ``path``'s folder may not be written.
     """
+    given = str(path)
+    if isinstance(path, str) and path.endswith(("/", os.sep)):
+        raise ValueError(f"cannot write {given}: a name ending with a slash is a folder's; "
+                         "name a file")  # fmt: skip
     path = check_output(path, root)
-    tmp = path.with_name(path.name + ".tmp")
-    if os.path.islink(tmp) or os.path.isfile(tmp):
-        tmp.unlink()
-    fd = _open_fd(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    tmp, fd = _temporary(path, Path(given))
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -207,6 +229,46 @@ def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _temporary(path: Path, given: Path) -> tuple[Path, int]:
+    """A new file beside ``path`` under a random name no file has, opened to write.
+
+    Raises:
+        FileNotFoundError, NotADirectoryError, PermissionError: the folder is missing, a file
+            is in its way, or it may not be written (naming ``given``'s folder, not the
+            temporary file).
+    """
+    import secrets
+
+    for _ in range(100):
+        # The name is cut so the temporary one stays within a file system's 255 bytes.
+        tmp = path.with_name(f".{path.name[:32]}.{secrets.token_hex(6)}.tmp")
+        try:
+            return tmp, os.open(
+                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666
+            )
+        except FileExistsError:
+            continue
+        except (FileNotFoundError, NotADirectoryError):
+            raise _folder_error(given) from None
+        except PermissionError:
+            raise PermissionError(
+                f"cannot write {given}: no permission to make a file in its folder {given.parent}"
+            ) from None
+    raise FileExistsError(f"cannot write {given}: no free temporary name in its folder")
+
+
+def _folder_error(given: Path) -> OSError:
+    """Why ``given``'s folder cannot hold a file: the first folder missing, or a file instead."""
+    folder = given.parent
+    for p in [*reversed(folder.parents), folder]:
+        if p.is_dir():
+            continue
+        if p.exists():
+            return NotADirectoryError(f"cannot write {given}: {p} is a file, not a folder")
+        break
+    return FileNotFoundError(f"cannot write {given}: its folder {folder} does not exist")
 
 
 def atomic_write(path: str | Path, text: str, *, root: str | Path | None = None) -> None:
