@@ -413,8 +413,15 @@ def bench_agents(games: int, seed: int, fmt: str) -> list[DecisionTimes]:
 
 
 def bench(
-    steps: int = typer.Option(20000, min=100, help="Steps per env (split over the rounds)."),
-    rounds: int = typer.Option(5, min=1, help="Interleaved rounds; the median ratio is shown."),
+    steps: int = typer.Option(
+        20000,
+        min=100,
+        help="Steps per env, split evenly over the rounds (the remainder is not run); a batched "
+        "env steps at least 128 calls of 256 games a round.",
+    ),
+    rounds: int = typer.Option(
+        5, min=1, help="Interleaved rounds (env bench: at most --steps); the median ratio is shown."
+    ),
     seed: int = typer.Option(0, min=0, help="Random seed."),
     fmt: str = typer.Option("table", "--format", help="table or csv."),
     solver: bool = typer.Option(
@@ -451,7 +458,8 @@ def bench(
             title, subjects, work = _solver_subjects(max_states)
             solver_run = (title, "states/s", subjects, work)
         if not solver:
-            per_round = max(1, steps // rounds)
+            check_rounds(steps, rounds)
+            per_round = steps // rounds
             env_run = ("env", "steps/s", _env_subjects(steps, rounds, seed), per_round)
     if everything:
         _print_rates(*env_run, rounds, fmt)
@@ -462,6 +470,20 @@ def bench(
             bench_agents(games, seed, fmt)
         return
     _print_rates(*(solver_run if solver else env_run), rounds, fmt)
+
+
+def check_rounds(steps: int, rounds: int) -> None:
+    """Refuse more env rounds than steps: each round steps every env at least once.
+
+    Raises:
+        ValueError: ``rounds > steps`` (one line naming both and the largest ``--rounds``).
+    """
+    if rounds > steps:
+        raise ValueError(
+            f"--rounds {rounds} is more than --steps {steps}: the steps are split over the "
+            f"rounds and each round needs at least one; give --rounds at most {steps} or more "
+            "--steps"
+        )
 
 
 def _print_rates(
@@ -516,7 +538,8 @@ def _env_subjects(steps: int, rounds: int, seed: int) -> list[tuple[str, Callabl
 
     import psygym
 
-    per_round = max(1, steps // rounds)
+    check_rounds(steps, rounds)
+    per_round = steps // rounds
     subjects: list[tuple[str, Callable[[], float]]] = []
     ref = _Stepper(gym.make(REFERENCE_ENV), seed, masked=False)
     subjects.append((REFERENCE_ENV, lambda: ref.run(per_round)))

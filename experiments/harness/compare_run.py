@@ -11,8 +11,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +53,7 @@ from psygym_experiments.harness.compare_search import (
     search_entry,
     search_match,
 )
-from psygym_experiments.harness.lifecycle import pool_initializer
+from psygym_experiments.harness.lifecycle import pool_initializer, sigterm_interrupts
 from psygym_experiments.harness.output import write_json
 from psygym_experiments.harness.pools import ray_pool
 from psygym_experiments.harness.runs import run_folder
@@ -78,7 +81,6 @@ class Prober:
 
     def __init__(self, scenarios: list[tuple[str, str]], settings: CompareSettings,
                  memo_dir: str = ""):  # fmt: skip
-        import threading
         from concurrent.futures import Future
 
         self.futures: dict[tuple[str, str], Future] = {sc: Future() for sc in scenarios}
@@ -501,6 +503,51 @@ def _play_order(pairs: list[tuple[str, str]], settings: CompareSettings) -> list
     return sorted(pairs, key=lambda sc: not has_match(sc))
 
 
+@contextmanager
+def _run_folder_kept(folder: Path) -> Iterator[None]:
+    """If the block fails, remove ``folder`` when nothing was written into it; say if interrupted.
+
+    An interruption (Ctrl-C, or SIGTERM under :func:`sigterm_interrupts`) prints one
+    ``interrupted: ...`` line on stderr, then goes on as ``KeyboardInterrupt`` (exit status 130).
+    """
+    try:
+        yield
+    except BaseException as exc:
+        try:
+            folder.rmdir()
+            what = "no report written"
+        except OSError:  # not empty (a partial report is kept), or already gone
+            what = f"the report in {folder} is unfinished" if folder.is_dir() else "no report"
+        if isinstance(exc, KeyboardInterrupt):
+            err_console.print(
+                f"interrupted: {what}; temporary files removed",
+                highlight=False, markup=False, soft_wrap=True,
+            )  # fmt: skip
+        raise
+
+
+def _kill_workers(*pools: Any) -> None:
+    """Cancel the queued work of process pools and kill their worker processes.
+
+    After a failure or an interruption: a pool's shutdown, and the interpreter's exit, would
+    otherwise wait for the task each worker is running (a graph build, an answer table, a batch
+    of games), minutes after the command said it stopped. ``concurrent.futures`` has no public
+    way to stop a running task before Python 3.14 (``kill_workers``), so the worker processes
+    are read from the pool; a pool that is not a ``ProcessPoolExecutor`` (``None``, a Ray
+    cluster) is left alone. The workers' own children die with them (:mod:`.lifecycle`).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    for pool in pools:
+        if not isinstance(pool, ProcessPoolExecutor):
+            continue
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.kill()
+
+
 def _eta_line(k: int, total: int, start: float) -> None:
     """``scenario k+1 of n, elapsed, about ... left`` on stderr."""
     elapsed = time.perf_counter() - start
@@ -552,61 +599,72 @@ def run_compare(
     """
     start = time.perf_counter()
     pairs, plan_notes = plan(editions, scenario)
-    cluster = ray_pool(ray)
-    settings = CompareSettings(
-        editions=list(dict.fromkeys(e for e, _ in pairs)),
-        scenarios=pairs,
-        episodes=episodes or (QUICK_EPISODES if quick else DEFAULT_EPISODES),
-        seed=seed,
-        workers=cluster.workers if cluster else workers or max(1, os.cpu_count() or 1),
-        quick=quick,
-        tune_trials=tune_trials or (QUICK_TUNE_TRIALS if quick else DEFAULT_TUNE_TRIALS),
-        train_steps=(0 if quick else DEFAULT_TRAIN_STEPS) if train_steps is None else train_steps,
-        max_states=max_states or MAX_STATES,
-        solve_seconds=solve_seconds or (QUICK_SOLVE_SECONDS if quick else DEFAULT_SOLVE_SECONDS),
-        runs_dir=str(runs_dir),
-        agents=agents or None,
-        exact_pairs=not quick,
-        exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
-        search=search,
-        search_games=SEARCH_GAMES if search_games is None else search_games,
-    )
-    tables_side = _start_tables(settings.editions, quick)
-
-    order = _play_order(pairs, settings)
-    builds, others = _exact_routes(order, quick, plan_notes)  # solved in the order played
-    # A graph build is cheaper than a solve and one-phase games need a few seconds: --quick's
-    # tight solver budget would stop some of them (games of several phases are not built).
-    cap = max(settings.solve_seconds, SOLVE_SECONDS / 2)
-    exact_side = ExactSide(builds, settings.max_states, cap) if builds else None
-    memo_dir = tempfile.mkdtemp(prefix="psygym-compare-")  # solver memos, this run's own
-    prober = Prober(others, settings, memo_dir)
-    pool = cluster or (worker_pool(settings.workers) if settings.workers > 1 else None)
-    matches = ThreadPoolExecutor(max_workers=len(pairs)) if pool is not None else None
-    done: dict[tuple[str, str], ScenarioResult] = {}
-    try:
-        for k, (e, s) in enumerate(order):
-            if show_progress:
-                _eta_line(k, len(pairs), start)
-            done[(e, s)] = compare_scenario(
-                e, s, settings, prober=prober, pool=pool, show_progress=show_progress,
-                side=exact_side, matches=matches,
-            )  # fmt: skip
-        results = [collect(done[sc]) for sc in pairs]
-        tables = _finish_tables(tables_side, plan_notes)
-        run_dir = run_folder(runs_dir, "compare")
-        seconds = time.perf_counter() - start
-        # The workers draw the plots while this process writes the rest.
-        write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds,
-                     tables=tables, pool=None if cluster else pool)  # fmt: skip
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
-        if matches is not None:
-            matches.shutdown(cancel_futures=True)
-        if exact_side is not None:
-            exact_side.close()
-        shutil.rmtree(memo_dir, ignore_errors=True)
+    # The run folder first: a --runs-dir that cannot hold it ends the command before any game.
+    run_dir = run_folder(runs_dir, "compare")
+    pool = matches = exact_side = None
+    with sigterm_interrupts(), _run_folder_kept(run_dir):  # kill -TERM cleans up as Ctrl-C does
+        cluster = ray_pool(ray)
+        settings = CompareSettings(
+            editions=list(dict.fromkeys(e for e, _ in pairs)),
+            scenarios=pairs,
+            episodes=episodes or (QUICK_EPISODES if quick else DEFAULT_EPISODES),
+            seed=seed,
+            workers=cluster.workers if cluster else workers or max(1, os.cpu_count() or 1),
+            quick=quick,
+            tune_trials=tune_trials or (QUICK_TUNE_TRIALS if quick else DEFAULT_TUNE_TRIALS),
+            train_steps=(0 if quick else DEFAULT_TRAIN_STEPS)
+            if train_steps is None
+            else train_steps,
+            max_states=max_states or MAX_STATES,
+            solve_seconds=solve_seconds
+            or (QUICK_SOLVE_SECONDS if quick else DEFAULT_SOLVE_SECONDS),
+            runs_dir=str(runs_dir),
+            agents=agents or None,
+            exact_pairs=not quick,
+            exact_budget=QUICK_EXACT_BUDGET if quick else EXACT_BUDGET,
+            search=search,
+            search_games=SEARCH_GAMES if search_games is None else search_games,
+        )
+        memo_dir = tempfile.mkdtemp(prefix="psygym-compare-")  # solver memos, this run's own
+        tables_side = finished = None
+        try:
+            tables_side = _start_tables(settings.editions, quick)
+            order = _play_order(pairs, settings)
+            builds, others = _exact_routes(order, quick, plan_notes)  # solved in the order played
+            # A graph build is cheaper than a solve and one-phase games need a few seconds:
+            # --quick's tight solver budget would stop some of them (games of several phases are
+            # not built).
+            cap = max(settings.solve_seconds, SOLVE_SECONDS / 2)
+            exact_side = ExactSide(builds, settings.max_states, cap) if builds else None
+            prober = Prober(others, settings, memo_dir)
+            pool = cluster or (worker_pool(settings.workers) if settings.workers > 1 else None)
+            matches = ThreadPoolExecutor(max_workers=len(pairs)) if pool is not None else None
+            done: dict[tuple[str, str], ScenarioResult] = {}
+            for k, (e, s) in enumerate(order):
+                if show_progress:
+                    _eta_line(k, len(pairs), start)
+                done[(e, s)] = compare_scenario(
+                    e, s, settings, prober=prober, pool=pool, show_progress=show_progress,
+                    side=exact_side, matches=matches,
+                )  # fmt: skip
+            results = [collect(done[sc]) for sc in pairs]
+            tables = _finish_tables(tables_side, plan_notes)
+            seconds = time.perf_counter() - start
+            # The workers draw the plots while this process writes the rest.
+            write_report(run_dir, results, settings, notes=plan_notes, seconds=seconds,
+                         tables=tables, pool=None if cluster else pool)  # fmt: skip
+            finished = True
+        finally:
+            shutil.rmtree(memo_dir, ignore_errors=True)  # first: the one thing outside run_dir
+            if not finished:  # failed or interrupted: the exit must not wait for their work
+                _kill_workers(None if cluster else pool, getattr(exact_side, "_pool", None),
+                              tables_side[0] if tables_side else None)  # fmt: skip
+            if pool is not None:
+                pool.shutdown(cancel_futures=True)
+            if matches is not None:
+                matches.shutdown(cancel_futures=True)
+            if exact_side is not None:
+                exact_side.close()
     config = {
         **settings.__dict__,
         "seconds": round(seconds, 1),

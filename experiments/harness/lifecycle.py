@@ -1,4 +1,6 @@
-"""Worker processes that never outlive their parent (``evaluate --workers``, ``compare``, solving).
+"""Worker processes that never outlive their parent, and SIGTERM taken like Ctrl-C.
+
+For ``evaluate --workers``, ``compare`` and solving.
 
 :func:`die_with_parent` runs first in every child process the harness starts: on Linux it asks
 the kernel (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) to kill the child when its parent dies, for
@@ -13,6 +15,9 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 _PR_SET_PDEATHSIG = 1
 
@@ -80,4 +85,33 @@ def pool_initializer(parent: int, then: object = None) -> None:
         then()
 
 
-__all__ = ["die_with_parent", "pool_initializer"]
+@contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """While the block runs, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does; then the old one.
+
+    So ``kill -TERM`` takes the block's cleanup path (its ``finally`` clauses run) instead of
+    ending the process at once. A child process forked while the block runs inherits the
+    handler but ends on SIGTERM as before (a pool's ``terminate()``). Only on the main thread
+    (where signal handlers run); elsewhere the block runs with the handlers as they are.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    pid = os.getpid()
+
+    def on_term(_signum: int, _frame: Any) -> None:
+        if os.getpid() != pid:  # a child forked while the block ran: end as SIGTERM would
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+__all__ = ["die_with_parent", "pool_initializer", "sigterm_interrupts"]

@@ -49,7 +49,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -392,6 +393,83 @@ class OpenSpielPolicy(os_policy.Policy):
         return out
 
 
+@dataclass(frozen=True)
+class TreeSize:
+    """How large a game's tree is, as OpenSpiel's tabular algorithms (CFR, NashConv) unroll it.
+
+    Attributes:
+        histories: its histories (every node: decisions, chance nodes and ends); a lower bound
+            unless ``complete``.
+        complete: whether the whole tree was counted (else the count stopped past its limit).
+        positions: the distinct psygym positions the count visited.
+    """
+
+    histories: int
+    complete: bool
+    positions: int
+
+
+def count_histories(
+    game: PsygymGame,
+    limit: int,
+    *,
+    on_progress: Callable[[int, int], None] | None = None,
+    every: int = 10_000,
+) -> TreeSize:
+    """Count the histories of ``game``'s tree without building it, stopping past ``limit``.
+
+    The tree below a history depends only on its psygym position, so the count is memoised over
+    positions (the tree may be far larger than the positions it holds). It is a plain Python
+    loop (Ctrl-C stops it at once) that holds at most ``limit`` positions: it stops as soon as
+    it knows the tree has more than ``limit`` histories (a finished subtree that large, or more
+    than ``limit`` distinct positions, each of them at least one history), and then
+    ``histories`` is the largest such lower bound found.
+
+    Args:
+        game: a :class:`PsygymGame`.
+        limit: the most histories of interest (``>= 1``).
+        on_progress: called as ``on_progress(positions, largest)`` every ``every`` new positions
+            (``largest``: the largest subtree counted so far, in histories).
+        every: positions between two calls of ``on_progress``.
+    """
+    answers = game.answers
+    memo: dict[Hashable, int] = {}
+    seen = 0  # positions visited (memoised or on the stack)
+    largest = 0
+    root = answers.initial_state()
+    stack: list[tuple[Any, list[Any] | None]] = [(root, None)]
+    while stack:
+        node, children = stack.pop()
+        if children is None:  # first visit: list the children, count them first
+            if node in memo:
+                continue
+            seen += 1
+            if on_progress is not None and seen % every == 0:
+                on_progress(seen, largest)
+            if seen > limit:
+                return TreeSize(max(largest, seen), False, seen)
+            player = answers.current_player(node)
+            if player == TERMINAL:
+                memo[node] = 1
+                continue
+            if player == CHANCE:
+                children = [answers.apply(node, o, check=False)
+                            for o, _ in answers.chance_outcomes(node)]  # fmt: skip
+            else:
+                children = [answers.apply(node, a) for a in answers.legal_actions(node)]
+            stack.append((node, children))
+            stack.extend((c, None) for c in children if c not in memo)
+            continue
+        if node in memo:  # reached twice before it was finished (a transposition)
+            continue
+        size = 1 + sum(memo[c] for c in children)
+        memo[node] = size
+        largest = max(largest, size)
+        if size > limit:
+            return TreeSize(size, False, seen)
+    return TreeSize(memo[root], True, seen)
+
+
 def register() -> None:
     """Register :data:`GAME_NAME` with pyspiel (done on import; repeating it is harmless)."""
     if GAME_NAME not in pyspiel.registered_names():
@@ -409,6 +487,8 @@ __all__ = [
     "PsygymGame",
     "PsygymObserver",
     "PsygymState",
+    "TreeSize",
+    "count_histories",
     "game_from_rules",
     "load_game",
     "psygym_state",
