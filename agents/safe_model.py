@@ -36,9 +36,10 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
+
+from psygym.file_writes import obstacle, replace_with
 
 FORMAT = "psygym-safe-model/1"
 """Value of the ``"format"`` key of a safe model's JSON."""
@@ -179,14 +180,29 @@ def write_safetensors(path: str | Path, blob: bytes) -> None:
 
 
 def _replace_file(path: Path, data: bytes) -> None:
-    """Write ``data`` to a fresh ``<path>.tmp`` (never through a link) and move it to ``path``."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.unlink(missing_ok=True)  # a stale temporary file, or a link, is removed, not written to
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    with os.fdopen(fd, "wb") as f:
-        os.fchmod(f.fileno(), 0o644)  # models are shared files, whatever the umask
-        f.write(data)
-    os.replace(tmp, path)
+    """Write ``data`` to ``path`` through a fresh temporary file moved into place.
+
+    ``path`` must not be a symbolic link (nor a folder, FIFO or device): a model is never
+    written through a link (:func:`psygym.file_writes.replace_with` says how the temporary
+    file is made).
+
+    Raises:
+        SafeModelError: ``path`` is a link or not a regular file (one line naming it).
+    """
+    _check_writable(path)
+    replace_with(path, data, mode=0o644)  # models are shared files, whatever the umask
+
+
+def _check_writable(path: Path) -> None:
+    """Refuse to write ``path`` if it is a symbolic link or there but not a regular file.
+
+    Raises:
+        SafeModelError: one line naming the file and what it is.
+    """
+    what = obstacle(path)
+    if what is not None:
+        raise SafeModelError(f"refusing to write {path}: it is {what}; a model is written only "
+                             "as a regular file, never through a link")  # fmt: skip
 
 
 # ----------------------------------------------------------------------------- JSON encoding
@@ -300,13 +316,16 @@ def save_safe(
         The weights file written.
 
     Raises:
-        SafeModelError: a network the format cannot describe.
+        SafeModelError: a network the format cannot describe, or a file to write that is a
+            symbolic link or not a regular file.
     """
     from safetensors.torch import save
 
     net = getattr(model_or_policy, "policy", model_or_policy)
     described = describe_policy(net)
     weights, meta_path = safe_paths(path_stem)
+    for target in (weights, meta_path):  # both refused before either is written
+        _check_writable(target)
     weights.parent.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().to("cpu").contiguous().clone() for k, v in net.state_dict().items()}
     header = {"format": FORMAT, "policy": described["policy"]["class"]}

@@ -82,6 +82,8 @@ from psygym_experiments.harness.pools import check_ray_workers
 from psygym_experiments.harness.runs import write_command
 from psygym_experiments.harness.solving import (
     MAX_STATES,
+    MOST_STATES,
+    check_max_states,
 )
 from psygym_experiments.report import leaderboard_table
 
@@ -140,7 +142,11 @@ def compare(
     ] = None,
     max_states: Annotated[
         int | None,
-        typer.Option(min=1, help=f"Exact solver state limit (default {MAX_STATES})."),
+        typer.Option(
+            min=1,
+            callback=check_max_states,
+            help=f"Exact solver state limit (default {MAX_STATES}; at most {MOST_STATES:,}).",
+        ),
     ] = None,
     agents: Annotated[
         str | None,

@@ -52,7 +52,7 @@ from psygym_experiments.harness.runs import (
     shape_error,
     write_command,
 )
-from psygym_experiments.harness.solving import MAX_STATES
+from psygym_experiments.harness.solving import MAX_STATES, MOST_STATES, check_max_states
 from psygym_experiments.harness.task_record import TaskRecord
 from psygym_experiments.harness.tournament import EvalSettings, evaluate
 from psygym_experiments.harness.tournament_results import Evaluation, csv_text
@@ -149,9 +149,12 @@ def evaluate_command(
         True, "--exact/--no-exact", help="Exact scores and exploitability where solvable."
     ),
     max_states: int = typer.Option(
-        MAX_STATES, min=1, help="Solver state limit: bigger games get no exact values."
+        MAX_STATES, min=1, callback=check_max_states,
+        help=f"Solver state limit: bigger games get no exact values (at most {MOST_STATES:,}).",
+    ),  # fmt: skip
+    self_play: bool = typer.Option(
+        False, "--self-play", help="Also pair each agent with itself (then one agent may play)."
     ),
-    self_play: bool = typer.Option(False, "--self-play", help="Also pair each agent with itself."),
     until_clear: bool = typer.Option(
         False,
         "--until-clear",
@@ -191,7 +194,9 @@ def evaluate_command(
         names = default_agents(rules) if agents.strip() == DEFAULT_AGENTS else split_names(agents)
         if not names:
             raise ValueError("--agents needs at least one agent name")
+        check_field(names, until_clear=until_clear, self_play=self_play)
         names = with_best_heuristic(rules, names)
+        check_field(names, until_clear=until_clear, self_play=self_play)  # best-heuristic named
         if until_clear:
             with ray_pool(ray) or nullcontext() as pool:
                 return _until_clear(
@@ -250,6 +255,35 @@ def evaluate_command(
         for note in ev.notes:
             console.print(f"  note: {note}", highlight=False)
     err_console.print(f"results written to {run_dir}", highlight=False)
+
+
+def check_field(names: list[str], *, until_clear: bool, self_play: bool) -> None:
+    """Refuse an ``--agents`` list that would play no match or the same match twice.
+
+    A round robin needs two agents unless ``--self-play`` pairs one with itself (a repeated name
+    is played under ``name#2``, as the tournament labels it). ``--until-clear`` plays the first
+    agent against each other one, with the same seeds every match, so an opponent listed twice
+    would only play the same match again (and record it twice): each opponent must be listed
+    once. The first agent may also be listed as an opponent: that match is against itself.
+
+    Raises:
+        ValueError: one agent without ``--self-play``, or with ``--until-clear`` an opponent
+            listed twice (named).
+    """
+    if until_clear:
+        rest = names[1:]
+        repeats = list(dict.fromkeys(n for k, n in enumerate(rest) if n in rest[:k]))
+        if repeats:
+            raise ValueError(
+                f"--agents: {', '.join(repeats)} {'is' if len(repeats) == 1 else 'are'} listed "
+                "more than once after the first agent; --until-clear plays the first agent "
+                "against each other one with the same seeds, so list each opponent once"
+            )
+    elif len(names) < 2 and not self_play:
+        raise ValueError(
+            f"--agents: a round robin needs at least two agents (got {names[0]}); add another "
+            "one, or --self-play to pair it with itself"
+        )
 
 
 UNTIL_CLEAR_SETTINGS = ("edition", "scenario", "agents", "max_episodes", "min_episodes", "seed")
@@ -489,6 +523,7 @@ def register(app: typer.Typer) -> None:
 
 __all__ = [
     "DEFAULT_AGENTS",
+    "check_field",
     "default_agents",
     "evaluate_command",
     "pairs_table",

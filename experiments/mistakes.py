@@ -20,6 +20,7 @@ from psygym_experiments.common import (
 from psygym_experiments.harness.mistakes import AFTER
 from psygym_experiments.harness.output import json_text
 from psygym_experiments.harness.progress import ProgressBar
+from psygym_experiments.harness.solving import MOST_STATES, check_max_states
 from rich.markup import escape
 
 from psygym.editions import load
@@ -121,8 +122,9 @@ def mistakes(
     max_states: int = typer.Option(
         DEFAULT_MAX_STATES,
         min=1,
+        callback=check_max_states,
         help="Give up beyond this many states of the pairing's tree "
-        "or of the best answer's search.",
+        f"or of the best answer's search (at most {MOST_STATES:,}).",
     ),
     after: str = typer.Option(
         "best",

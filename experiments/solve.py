@@ -26,10 +26,12 @@ from psygym_experiments.common import (
 )
 from psygym_experiments.harness.output import json_text
 from psygym_experiments.harness.solving import (
-    CORE_BYTES_PER_STATE,
     GB,
     MAX_STATES,
+    MOST_MEMORY_GB,
+    MOST_STATES,
     SolveBudget,
+    check_max_states,
     memory_text,
     solve_scenario,
 )
@@ -41,27 +43,6 @@ DEFAULT_MAX_STATES = 10 * MAX_STATES
 """Default ``--max-states``: a standalone solve may use ten times the harness's budget."""
 DEFAULT_MAX_MEMORY_GB = 3.0
 """Default ``--max-memory``: room for the default state budget (about 2.4 GB) and its overhead."""
-MOST_MEMORY_GB = 1024.0
-"""The largest ``--max-memory``."""
-MOST_STATES = int(MOST_MEMORY_GB * GB) // CORE_BYTES_PER_STATE
-"""The largest ``--max-states``: the states the largest ``--max-memory`` could ever hold, at the
-fewest bytes a state takes (the compiled solver's). A larger budget could never be reached, and
-the compiled solver takes the limit as a 64-bit integer."""
-
-
-def _check_max_states(value: int | None) -> int | None:
-    """Callback of ``--max-states``: at most :data:`MOST_STATES`.
-
-    Raises:
-        typer.BadParameter: more (the command line then ends in one line naming the range).
-    """
-    if value is not None and value > MOST_STATES:
-        raise typer.BadParameter(
-            f"{value} is out of range: allowed 1 to {MOST_STATES:,} (the states "
-            f"{MOST_MEMORY_GB:g} GB, the largest --max-memory, holds at {CORE_BYTES_PER_STATE} "
-            "bytes a state)"
-        )
-    return value
 
 
 def solve(
@@ -83,7 +64,7 @@ def solve(
     max_states: int = typer.Option(
         DEFAULT_MAX_STATES,
         min=1,
-        callback=_check_max_states,
+        callback=check_max_states,
         help="Stop a search beyond this many states (an exact solve then falls back to a "
         f"search of 1 phase); at most {MOST_STATES:,}, what the largest --max-memory could hold.",
     ),
@@ -166,10 +147,7 @@ def register(app: typer.Typer) -> None:
     app.command("solve")(solve)
 
 
-__all__ = [
-    "DEFAULT_MAX_MEMORY_GB", "DEFAULT_MAX_STATES", "MOST_MEMORY_GB", "MOST_STATES", "register",
-    "solve", "solve_scenario",
-]  # fmt: skip
+__all__ = ["DEFAULT_MAX_MEMORY_GB", "DEFAULT_MAX_STATES", "register", "solve", "solve_scenario"]
 
 
 def _bytes_per_state(rules: Any, max_depth: int | None, max_plies: int | None) -> int:

@@ -33,8 +33,11 @@ from psygym_experiments.harness.pools import RAY_ENV, ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.train_config import TrainConfig, make_config
 from psygym_experiments.harness.training import (
+    ENVS_PER_CORE,
     TRUSTED_NOTE,
     TrainingInterrupted,
+    check_n_envs,
+    check_n_envs_option,
     resume_run,
     run_training,
 )
@@ -125,7 +128,13 @@ def train(
     eval_episodes: int = typer.Option(
         200, min=1, help="Games per evaluation (the same games each time: common random numbers)."
     ),
-    n_envs: int = typer.Option(0, min=0, help="Vectorised envs (default: from the config)."),
+    n_envs: int = typer.Option(
+        0,
+        min=0,
+        callback=check_n_envs_option,
+        help=f"Vectorised envs (default: from the config; at most {ENVS_PER_CORE} per CPU core, "
+        "with --subproc as many as --workers).",
+    ),  # fmt: skip
     subproc: bool = typer.Option(False, "--subproc", help="SubprocVecEnv instead of DummyVecEnv."),
     vec_env: str = typer.Option(
         "auto",
@@ -194,6 +203,11 @@ def train(
                 run_dir = _start_value(options, pool)
             else:
                 cfg = _config(options)
+                check_n_envs(
+                    int(cfg.hyperparams["n_envs"]),
+                    cfg.subproc,
+                    "--n-envs" if n_envs else "n_envs (of the config)",
+                )  # before anything is built
                 pool = ray_pool(ray)  # joined before the run folder is made: errors come first
                 if pool is not None:
                     from psygym_experiments.harness.ray_vec_env import check_cluster_fits

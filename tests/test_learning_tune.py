@@ -21,7 +21,8 @@ from psygym_agents.parametric import build, families, family_for, make_tuned
 from psygym_agents.seventh.parametric import SeventhParametric
 from psygym_experiments.cli import app
 from psygym_experiments.harness.study_signals import StudyGuard
-from psygym_experiments.harness.tuning import _optimize, open_storage, tune_parametric, tune_rl
+from psygym_experiments.harness.study_storage import open_storage
+from psygym_experiments.harness.tuning import _optimize, tune_parametric, tune_rl
 from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL

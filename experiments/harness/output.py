@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from psygym.file_writes import kind_of, link_text, obstacle, replace_with
 from psygym.odds import Table
 
 FORMATS = ("table", "csv", "json", "markdown")
@@ -96,28 +97,6 @@ def _refuse(path: Path, why: str) -> UnsafeOutputError:
     return UnsafeOutputError(f"refusing to write {path}: {why}; {_NO_LINKS}")
 
 
-def _not_regular(path: Path, mode: int) -> UnsafeOutputError:
-    """The refusal of a file that is there but is not a regular file (``/dev/null``, a FIFO)."""
-    kinds = (
-        (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
-        (stat.S_ISSOCK, "a socket"),
-    )  # fmt: skip
-    what = next((f"{word}, not a regular file" for test, word in kinds if test(mode)),
-                "not a regular file")  # fmt: skip
-    return UnsafeOutputError(
-        f"refusing to write {path}: it is {what}; a command writes only regular files (name a "
-        "new file instead)"
-    )
-
-
-def _link_text(path: Path) -> str:
-    try:
-        return f"a symbolic link to {os.readlink(path)}"
-    except OSError:  # pragma: no cover - removed meanwhile
-        return "a symbolic link"
-
-
 def _escape(base: Path, here: Path) -> Path | None:
     """The first folder from ``base`` (excluded) down to ``here`` that leads outside ``base``."""
     inner = base.resolve()
@@ -143,18 +122,20 @@ def check_output(path: str | Path, root: str | Path | None = None) -> Path:
     if not path.is_relative_to(base) or path == base:
         raise _refuse(path, f"it is not inside the output folder {base}")
     if os.path.islink(path):
-        raise _refuse(path, f"it is {_link_text(path)}")
+        raise _refuse(path, f"it is {link_text(path)}")
     far = _escape(base, path.parent)
     if far is not None:
-        what = _link_text(far) if os.path.islink(far) else "not inside it"
+        what = link_text(far) if os.path.islink(far) else "not inside it"
         raise _refuse(path, f"its folder {far} is {what}, outside the output folder {base}")
-    try:
-        mode = os.lstat(path).st_mode
-    except (FileNotFoundError, NotADirectoryError):  # a new file (its writer names a bad folder)
-        return path
-    if not stat.S_ISREG(mode):
-        raise _not_regular(path, mode)
+    what = obstacle(path)  # a new file (its writer names a bad folder) or a regular one: None
+    if what is not None:
+        raise _not_regular(path, what)
     return path
+
+
+def _not_regular(path: Path, what: str) -> UnsafeOutputError:
+    return UnsafeOutputError(f"refusing to write {path}: it is {what}; a command writes only "
+                             "regular files (name a new file instead)")  # fmt: skip
 
 
 def check_folder(folder: str | Path, root: str | Path) -> Path:
@@ -169,7 +150,7 @@ def check_folder(folder: str | Path, root: str | Path) -> Path:
         raise _refuse(here, f"it is not inside the output folder {base}")
     far = _escape(base, here)
     if far is not None:
-        what = _link_text(far) if os.path.islink(far) else "not inside it"
+        what = link_text(far) if os.path.islink(far) else "not inside it"
         who = "it" if far == here else str(far)
         raise _refuse(here, f"{who} is {what}, outside the output folder {base}")
     return Path(folder)
@@ -187,7 +168,7 @@ def _open_fd(path: Path, flags: int) -> int:
         return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     except OSError as exc:
         if os.path.islink(path):
-            raise _refuse(path, f"it is {_link_text(path)}") from None
+            raise _refuse(path, f"it is {link_text(path)}") from None
         raise exc
 
 
@@ -196,7 +177,7 @@ def _one_file(fd: int, path: Path) -> None:
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        raise _not_regular(path, st.st_mode)
+        raise _not_regular(path, kind_of(st.st_mode))
     if st.st_nlink > 1:
         os.close(fd)
         raise _refuse(path, f"it has {st.st_nlink - 1} other hard link(s)")
@@ -205,9 +186,8 @@ def _one_file(fd: int, path: Path) -> None:
 def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None) -> None:
     """Write ``data`` to ``path`` through a fresh temporary file moved into place.
 
-    The temporary file, ``.<name>.<random>.tmp`` beside ``path``, is created exclusively under
-    a name no file has (never through a link), and only it is removed if the write fails: no
-    other file of the folder is touched, and a kill never leaves half a file at ``path``.
+    The temporary file is created exclusively under a name no file has, never through a link,
+    and only it is removed if the write fails (:func:`psygym.file_writes.replace_with`).
 
     Raises:
         UnsafeOutputError: ``path`` is not safe to write (:func:`check_output`).
@@ -221,42 +201,14 @@ def write_bytes(path: str | Path, data: bytes, *, root: str | Path | None = None
         raise ValueError(f"cannot write {given}: a name ending with a slash is a folder's; "
                          "name a file")  # fmt: skip
     path = check_output(path, root)
-    tmp, fd = _temporary(path, Path(given))
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-
-
-def _temporary(path: Path, given: Path) -> tuple[Path, int]:
-    """A new file beside ``path`` under a random name no file has, opened to write.
-
-    Raises:
-        FileNotFoundError, NotADirectoryError, PermissionError: the folder is missing, a file
-            is in its way, or it may not be written (naming ``given``'s folder, not the
-            temporary file).
-    """
-    import secrets
-
-    for _ in range(100):
-        # The name is cut so the temporary one stays within a file system's 255 bytes.
-        tmp = path.with_name(f".{path.name[:32]}.{secrets.token_hex(6)}.tmp")
-        try:
-            return tmp, os.open(
-                tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666
-            )
-        except FileExistsError:
-            continue
-        except (FileNotFoundError, NotADirectoryError):
-            raise _folder_error(given) from None
-        except PermissionError:
-            raise PermissionError(
-                f"cannot write {given}: no permission to make a file in its folder {given.parent}"
-            ) from None
-    raise FileExistsError(f"cannot write {given}: no free temporary name in its folder")
+        replace_with(path, data)
+    except (FileNotFoundError, NotADirectoryError):
+        raise _folder_error(Path(given)) from None
+    except PermissionError:
+        raise PermissionError(
+            f"cannot write {given}: no permission to make a file in its folder {path.parent}"
+        ) from None
 
 
 def _folder_error(given: Path) -> OSError:

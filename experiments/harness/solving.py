@@ -45,6 +45,31 @@ SOLVE_SECONDS = 30.0
 CORE_BYTES_PER_STATE = 150
 """The same in the compiled solver (:mod:`psygym.engine`): the state's bytes (24 to about 100),
 its value and the table's slots, with the arena's spare capacity."""
+MOST_MEMORY_GB = 1024.0
+"""The largest ``--max-memory`` of ``psygym solve``."""
+MOST_STATES = int(MOST_MEMORY_GB * GB) // CORE_BYTES_PER_STATE
+"""The largest ``--max-states`` of any command: the states ``psygym solve``'s largest
+``--max-memory`` could hold, at the fewest bytes a state takes (the compiled solver's). A larger
+budget could never be reached, and the compiled solver takes the limit as a 64-bit integer."""
+
+
+def check_max_states(value: int | None) -> int | None:
+    """Callback of every ``--max-states`` option: at most :data:`MOST_STATES`.
+
+    Raises:
+        typer.BadParameter: more (the command line then ends in one line naming the range).
+    """
+    import typer
+
+    if value is not None and value > MOST_STATES:
+        raise typer.BadParameter(
+            f"{value} is out of range: allowed 1 to {MOST_STATES:,} (the states {MOST_MEMORY_GB:g} "
+            f"GB, psygym solve's largest --max-memory, holds at {CORE_BYTES_PER_STATE} bytes a "
+            "state)"
+        )
+    return value
+
+
 BYTES_PER_STATE = 800
 """Memory one memoised state takes, about: 400 to 750 bytes measured on the shipped scenarios of
 every perfect-information edition (a state object and its value in the memo), up to 1,100 at

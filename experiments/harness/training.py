@@ -117,6 +117,61 @@ class TrainingInterrupted(RuntimeError):
 
 
 # --------------------------------------------------------------------------------- envs
+ENVS_PER_CORE = 64
+"""Most training envs per CPU core (``--n-envs``, ``n_envs``): a rollout holds ``n_steps`` steps
+of every env, so its memory and the fewest steps a run takes grow with the envs (100,000 envs:
+gigabytes before the first update). With ``--subproc`` each env is a process, capped like
+``--workers``."""
+
+
+def max_envs(subproc: bool = False) -> int:
+    """Most training envs a run may have here.
+
+    :data:`ENVS_PER_CORE` per CPU core, or with ``subproc`` (a process each)
+    :func:`.lifecycle.max_workers`.
+    """
+    from psygym_experiments.harness.lifecycle import max_workers
+
+    return max_workers() if subproc else ENVS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_n_envs(n_envs: int, subproc: bool = False, what: str = "--n-envs") -> int:
+    """Return ``n_envs`` if a run here may have that many training envs (:func:`max_envs`).
+
+    ``what`` names the setting in the error (``--n-envs``, or ``n_envs`` of a config).
+
+    Raises:
+        ValueError: more (one line naming the maximum and why), before anything is built.
+    """
+    from psygym_experiments.harness.lifecycle import WORKERS_PER_CORE
+
+    most = max_envs(subproc)
+    if n_envs > most:
+        cores = os.cpu_count() or 1
+        per = f"{WORKERS_PER_CORE} processes" if subproc else f"{ENVS_PER_CORE} envs"
+        why = "with --subproc each env is a process" if subproc else (
+            "a rollout holds n_steps steps of every env")  # fmt: skip
+        raise ValueError(f"{what} {n_envs} is too many: at most {most} ({per} per CPU core, "
+                         f"{cores} cores here; {why})")  # fmt: skip
+    return n_envs
+
+
+def check_n_envs_option(value: int) -> int:
+    """Callback of ``--n-envs`` (``train``, ``tune``): :func:`check_n_envs` without ``--subproc``.
+
+    0 means the config's; with ``--subproc`` the command checks the lower limit itself.
+
+    Raises:
+        typer.BadParameter: more (the command line then ends in one line naming the option).
+    """
+    import typer
+
+    try:
+        return check_n_envs(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("--n-envs ")) from None
+
+
 def _env_factory(cfg: TrainConfig, index: int, in_subprocess: bool) -> Any:
     def make() -> Any:
         import gymnasium as gym
@@ -158,12 +213,13 @@ def make_vec_env(cfg: TrainConfig, ray: str = "") -> Any:
     (:class:`.ray_vec_env.RayVecEnv`; the same envs, so a seed trains the same model).
 
     Raises:
-        ValueError: a ``batched`` run with ``ray``, or where the batched env cannot run (a
-            resumed run where the core is not built or ``PSYGYM_ENGINE=python``): one line.
+        ValueError: a ``batched`` run with ``ray``, where the batched env cannot run (a
+            resumed run where the core is not built or ``PSYGYM_ENGINE=python``), or more envs
+            than :func:`check_n_envs` allows: one line.
     """
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
-    n = int(cfg.hyperparams.get("n_envs", 1))
+    n = check_n_envs(int(cfg.hyperparams.get("n_envs", 1)), cfg.subproc and not ray, "n_envs")
     if cfg.vec_env == "batched":
         return _batched_vec_env(cfg, n, ray)
     if ray:
@@ -637,6 +693,6 @@ def resume_run(run_dir: str | Path, steps: int | None = None, *, show_progress: 
 
 
 __all__ = [
-    "TrainingInterrupted", "exact_score", "make_vec_env", "resume_run", "run_training",
-    "train_agent",
+    "TrainingInterrupted", "check_n_envs", "exact_score", "make_vec_env", "max_envs",
+    "resume_run", "run_training", "train_agent",
 ]  # fmt: skip

@@ -44,6 +44,7 @@ from psygym_experiments.harness.runs import (
     write_command,
 )
 from psygym_experiments.harness.study_signals import StudyGuard
+from psygym_experiments.harness.study_storage import open_storage
 from psygym_experiments.harness.tuning_workers import (
     fail_orphaned_trials,
     locked_sqlite,
@@ -53,75 +54,6 @@ from psygym_experiments.harness.tuning_workers import (
 
 TARGETS = ("parametric", "maskable-ppo")
 NET_SIZES: dict[str, list[int]] = {"small": [64, 64], "medium": [128, 128], "large": [256, 256]}
-
-
-# --------------------------------------------------------------------------------- storage
-STORAGE_SCHEMES = ("sqlite", "postgresql", "postgres", "mysql")
-"""URL schemes ``--storage`` accepts (with an optional ``+driver``), checked before connecting."""
-
-
-SQLITE_FILES = ("", "-journal", "-wal", "-shm")
-"""Suffixes of the files SQLite keeps beside a database (none may be a link)."""
-
-
-def default_storage(runs_dir: str | Path) -> str:
-    """``sqlite:///<runs-dir>/optuna.db`` (absolute path), once none of its files is a link.
-
-    Raises:
-        UnsafeOutputError: ``optuna.db`` or a file SQLite keeps beside it is a symbolic link.
-    """
-    path = Path(runs_dir).resolve() / "optuna.db"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for suffix in SQLITE_FILES:
-        check_output(path.with_name(path.name + suffix))
-    return f"sqlite:///{path}"
-
-
-def open_storage(spec: str | None, runs_dir: str | Path) -> Any:
-    """An Optuna storage from a spec: None (SQLite in runs-dir), ``journal:PATH`` or a URL.
-
-    Raises:
-        ValueError: a spec that is neither.
-    """
-    if not spec:
-        return default_storage(runs_dir)
-    if spec.startswith("journal:"):
-        import optuna
-
-        path = Path(spec.removeprefix("journal:"))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
-    if "://" not in spec:
-        raise ValueError(
-            f"--storage {spec!r} is not a storage URL; use e.g. sqlite:///runs/optuna.db, "
-            "postgresql://user:password@host:5432/db or journal:/shared/path/journal.log"
-        )
-    scheme = spec.split("://", 1)[0].lower()
-    if scheme.split("+", 1)[0] not in STORAGE_SCHEMES:
-        raise ValueError(
-            f"--storage {spec!r}: unknown storage scheme {scheme!r}; allowed: "
-            f"{', '.join(s + '://' for s in STORAGE_SCHEMES)} (SQLAlchemy URLs) or journal:PATH"
-        )
-    return _postgres_driver(spec)
-
-
-def _postgres_driver(url: str) -> str:
-    """Pick the installed PostgreSQL driver for a bare ``postgresql://`` URL.
-
-    SQLAlchemy 2.1 maps ``postgresql://`` to psycopg 3; psygym's ``postgres`` extra installs
-    psycopg2, so the URL is rewritten to ``postgresql+psycopg2://`` when only that is present.
-    """
-    import importlib.util
-
-    for bare in ("postgresql://", "postgres://"):
-        if url.startswith(bare):
-            if (
-                importlib.util.find_spec("psycopg") is None
-                and importlib.util.find_spec("psycopg2") is not None
-            ):
-                return "postgresql+psycopg2://" + url[len(bare) :]
-            return "postgresql://" + url[len(bare) :]
-    return url
 
 
 def study_name(edition: str, scenario: str, target: str, name: str | None = None) -> str:
@@ -142,7 +74,7 @@ def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
     import random
     import time
 
-    from sqlalchemy.exc import SQLAlchemyError
+    from sqlalchemy.exc import OperationalError, SQLAlchemyError
 
     for attempt in range(8):
         try:
@@ -153,11 +85,15 @@ def _open_study(storage: Any, name: str, seed: int, pruner: Any = None) -> Any:
             break
         except ImportError as exc:  # e.g. no PostgreSQL driver
             raise ValueError(f"cannot open storage: {exc} (pip install psycopg2-binary)") from None
-        except (SQLAlchemyError, optuna.exceptions.DuplicatedStudyError):
+        except (SQLAlchemyError, optuna.exceptions.DuplicatedStudyError) as exc:
             # Workers starting together on an empty database race to create Optuna's tables
             # and the study; the loser retries and then finds them.
             if attempt == 7:
                 raise
+            if isinstance(exc, OperationalError) and "unable to open" in str(exc):
+                # not a race: SQLite cannot open the file (unwritable folder, ...)
+                raise ValueError(f"--storage {storage}: cannot open the database: "
+                                 f"{exc.orig}") from None  # fmt: skip
             time.sleep(0.2 + random.random() * (attempt + 1))
     fail_orphaned_trials(study)
     register_tuner(study)
@@ -208,6 +144,30 @@ class Scorer:
             self.method = "exact"
             return value
         return self._exact(policy) if self.method == "exact" else self._simulate(policy)
+
+    def settle(self, policy: Any) -> float | None:
+        """Fix ``auto`` to ``exact`` or ``simulation`` before any trial; the exact value or None.
+
+        Whether the solver can score the game is only known by trying (it gives up past its
+        state limit), so ``auto`` and ``exact`` solve ``policy`` once; nothing is simulated
+        here (``simulation`` settles nothing). ``auto`` falls back to ``simulation`` where the
+        solver cannot (the note says why); ``exact`` then fails.
+
+        Raises:
+            ValueError: ``exact`` scoring, and the game cannot be solved (one line).
+        """
+        if self.method == "simulation":
+            return None
+        try:
+            value = self._exact(policy)
+        except (ImportError, ValueError) as exc:  # NotSolvable is a ValueError
+            if self.method == "exact":
+                raise ValueError(f"--scoring exact: {exc}") from None
+            self.method = "simulation"
+            self.note = f"exact scoring unavailable ({exc})"
+            return None
+        self.method = "exact"
+        return value
 
     def describe(self) -> str:
         """How trials were scored, for best.json."""
@@ -441,15 +401,17 @@ def tune_parametric(
     name = study_name(rules.edition, rules.scenario.name, "parametric", study)
     out = _tune_dir(runs_dir, rules, name)
     the_study = _open_study(open_storage(storage, runs_dir), name, seed)
-    if not the_study.trials:
-        the_study.enqueue_trial(fam.defaults(rules))
+    defaults = fam.defaults(rules)
+    enqueue_defaults(the_study, defaults)
     worker = worker_id()
-    scorer(fam.build(rules, fam.defaults(rules)))  # settle the scoring method once
+    known = _settle(scorer, fam.build(rules, defaults), the_study, show_progress)
 
     def objective(trial: Any) -> float:
         trial.set_user_attr("worker", worker)
-        policy = fam.build(rules, fam.sample(trial, rules))
-        return scorer(policy)
+        params = fam.sample(trial, rules)
+        if known is not None and _same_params(params, defaults):
+            return known  # the defaults' exact score, computed while settling
+        return scorer(fam.build(rules, params))
 
     _record(out, {"edition": rules.edition, "scenario": rules.scenario.name,
                   "target": "parametric", "family": fam.name, "study": name,
@@ -464,6 +426,63 @@ def tune_parametric(
         scored_by=scorer.describe(), study=name, trial=best.number,
         **trial_counts(the_study), note=scorer.note or None,
     ))  # fmt: skip
+
+
+def enqueue_defaults(study: Any, defaults: dict[str, Any]) -> bool:
+    """Queue a trial of ``defaults`` unless one is complete, waiting or running; True if queued.
+
+    A defaults trial that failed (cut short by Ctrl-C, say) or was pruned is queued again, so
+    every study scores the family's defaults once.
+    """
+    import optuna
+
+    live = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.WAITING,
+            optuna.trial.TrialState.RUNNING)  # fmt: skip
+    for t in study.get_trials(deepcopy=False, states=live):
+        if _same_params(t.system_attrs.get("fixed_params", t.params), defaults):
+            return False
+    study.enqueue_trial(defaults)
+    return True
+
+
+def _same_params(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two parameter sets are equal (floats within rounding, as Optuna compares them)."""
+    import math
+
+    if a.keys() != b.keys():
+        return False
+    return all(
+        math.isclose(x, b[k], rel_tol=1e-9, abs_tol=0.0)
+        if isinstance(x, float) and isinstance(b[k], int | float)
+        else x == b[k]
+        for k, x in a.items()
+    )
+
+
+def _settle(scorer: Scorer, policy: Any, study: Any, show: bool) -> float | None:
+    """:meth:`Scorer.settle` with a progress line, and Ctrl-C or SIGTERM as between trials.
+
+    Raises:
+        TuneInterrupted: a signal stopped it (the study keeps its trials).
+        ValueError: ``exact`` scoring of a game the solver cannot score.
+    """
+    from psygym_experiments.harness.lifecycle import sigterm_interrupts
+
+    if scorer.method == "simulation":
+        return None
+    if show:
+        from psygym_experiments.common import err_console
+
+        err_console.print(
+            "scoring: trying the exact solver on the default parameters "
+            f"(--scoring {scorer.method}; Ctrl-C stops)...",
+            highlight=False,
+        )
+    try:
+        with sigterm_interrupts():
+            return scorer.settle(policy)
+    except KeyboardInterrupt:
+        raise TuneInterrupted(study.study_name, trial_counts(study)["trials"], None) from None
 
 
 def _rl_objective(
@@ -610,7 +629,7 @@ def run_target(target: str, edition: str, scenario: str, trials: int, seed: int,
 
 
 __all__ = [
-    "SAMPLERS", "TARGETS", "Scorer", "TuneInterrupted", "default_storage",
-    "hyperparams_from_params", "open_storage", "run_target", "sample_maskable_ppo_params",
+    "SAMPLERS", "TARGETS", "Scorer", "TuneInterrupted", "enqueue_defaults",
+    "hyperparams_from_params", "run_target", "sample_maskable_ppo_params",
     "study_name", "trial_counts", "tune_parametric", "tune_rl",
 ]  # fmt: skip
