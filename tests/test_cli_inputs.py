@@ -358,3 +358,9 @@ def test_a_written_name_with_an_escape_code_is_shown_escaped(tmp_path):
     assert "\x1b" not in out
     assert f"wrote {tmp_path}/bad\\x1b[31mname[red].toml:" in out
     assert name.is_file()
+
+
+def test_advise_refuses_true_as_an_action_of_a_state_file(tmp_path):
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps({"edition": "8th", "scenario": "single-phase", "actions": [True]}))
+    clean_error(run("advise", "--state", path), "'actions' must be a list of whole numbers")

@@ -133,7 +133,8 @@ def load_state_file(path: str | Path) -> dict[str, Any]:
             "'situation' (for an edition whose agents build situations)"
         )
     if actions is not None and not (
-        isinstance(actions, list) and all(isinstance(a, int) for a in actions)
+        isinstance(actions, list)
+        and all(isinstance(a, int) and not isinstance(a, bool) for a in actions)
     ):
         raise ValueError(f"{p}: 'actions' must be a list of whole numbers")
     if situation is not None and not isinstance(situation, (str, dict)):
