@@ -6,37 +6,15 @@ import json
 import re
 
 import numpy as np
-from psygym_experiments.cli import app
+from cli_helpers import clean_error, ok, run
 from psygym_experiments.harness.gamelog import GameLog
-from typer.testing import CliRunner
 
 from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
 
-runner = CliRunner()
-
-
-def run(*args: object):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def ok(*args: object) -> str:
-    result = run(*args)
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result.stdout
-
 
 def as_json(*args: object) -> dict:
     return json.loads(ok(*args, "--json"))
-
-
-def clean_error(result, *words: str) -> str:
-    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 def best_first(doc: dict) -> list[float]:

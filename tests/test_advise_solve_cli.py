@@ -5,30 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from psygym_experiments.cli import app
-from typer.testing import CliRunner
-
-runner = CliRunner()
-
-
-def run(*args: str):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def ok(*args: str) -> str:
-    result = run(*args)
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result.stdout
-
-
-def clean_error(result, *words: str) -> str:
-    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    assert "Traceback" not in result.stderr
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
+from cli_helpers import clean_error, ok, run
 
 
 def test_solve_prints_value_states_exact_and_time(small_rt):

@@ -16,39 +16,12 @@ import sys
 import tomllib
 from pathlib import Path
 
-import numpy as np
 import pytest
-from psygym_experiments.cli import app
-from psygym_experiments.harness.gamelog import GameLog
+from cli_helpers import clean_error, ok, run
 from psygym_experiments.harness.output import UnsafeOutputError, atomic_write, write_bytes
-from typer.testing import CliRunner
+from test_advise_questions import _tiny_log
 
-from psygym.core import CHANCE, TERMINAL
 from psygym.editions import load
-
-runner = CliRunner()
-
-
-def run(*args: object):
-    return runner.invoke(app, [str(a) for a in args])
-
-
-def ok(*args: object) -> str:
-    result = run(*args)
-    assert result.exit_code == 0, (result.stdout, result.stderr, result.exception)
-    return result.stdout
-
-
-def clean_error(result, *words: str) -> str:
-    """Exit code 2 and one line on stderr starting with ``error:`` holding each of ``words``."""
-    assert result.exit_code == 2, (result.stdout, result.stderr, result.exception)
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    assert "Traceback" not in result.stderr and "internal error" not in result.stderr
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
-
 
 # ----------------------------------------------------------------------------- 7th situations
 DUEL = ("advise", "--edition", "7th", "--scenario", "duel", "--heuristics", "none")
@@ -174,28 +147,8 @@ def test_advise_refuses_a_scenario_the_state_file_contradicts(tmp_path):
     assert got["scenario"] == "single-phase"
 
 
-def _log(tmp_path: Path, edition: str, scenario: str) -> Path:
-    """A finished game of ``scenario``, played with seeded random choices."""
-    rules = load(edition, scenario)
-    rng = np.random.default_rng(3)
-    path = tmp_path / "game.jsonl"
-    log = GameLog(path, {"edition": edition, "scenario": scenario, "seed": 3})
-    state = rules.initial_state()
-    while rules.current_player(state) != TERMINAL:
-        player = rules.current_player(state)
-        if player == CHANCE:
-            action = rules.sample_chance(state, rng)
-        else:
-            legal = rules.legal_actions(state)
-            action = legal[int(rng.integers(len(legal)))]
-        log.step(player, action, rules.action_label(state, action))
-        state = rules.apply(state, action)
-    log.end(rules, state, "finished")
-    return path
-
-
 def test_advise_refuses_options_the_game_log_contradicts(tmp_path):
-    path = _log(tmp_path, "7th", "single-phase")
+    path, _ = _tiny_log(tmp_path, "7th", "single-phase")
     clean_error(
         run("advise", "--from-log", path, "--at", 1, "--edition", "8th", "--scenario", "duel"),
         "--edition 8th does not match the game log",

@@ -19,9 +19,9 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
+import test_serve_api  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 from psygym_experiments.serve import store as store_module  # noqa: E402
-from psygym_experiments.serve.app import create_app  # noqa: E402
 from psygym_experiments.serve.games import toml_text  # noqa: E402
 from psygym_experiments.serve.store import GameStore  # noqa: E402
 from test_serve_api import TOML  # noqa: E402
@@ -34,13 +34,7 @@ EDITIONS = registry.editions()
 LENGTH_KEYS = ("battle_rounds", "turns")
 
 
-@pytest.fixture
-def client(tmp_path: Path):
-    """A client over a fresh store logging to ``tmp_path``."""
-    store = GameStore(tmp_path / "runs")
-    with TestClient(create_app(store)) as c:
-        c.store = store  # type: ignore[attr-defined]
-        yield c
+client = test_serve_api.client  # the fixture: a client over a fresh store
 
 
 def files_written(store: GameStore) -> list[str]:
