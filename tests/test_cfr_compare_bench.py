@@ -66,9 +66,8 @@ def test_cfr_refuses_a_tree_over_max_states_before_building_it(tmp_path, no_cfr_
     assert list((tmp_path / "cfr").iterdir()) == []  # nothing solved or written
 
 
-def test_cfr_default_budget_refuses_the_7th_duel_in_seconds(tmp_path, no_cfr_solver):
+def test_cfr_default_budget_refuses_the_7th_duel_before_building_it(tmp_path, no_cfr_solver):
     """The duel used to grow memory without bound for minutes; now it is counted and refused."""
-    start = time.perf_counter()
     result = runner.invoke(app, ["cfr", "--edition", "7th", "--scenario", "duel",
                                  "--iterations", "2", "--out", str(tmp_path / "cfr")])  # fmt: skip
     assert result.exit_code == 2, result.output
@@ -76,7 +75,6 @@ def test_cfr_default_budget_refuses_the_7th_duel_in_seconds(tmp_path, no_cfr_sol
     line = _one_line(result.stderr)
     assert line.startswith("error: the game tree of 7th duel has at least ")
     assert int(line.split("at least ")[1].split(" histories")[0].replace(",", "")) > 2_000_000
-    assert time.perf_counter() - start < 20
 
 
 def test_count_histories_is_openspiel_s_count_and_stops_past_its_limit():
