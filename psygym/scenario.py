@@ -420,8 +420,15 @@ def read_edition(data: Mapping[str, Any], source: str) -> str:
 
 
 def resolve_path(scenario: str | Path, shipped_dir: Path, edition: str) -> Path:
-    """A shipped scenario name (``"duel"``) or a path, as a path to an existing file."""
+    """A shipped scenario name (``"duel"``) or a path, as a path to an existing file.
+
+    A bare shipped name means the shipped scenario even where the working folder holds a file
+    or folder of that name (give ``duel.toml`` or a path with a folder for that one).
+    """
     p = Path(scenario)
+    shipped = shipped_dir / f"{scenario}.toml"
+    if len(p.parts) == 1 and not p.suffix and shipped.is_file():
+        return shipped
     if p.exists():
         return p
     names = ", ".join(sorted(f.stem for f in shipped_dir.glob("*.toml"))) or "none shipped"
@@ -431,9 +438,6 @@ def resolve_path(scenario: str | Path, shipped_dir: Path, edition: str) -> Path:
             str(p), "", f"no such file (looked for {p.resolve()}){ends}",
             f"a path to a .toml file, or a shipped name: {names}",
         )  # fmt: skip
-    candidate = shipped_dir / f"{scenario}.toml"
-    if candidate.is_file():
-        return candidate
     raise ScenarioError(str(scenario), "", f"no shipped {edition} scenario of that name", names)
 
 

@@ -317,3 +317,24 @@ def test_advise_refuses_true_as_an_action_of_a_state_file(tmp_path):
     path = tmp_path / "state.json"
     path.write_text(json.dumps({"edition": "8th", "scenario": "single-phase", "actions": [True]}))
     clean_error(run("advise", "--state", path), "'actions' must be a list of whole numbers")
+
+
+def test_a_shipped_name_is_the_shipped_scenario_whatever_the_working_folder_holds(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    ok("scenario", "random", "--edition", "7th", "--seed", 9, "--out", "duel")  # a file "duel"
+    (tmp_path / "single-phase").mkdir()
+    assert load("7th", "duel").scenario.name == "duel"
+    assert load("7th", "single-phase").scenario.name == "single-phase"
+    assert load("7th", str(tmp_path / "duel")).scenario.name != "duel"  # a path is the file
+
+
+def test_advise_from_a_log_without_decisions_says_so(tmp_path):
+    from psygym_experiments.harness.gamelog import GameLog
+
+    rules, path = load("7th", "single-phase"), tmp_path / "quit.jsonl"
+    GameLog(path, {"edition": "7th", "scenario": "single-phase", "seed": 3}).end(
+        rules, rules.initial_state(), "quit"
+    )
+    clean_error(run("advise", "--from-log", path, "--at", 1), "holds no decision")

@@ -306,6 +306,8 @@ def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[st
     steps = [(n, obj) for n, obj in lines[1:] if obj.get("type") == "step"]
     state = rules.initial_state()
     count = sum(1 for _, obj in steps if obj.get("player") != "chance")
+    if count == 0:
+        raise ValueError(f"--from-log: {p} holds no decision (the game ended or was quit first)")
     if not 1 <= at <= count:
         raise ValueError(f"--at: {p} holds {count} decisions, so --at is 1..{count}, got {at}")
     views = [PlayerView(rules, seat) for seat in (0, 1)]
