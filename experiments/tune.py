@@ -7,7 +7,13 @@ does the work; this module is the command.
 from __future__ import annotations
 
 import typer
-from psygym_experiments.common import console, edition_option, err_console, user_errors
+from psygym_experiments.common import (
+    check_workers_option,
+    console,
+    edition_option,
+    err_console,
+    user_errors,
+)
 from psygym_experiments.harness.runs import command_text, invoked_as_cli
 from psygym_experiments.harness.training import ENVS_PER_CORE, check_n_envs_option
 from psygym_experiments.harness.tuning import TARGETS, TuneInterrupted, run_target
@@ -27,7 +33,12 @@ def tune(
         "journal:PATH; default sqlite:///<runs-dir>/optuna.db.",
     ),
     study: str = typer.Option("", help="Study name (default <edition>-<scenario>-<target>)."),
-    jobs: int = typer.Option(1, min=1, help="Parallel trials in this process."),
+    jobs: int = typer.Option(
+        1,
+        min=1,
+        callback=check_workers_option,
+        help="Parallel trials in this process (at most 4 per CPU core, as --workers).",
+    ),  # fmt: skip
     seed: int = typer.Option(
         0, min=0, help="Sampler seed (give each distributed worker its own) and simulation seed."
     ),

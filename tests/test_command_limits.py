@@ -16,6 +16,7 @@ from pathlib import Path
 
 import optuna
 import pytest
+from cli_helpers import clean_error
 from psygym_experiments import cli
 from psygym_experiments.harness import tuning
 from psygym_experiments.harness.solving import MOST_STATES
@@ -46,19 +47,6 @@ def run(capsys):
         return Result(code, out, err)
 
     return invoke
-
-
-def clean_error(result: Result, *words: str) -> str:
-    """Exit code 2 and one ``error:`` line on stderr holding ``words``; no traceback."""
-    assert result.exit_code == 2, (result.exit_code, result.stdout, result.stderr)
-    lines = [ln for ln in result.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, result.stderr
-    line = lines[0]
-    assert line.startswith("error: ") and "Traceback" not in result.stderr, line
-    assert "internal error" not in line
-    for w in words:
-        assert w in line, line
-    return line
 
 
 # ----------------------------------------------------------------------------- --max-states
@@ -337,3 +325,9 @@ def test_a_failed_safe_write_removes_only_its_own_temporary_file(tmp_path, monke
         write_safetensors(target, save({"x": np.zeros(2, np.float32)}))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["w.safetensors", "w.safetensors.tmp"]
     assert target.read_bytes() == b"old" and mine.read_text() == "mine"
+
+
+def test_tune_jobs_are_bounded_like_workers(run, tmp_path):
+    line = clean_error(run("tune", "--scenario", "single-phase", "--jobs", 1000, "--runs-dir",
+                           tmp_path), "--jobs", "per CPU core")  # fmt: skip
+    assert "1000 is too many" in line and not any(tmp_path.iterdir())
