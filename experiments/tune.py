@@ -38,7 +38,7 @@ def tune(
         min=1,
         callback=check_workers_option,
         help="Parallel trials in this process (at most 4 per CPU core, as --workers).",
-    ),  # fmt: skip
+    ),
     seed: int = typer.Option(
         0, min=0, help="Sampler seed (give each distributed worker its own) and simulation seed."
     ),
