@@ -135,14 +135,8 @@ class Scorer:
     def __call__(self, policy: Any) -> float:
         """The policy's score (its expected zero-sum score, seats averaged)."""
         if self.method == "auto":
-            try:
-                value = self._exact(policy)
-            except (ImportError, ValueError) as exc:  # NotSolvable is a ValueError
-                self.method = "simulation"
-                self.note = f"exact scoring unavailable ({exc})"
-                return self._simulate(policy)
-            self.method = "exact"
-            return value
+            value = self.settle(policy)
+            return self._simulate(policy) if value is None else value
         return self._exact(policy) if self.method == "exact" else self._simulate(policy)
 
     def settle(self, policy: Any) -> float | None:
