@@ -4,6 +4,11 @@
 several machines share one study) or ``journal:PATH`` (a JournalStorage file on a shared file
 system); without it, ``sqlite:///<runs-dir>/optuna.db``. Every spec is checked before anything
 connects, and the folder a SQLite or journal file goes in is made.
+
+A database file the user names may live anywhere (it is theirs), but like the default one it
+must be a regular file or a new one: a symbolic link (SQLite would write through it) or a
+device, pipe or folder is refused in one line. Only the file itself is checked, not the folders
+above it, which the user chose.
 """
 
 from __future__ import annotations
@@ -11,7 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from psygym_experiments.harness.output import check_output
+from psygym_experiments.harness.output import UnsafeOutputError, check_output
+
+from psygym.file_writes import obstacle
 
 STORAGE_SCHEMES = ("sqlite", "postgresql", "postgres", "mysql")
 """URL schemes ``--storage`` accepts (with an optional ``+driver``), checked before connecting."""
@@ -39,6 +46,8 @@ def open_storage(spec: str | None, runs_dir: str | Path) -> Any:
 
     Raises:
         ValueError: a spec that is neither.
+        UnsafeOutputError: a SQLite database or journal file named by the spec (or a file SQLite
+            keeps beside the database) is a symbolic link or not a regular file.
     """
     if not spec:
         return default_storage(runs_dir)
@@ -46,6 +55,7 @@ def open_storage(spec: str | None, runs_dir: str | Path) -> Any:
         import optuna
 
         path = Path(spec.removeprefix("journal:"))
+        _refuse_obstacle(spec, path)
         path.parent.mkdir(parents=True, exist_ok=True)
         return optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(path)))
     if "://" not in spec:
@@ -71,6 +81,8 @@ def _sqlite_folder(url: str) -> None:
 
     Raises:
         ValueError: the URL does not parse, or its database path is a folder (one line).
+        UnsafeOutputError: the database, or a file SQLite keeps beside it (:data:`SQLITE_FILES`),
+            is a symbolic link or not a regular file.
         OSError: the folder cannot be made (e.g. a part of it is a file; the CLI names it).
     """
     from sqlalchemy.engine import make_url
@@ -83,10 +95,26 @@ def _sqlite_folder(url: str) -> None:
     if not database or database == ":memory:" or database.startswith("file:"):
         return
     path = Path(database)
-    if path.is_dir():
+    if path.is_dir() and not path.is_symlink():  # a link to a folder: refused as a link
         raise ValueError(f"--storage {url!r}: {path} is a folder; the URL names the database "
                          "file, e.g. sqlite:///runs/optuna.db")  # fmt: skip
+    for suffix in SQLITE_FILES:
+        _refuse_obstacle(url, path.with_name(path.name + suffix))
     path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def _refuse_obstacle(spec: str, path: Path) -> None:
+    """Refuse a storage file of the user's that is a symbolic link or not a regular file.
+
+    Raises:
+        UnsafeOutputError: one line naming the spec, the file and what it is.
+    """
+    what = obstacle(path)
+    if what is not None:
+        raise UnsafeOutputError(
+            f"--storage {spec!r}: refusing to use {path}: it is {what}; a study is written only "
+            "to a regular file or a new one, never through a link (name the file itself)"
+        )
 
 
 def _postgres_driver(url: str) -> str:

@@ -45,7 +45,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from psygym_experiments.serve.front_door import FrontDoor, read_body, read_json
 from psygym_experiments.serve.games import BadRequest
-from psygym_experiments.serve.store import GameStore
+from psygym_experiments.serve.store import GameStore, integer_field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 HERE = Path(__file__).resolve().parent
@@ -161,9 +161,9 @@ def create_app(store: GameStore, hosts: Iterable[str] = ()) -> FastAPI:
                 'the body must be {"action": <a legal action>, "step": <the view\'s step>}; '
                 f"missing: {', '.join(missing)}"
             )
-        step = body["step"]
-        if not isinstance(step, int) or isinstance(step, bool):
-            raise BadRequest(f"step must be the view's step (an integer), got {step!r}")
+        step = integer_field(
+            body, "step", None, None, "the view's step (an integer)", required=True
+        )
 
         def play() -> dict[str, Any]:
             game = store.get(game_id)

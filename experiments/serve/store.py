@@ -252,12 +252,12 @@ class GameStore:
                 raise BadRequest("too many games in progress; try again later", 503)
         if not isinstance(request, Mapping):
             raise BadRequest("the request body must be a JSON object")
-        seat = _integer(request, "seat", 0, (0, 1), "0 or 1")
-        seed = _integer(
+        seat = integer_field(request, "seat", 0, (0, 1), "0 or 1")
+        seed = integer_field(
             request, "seed", 0, (0, MAX_GAME_SEED), f"an integer from 0 to {MAX_GAME_SEED}"
         )
-        _integer(request, "random", None, (0, MAX_SEED), f"a seed from 0 to {MAX_SEED}")
-        rounds = _integer(request, "rounds", None, None, "an integer")
+        integer_field(request, "random", None, (0, MAX_SEED), f"a seed from 0 to {MAX_SEED}")
+        rounds = integer_field(request, "rounds", None, None, "an integer")
         ed, path, scenario_label = self._scenario(request)
         if rounds is not None:
             self._check_rounds(ed, rounds, random_battle=path is None)
@@ -494,22 +494,27 @@ def _reference_name(edition_id: str, agents: list[dict[str, str]] | None) -> str
     return agents[0]["name"] if agents else "random"
 
 
-def _integer(
+def integer_field(
     request: Mapping[str, Any],
     key: str,
     default: int | None,
     bounds: tuple[int, int] | None,
     allowed: str,
+    *,
+    required: bool = False,
 ) -> Any:
     """``request[key]`` (``default`` if absent): an int, not a float or a bool, in ``bounds``.
 
-    ``None`` is returned only where ``default`` is ``None`` (an optional field left out).
+    The one check of every number a request sends (the game's choices here, the ``step`` of an
+    action in :mod:`.app`). ``None`` is returned only where ``default`` is ``None`` and the
+    field is not ``required`` (an optional field left out); a ``required`` one must hold an
+    integer, so ``None`` is refused too.
 
     Raises:
         BadRequest: naming the field, what was sent and ``allowed``.
     """
     value = request.get(key, default)
-    if value is None and default is None:
+    if value is None and default is None and not required:
         return None
     whole = isinstance(value, int) and not isinstance(value, bool)
     if not whole or (bounds is not None and not bounds[0] <= value <= bounds[1]):
@@ -572,4 +577,4 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-__all__ = ["GameStore", "refuse_path_fields"]
+__all__ = ["GameStore", "integer_field", "refuse_path_fields"]

@@ -73,6 +73,8 @@ async function api(method, url, body, raw) {
   return data;
 }
 
+// The one error line, shown above the setup form and the game alike (the server's message of a
+// refused request); showError(null) clears it.
 function showError(err) {
   $("error").textContent = err ? String(err.message || err) : "";
 }
@@ -136,7 +138,8 @@ async function act(action) {
     showError(null);
   } catch (err) {
     showError(err);
-    // Show the decision the game is at now (the error stays above the form).
+    // Show the decision the game is at now (the error line stays above it until the next
+    // action played).
     await api("GET", `/api/games/${game.id}`).then(show, () => {});
   } finally {
     busy(false);
@@ -227,6 +230,7 @@ function show(view) {
 
 function again() {
   game = null;
+  showError(null);
   $("game").hidden = true;
   $("setup").hidden = false;
   document.body.dataset.state = "setup";
