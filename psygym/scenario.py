@@ -3,7 +3,8 @@
 A scenario names its ``edition``, the game settings and two ``sides`` of units. Each edition
 subclasses :class:`UnitSpec`, :class:`SideSpec` and :class:`ScenarioSpec` with its own fields;
 this module holds what they share (units with wounds, toughness, saves, leadership, a position in
-inches; unique unit names; two non-empty sides) and the loader.
+inches; names with a visible character; unique unit names; two non-empty sides with different
+names) and the loader.
 
 Every problem becomes one :class:`ScenarioError` whose message reads
 ``<file>: field <dotted.path>: <problem> (allowed: ...)``.
@@ -21,9 +22,10 @@ import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from types import UnionType
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import (
     AfterValidator,
@@ -36,6 +38,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.fields import FieldInfo
 
 from psygym.dice import DiceError, parse
 
@@ -72,7 +75,10 @@ class ScenarioError(ValueError):
 
     def __init__(self, source: str, field: str, problem: str, allowed: str | None = None):
         self.source, self.field, self.problem, self.allowed = source, field, problem, allowed
-        msg = f"{source}: field {field}: {problem}" if field else f"{source}: {problem}"
+        # A path holds the keys of tables (power names): one with a right-to-left override or a
+        # zero-width space would scramble or hide part of the line, so those are shown escaped.
+        shown = "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in field)
+        msg = f"{source}: field {shown}: {problem}" if field else f"{source}: {problem}"
         if allowed:
             msg += f" (allowed: {allowed})"
         super().__init__(msg)
@@ -120,8 +126,40 @@ def control_character(text: str, allowed: str = "") -> str | None:
     )
 
 
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH)]
-"""A name in a scenario or data file: 1 to :data:`MAX_NAME_LENGTH` characters."""
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+"""Letters and symbols that draw nothing: the Hangul fillers and the blank Braille pattern."""
+
+
+def has_visible_character(text: str) -> bool:
+    """Whether ``text`` holds a character that draws something on a screen.
+
+    A letter, digit, punctuation mark or symbol counts; spaces, format characters (the
+    zero-width space U+200B, the right-to-left override U+202E), control characters, combining
+    marks on their own and the few letters that draw nothing (:data:`_BLANK_GLYPHS`) do not.
+    """
+    return any(
+        unicodedata.category(ch)[0] in "LNPS" and ch not in _BLANK_GLYPHS for ch in text
+    )
+
+
+def _visible_name(text: str) -> str:
+    # A name the texts cannot show ("Generating powers: ", "'s Psychic phase") names nothing.
+    # A control character is left to Spec._printable, whose message is the more precise one.
+    if control_character(text) is None and not has_visible_character(text):
+        # Code points, not the text: a terminal shows none of it, and blanks get collapsed.
+        codes = " ".join(f"U+{ord(ch):04X}" for ch in text[:6]) + (" ..." if len(text) > 6 else "")
+        raise ValueError(
+            f"the name is only {codes}, no visible character (allowed: at least one letter, "
+            "digit, punctuation mark or symbol)"
+        )
+    return text
+
+
+Name = Annotated[
+    str, Field(min_length=1, max_length=MAX_NAME_LENGTH), AfterValidator(_visible_name)
+]
+"""A name in a scenario or data file: 1 to :data:`MAX_NAME_LENGTH` characters, at least one
+of them visible (:func:`has_visible_character`)."""
 Text = Annotated[str, Field(max_length=MAX_TEXT_LENGTH)]
 """A description: at most :data:`MAX_TEXT_LENGTH` characters."""
 Value = Annotated[float, Field(ge=0, le=MAX_VALUE)]
@@ -194,6 +232,27 @@ class ScenarioSpec(Spec):
                 seen.add(unit.name)
         return self
 
+    @model_validator(mode="after")
+    def _distinct_side_names(self) -> ScenarioSpec:
+        # Texts name a side by its name ("Blue's Psychic phase"): two alike would be ambiguous.
+        if len(self.sides) == 2 and self.sides[0].name == self.sides[1].name:
+            raise _FieldProblem(
+                "sides.1.name",
+                f"both sides are named {self.sides[1].name!r}",
+                "a name the other side does not have",
+            )
+        return self
+
+
+def repeated(names: Sequence[str]) -> int | None:
+    """Index of the first of ``names`` that an earlier one already is, or ``None``."""
+    seen: set[str] = set()
+    for i, name in enumerate(names):
+        if name in seen:
+            return i
+        seen.add(name)
+    return None
+
 
 class _FieldProblem(ValueError):
     """Raised inside validators to point at a precise field (turned into a ScenarioError)."""
@@ -226,9 +285,119 @@ def _number(x: Any) -> str:
     return str(int(x)) if isinstance(x, float) and x.is_integer() else str(x)
 
 
-def _allowed_from(err: Mapping[str, Any]) -> str | None:
+_ITEM_WORDS = {
+    "position": ("number", "numbers", ", x and y"),
+    "sides": ("side", "sides", ""),
+    "units": ("unit", "units", ""),
+    "powers": ("power", "powers", ""),
+    "power": ("power", "powers", ""),
+    "disciplines": ("discipline", "disciplines", ""),
+    "abilities": ("ability", "abilities", ""),
+}
+"""What the items of a list field are called, by field name (others are "items")."""
+
+
+def _unwrap(tp: Any) -> tuple[Any, list[Any]]:
+    """``tp`` without ``Annotated`` and ``| None``, and the constraints ``Annotated`` held."""
+    meta: list[Any] = []
+    while True:
+        origin = get_origin(tp)
+        if origin is Annotated:
+            tp, *extra = get_args(tp)
+            for x in extra:
+                meta.extend(x.metadata if isinstance(x, FieldInfo) else [x])
+        elif origin in (Union, UnionType):
+            arms = [a for a in get_args(tp) if a is not type(None)]
+            if len(arms) != 1:
+                return tp, meta
+            tp = arms[0]
+        else:
+            return tp, meta
+
+
+def _field_at(model: Any, loc: tuple[Any, ...]) -> tuple[Any, list[Any]] | None:
+    """The type and constraints of the field at ``loc`` of ``model``, or ``None`` if unclear."""
+    tp, meta = model, []
+    for part in loc:
+        tp, _ = _unwrap(tp)
+        origin, args = get_origin(tp), get_args(tp)
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(part, str):
+            info = tp.model_fields.get(part)
+            if info is None:
+                return None
+            tp, meta = info.annotation, list(info.metadata)
+        elif isinstance(part, int) and origin is list and args:
+            tp, meta = args[0], []
+        elif isinstance(part, int) and origin is tuple and args:
+            fixed = args[-1] is not Ellipsis
+            if fixed and part >= len(args):
+                return None
+            tp, meta = (args[part] if fixed else args[0]), []
+        else:
+            return None
+    tp, extra = _unwrap(tp)
+    return tp, meta + extra
+
+
+def _lengths_in_words(
+    model: Any, loc: tuple[Any, ...], err: Mapping[str, Any], list_length: bool = True
+) -> str | None:
+    """What lengths the list, tuple or text at ``loc`` allows, in words.
+
+    ``exactly 2 sides, a list of length 2``, ``1 to 30 units, a list of length 1 to 30``,
+    ``exactly 2 numbers, x and y``, ``1 to 80 characters``. The bounds come from the model,
+    since pydantic's error tells only the one bound that was broken (and nothing of a tuple's
+    fixed length). ``list_length=False`` leaves out a list's ``a list of length ...``.
+    """
+    ctx = err.get("ctx") or {}
+    low, high = ctx.get("min_length"), ctx.get("max_length")
+    found = _field_at(model, loc) if model is not None else None
+    tp = None
+    if found is not None:
+        tp, meta = found
+        for m in meta:
+            low = getattr(m, "min_length", None) if low is None else low
+            high = getattr(m, "max_length", None) if high is None else high
+        args = get_args(tp)
+        if get_origin(tp) is tuple and args and args[-1] is not Ellipsis:
+            low = high = len(args)
+    if low is None and high is None:
+        return None
+    names = [p for p in loc if isinstance(p, str)]
+    if tp is str or err.get("type", "").startswith("string_"):
+        one, many, tail = "character", "characters", ""
+    else:
+        one, many, tail = _ITEM_WORDS.get(names[-1] if names else "", ("item", "items", ""))
+
+    def count(n: int) -> str:
+        return f"{n} {one if n == 1 else many}"
+
+    if low == high:
+        words, span = f"exactly {count(low)}", f"{low}"
+    elif low and high is not None:
+        words, span = f"{low} to {high} {many}", f"{low} to {high}"
+    elif high is not None:
+        words, span = f"at most {count(high)}", f"0 to {high}"
+    else:
+        words, span = f"at least {count(low)}", f"{low} or more"
+    is_list = (tp is not None and get_origin(tp) is list) or ctx.get("field_type") == "List"
+    if list_length and is_list:
+        tail += f", a list of length {span}"  # as the messages before these words said it
+    return words + tail
+
+
+def _allowed_from(err: Mapping[str, Any], model: Any = None) -> str | None:
     ctx = err.get("ctx") or {}
     kind = err.get("type", "")
+    loc = tuple(err.get("loc", ()))
+    if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
+        return _lengths_in_words(model, loc, err)
+    if kind in ("list_type", "tuple_type"):
+        words = _lengths_in_words(model, loc, err, list_length=False)
+        return f"a list of {words}" if words else "a list [...]"
+    if kind == "missing" and loc and isinstance(loc[-1], int):
+        # An item of a fixed-length tuple: say the length rather than "this field is required".
+        return _lengths_in_words(model, loc[:-1], err) or "this item is required"
     if "expected" in ctx:
         return str(ctx["expected"])
     words = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
@@ -245,8 +414,6 @@ def _allowed_from(err: Mapping[str, Any]) -> str | None:
         return _TYPE_WORDS[kind]
     if kind.endswith("_type") or kind.endswith("_parsing"):
         return kind.removesuffix("_type").removesuffix("_parsing").replace("_", " ")
-    if kind in ("too_short", "too_long"):
-        return f"length {ctx.get('min_length', 0)}..{ctx.get('max_length', 'any')}"
     return None
 
 
@@ -261,7 +428,8 @@ def validate(model: type[BaseModel], data: Mapping[str, Any], source: str) -> An
             raise ScenarioError(source, inner.field, inner.problem, inner.allowed) from None
         field = _dotted(tuple(err.get("loc", ())))
         msg = err.get("msg", "invalid").removeprefix("Value error, ")
-        raise ScenarioError(source, field, msg, _allowed_from(err)) from None
+        msg = msg.replace(" after validation", "")  # pydantic's words, not the file's
+        raise ScenarioError(source, field, msg, _allowed_from(err, model)) from None
     except _FieldProblem as exc:
         raise ScenarioError(source, exc.field, exc.problem, exc.allowed) from None
 
@@ -465,7 +633,8 @@ def dice_field(value: str | int) -> str | int:
 
     At most :data:`MAX_DICE` dice of at most :data:`MAX_DIE_SIDES` sides, and a number added or
     subtracted (or a constant) of at most :data:`MAX_DICE_MODIFIER`: an exact distribution is
-    built for every expression, and ``1000000D1000000`` would never finish.
+    built for every expression, and ``1000000D1000000`` would never finish. A constant below 0
+    (``'-3'``) or an expression always below 0 (``'D3-4'``) is refused.
 
     Raises:
         ValueError: it is not; pydantic adds the field's path, the message the allowed forms.
@@ -482,6 +651,11 @@ def dice_field(value: str | int) -> str | int:
         expr = parse(value)
     except DiceError as exc:
         raise ValueError(f"{exc} (allowed: {allowed})") from None
+    if expr.max < 0:
+        # Every dice field counts something (hits, wounds, damage, dice, turns): a total that is
+        # always below 0 would silently count as 0. One that only may be ('D3-2') is kept.
+        what = "a negative number" if expr.sides == 0 else f"always negative (at most {expr.max})"
+        raise ValueError(f"{value!r} is {what} (allowed: {allowed}, never below 0)")
     too_big = expr.count > MAX_DICE or expr.sides > MAX_DIE_SIDES
     if too_big or abs(expr.modifier) > MAX_DICE_MODIFIER:
         raise ValueError(f"{value!r} is too big (allowed: {allowed})")

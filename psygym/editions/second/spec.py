@@ -29,6 +29,7 @@ from psygym.scenario import (
     Value,
     dice_field,
     field_problem,
+    repeated,
 )
 
 MAX_POWER_CARDS = 4
@@ -217,6 +218,13 @@ class SecondScenario(ScenarioSpec):
                 raise field_problem(
                     f"{where}.disciplines.{k}", f"unknown discipline {name!r}", ", ".join(known)
                 )
+        k = repeated(chosen)
+        if k is not None:  # a discipline listed twice adds no card to draw from (2E-1.1)
+            raise field_problem(
+                f"{where}.disciplines.{k}",
+                f"discipline {chosen[k]!r} is listed twice",
+                "each discipline once",
+            )
         pool = draw_pool(psyker, powers, self.rules.ml_limits_power_level)
         if len(pool) < psyker.mastery:
             raise field_problem(

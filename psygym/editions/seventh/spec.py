@@ -26,6 +26,7 @@ from psygym.scenario import (
     dice_field,
     field_problem,
     read_toml,
+    repeated,
     validate,
 )
 
@@ -223,3 +224,22 @@ class Scenario(ScenarioSpec):
     game: Game = Game()
     sides: list[Side] = Field(min_length=2, max_length=2)
     powers_file: str | None = Field(None, description="another disciplines TOML file")
+
+    @model_validator(mode="after")
+    def _each_name_once(self) -> Scenario:
+        # A discipline listed twice would offer its choice twice at generation (7E-2.1), and a
+        # power listed twice is one power: either is a mistake in the file.
+        for i, side in enumerate(self.sides):
+            for j, unit in enumerate(side.units):
+                if unit.psyker is None:
+                    continue
+                for key, kind in (("disciplines", "discipline"), ("powers", "power")):
+                    names = getattr(unit.psyker, key)
+                    k = repeated(names)
+                    if k is not None:
+                        raise field_problem(
+                            f"sides.{i}.units.{j}.psyker.{key}.{k}",
+                            f"{kind} {names[k]!r} is listed twice",
+                            f"each {kind} once",
+                        )
+        return self
