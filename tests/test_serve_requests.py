@@ -150,6 +150,20 @@ def test_a_game_refused_after_its_rounds_file_is_written_leaves_no_file(client):
     assert files_written(client.store) == []
 
 
+def test_rounds_are_refused_where_a_scenario_ends_after_its_phase_limit(client):
+    """``single-phase`` stops after one Psychic phase: rounds there changed nothing, silently."""
+    limited = [
+        ed for ed in EDITIONS for p in sorted(Path(ed.scenario_dir).glob("*.toml"))
+        if "phase_limit" in tomllib.loads(p.read_text()).get("game", {})
+    ]  # fmt: skip
+    assert limited, "no shipped scenario sets phase_limit"
+    for ed in limited:
+        body = {**default_game(ed, rounds=2), "scenario": "single-phase"}
+        refused(client.post("/api/games", json=body), 400, "single-phase", "phase_limit = 1",
+                "leave rounds out")  # fmt: skip
+    assert files_written(client.store) == []
+
+
 def test_rounds_set_the_length_each_edition_counts_when_the_file_leaves_it_out(client):
     """Rounds went to ``battle_rounds`` when a file declared no length, also where the
     edition counts ``turns`` (refused as an unknown field)."""

@@ -352,6 +352,12 @@ class GameStore:
         written = None
         if rounds is not None:
             game = dict(data.get("game", {}))
+            limit = game.get("phase_limit")
+            if limit is not None:  # the game ends after that many phases, whatever its rounds
+                raise BadRequest(
+                    f"rounds cannot be set for {_scenario_name(data, path)}: it ends "
+                    f"after phase_limit = {limit} Psychic phase(s) (allowed: leave rounds out)"
+                )
             game[self.lengths(ed).key or LENGTH_KEYS[0]] = rounds
             data = {**data, "game": game}
             try:
