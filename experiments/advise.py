@@ -349,7 +349,11 @@ def advise(
         None,
         help=edition_help(f" (hidden information: search estimates; default {default_edition()})"),
     ),
-    scenario: str = typer.Option(None, help="Shipped scenario name or TOML path."),
+    scenario: str = typer.Option(
+        None,
+        help="Shipped scenario name, random:N (the army list psygym scenario random --seed N "
+        "writes) or TOML path.",
+    ),
     state_file: str = typer.Option(None, "--state", help=STATE_FILE_HELP),
     situation: str = typer.Option(None, help=SITUATION_HELP),
     from_log: str = typer.Option(

@@ -1,7 +1,8 @@
 """``psygym agents``: every agent an edition can play, with one sentence on how it plays.
 
 Descriptions come from the edition's ``Bots`` manifest (heuristics) and the generic agents'
-factories (``random``, ``optimal``, ``tuned``, ``sb3``), the same sentences the reports use.
+factories (``random``, ``optimal``, ``tuned``, ``sb3``), the same sentences the reports use;
+then the names only commands take, which stand for one of those agents (:data:`CHOSEN`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,21 @@ import textwrap
 
 import typer
 from psygym_experiments.common import user_errors
+from psygym_experiments.harness.best_heuristic import BEST_HEURISTIC, ROUND_ROBIN_EPISODES
+from psygym_experiments.play import AUTO
 
 from psygym.edition import editions, get
 from psygym.editions import load
 from psygym.policies import agent_names, bots_for, describe_agent
+
+CHOSEN = {
+    BEST_HEURISTIC: "in simulate, evaluate and play: the edition's heuristic that does best on "
+    "the scenario, named after a round robin of its heuristics over both seats "
+    f"({ROUND_ROBIN_EPISODES} games a pairing and seat) before the games",
+    AUTO: "play's default opponent: search where it loads, else the model shipped for the "
+    "scenario and seat, else the edition's reference heuristic",
+}
+"""Names the commands resolve to another agent before playing, with how they choose it."""
 
 
 def agent_rows(edition_id: str) -> list[dict[str, str]]:
@@ -30,6 +42,9 @@ def agent_rows(edition_id: str) -> list[dict[str, str]]:
             kind = "heuristic, reference"
         rows.append({"edition": edition_id, "agent": name, "kind": kind,
                      "description": describe_agent(name, rules)})  # fmt: skip
+    for name, description in CHOSEN.items():
+        rows.append({"edition": edition_id, "agent": name, "kind": "chosen by the command",
+                     "description": description})  # fmt: skip
     return rows
 
 

@@ -35,7 +35,15 @@ BYTES_PER_HISTORY = 1_000
 on the 2nd edition's smite-skirmish (OpenSpiel's tabular policy, CFR's information-state
 nodes and the best responses of NashConv)."""
 SMALLER_SCENARIO = "random:SEED,psykers=1,rounds=1,mastery=1-1"
-"""The generated scenario the refusal suggests (its size depends on the seed and the edition)."""
+"""The generated scenarios a refusal tries (their trees depend on the seed and the edition)."""
+SMALLER_SEEDS = range(6)
+"""The seeds of :data:`SMALLER_SCENARIO` a refusal counts, after the shipped scenarios."""
+FIRST_LIMIT = 1_000
+"""The first count limit of :func:`smaller_scenario`: each round counts every candidate to a
+limit eight times the last, so the smallest trees are found first and large ones cost little."""
+LEAST_SEARCH = 100_000
+"""The fewest positions :func:`smaller_scenario` may count in all (a fraction of a second), so
+a refused count that stopped early still gets each candidate counted."""
 
 
 def budget_line(max_states: int) -> str:
@@ -68,13 +76,66 @@ def check_tree(game: Any, max_states: int, *, show_progress: bool = False) -> in
     if size.complete:
         return size.histories
     scenario = getattr(game.rules.scenario, "name", "?")
+    found = smaller_scenario(game.rules, max_states, size.positions, show_progress=show_progress)
+    if found is not None:
+        smaller = f"give a smaller scenario, e.g. --scenario {found[0]} ({found[1]:,} histories)"
+    else:
+        smaller = (
+            "give a smaller scenario (fewer psykers, powers or battle rounds; generated ones such "
+            f"as --scenario {SMALLER_SCENARIO} vary with the seed, and no shipped or generated "
+            "scenario counted within the budget fits)"
+        )
     raise ValueError(
         f"the game tree of {game.rules.edition} {scenario} has at least {size.histories:,} "
         f"histories, more than --max-states {max_states:,} (CFR would need about "
-        f"{memory_text(size.histories * BYTES_PER_HISTORY)} or more): give a smaller scenario "
-        f"(fewer psykers, powers or battle rounds, e.g. --scenario {SMALLER_SCENARIO}) or a "
+        f"{memory_text(size.histories * BYTES_PER_HISTORY)} or more): {smaller} or a "
         "larger --max-states"
     )
+
+
+def smaller_scenario(
+    rules: Any, max_states: int, positions: int, *, show_progress: bool = False
+) -> tuple[str, int] | None:
+    """A scenario of ``rules``' edition whose tree was counted and fits ``max_states``, or None.
+
+    The candidates are the edition's shipped scenarios (but ``rules``' own) and
+    :data:`SMALLER_SCENARIO` with each of :data:`SMALLER_SEEDS`. They are counted in rounds,
+    each to a higher limit (:data:`FIRST_LIMIT`, then eight times more, up to ``max_states``),
+    and the first whose whole tree is counted is returned with its histories: so the smallest
+    trees come first. All the counts together visit at most ``positions`` positions (those the
+    refused count visited; at least :data:`LEAST_SEARCH`), so a refusal costs about twice its
+    count at most.
+    """
+    from psygym.edition import get
+    from psygym.editions import load
+    from psygym.interop.openspiel import count_histories, game_from_rules
+
+    own = getattr(rules.scenario, "name", None)
+    names = [n for n in get(rules.edition).scenario_names() if n != own]
+    names += [SMALLER_SCENARIO.replace("SEED", str(seed)) for seed in SMALLER_SEEDS]
+    games: dict[str, Any] = {}
+    budget = max(positions, LEAST_SEARCH)
+    left, limit = budget, min(FIRST_LIMIT, max_states)
+    with ProgressBar("looking for a smaller scenario", budget, enabled=show_progress) as bar:
+        while names and left > 0:
+            for name in list(names):
+                if name not in games:
+                    try:
+                        games[name] = game_from_rules(load(rules.edition, name))
+                    except ValueError:  # a generator that takes other options: not a candidate
+                        names.remove(name)
+                        continue
+                size = count_histories(games[name], min(limit, left))
+                left -= size.positions
+                bar.update(completed=budget - max(left, 0), note=name)
+                if size.complete:  # the whole tree, within a limit of at most max_states
+                    return name, size.histories
+                if size.histories > max_states or limit == max_states:
+                    names.remove(name)  # more than max_states histories: it cannot fit
+                if left <= 0:
+                    break
+            limit = min(8 * limit, max_states)
+    return None
 
 
 def nash_conv_curve(
@@ -161,15 +222,19 @@ def run(
 ) -> dict[str, Any]:
     """CFR and CFR+ curves, the agents' NashConv, CSVs, the PNG and a report under ``out``.
 
-    The game's tree is counted first and refused over ``max_states`` histories
-    (:func:`check_tree`), before OpenSpiel builds anything.
+    The agents are resolved first (an unknown name is refused before anything else), then the
+    game's tree is counted and refused over ``max_states`` histories (:func:`check_tree`),
+    before OpenSpiel builds anything.
 
     Raises:
         UnsafeOutputError: ``out`` holds a symbolic link (refused before any solving).
-        ValueError: the tree has more than ``max_states`` histories.
+        ValueError: an unknown agent, or the tree has more than ``max_states`` histories.
     """
     from psygym.interop.openspiel import game_from_rules
+    from psygym.policies import resolve_policy
 
+    for name in agents:  # a bad name fails here, in one line, before any counting or CFR
+        resolve_policy(name, rules)
     out.mkdir(parents=True, exist_ok=True)
     check_run_folder(out)  # the folder is written again on every run: no link may lead out
     game = game_from_rules(rules)

@@ -148,7 +148,12 @@ def write_cheatsheet(
     given = None if out is None else sheet_stem(out)  # a bad --out fails before the solving
     tables = compute_tables(eid, size)
     if not tables:
-        raise ValueError(f"edition {eid} has no exact answer tables (no answer_tables tool)")
+        from psygym_experiments.report_answers import editions_with_tables
+
+        from psygym.edition import editions
+
+        allowed = ", ".join(editions_with_tables([e.id for e in editions()]))
+        raise ValueError(f"edition {eid} has no exact answer tables (allowed: {allowed})")
     if given is not None:
         stem = given
     else:
@@ -162,7 +167,10 @@ def write_cheatsheet(
 
 
 def cheatsheet(
-    edition: Annotated[str, typer.Option(help="Edition whose tables to print.")],
+    edition: Annotated[
+        str,
+        typer.Option(help="Edition whose tables to print: 7th or 8th (those with answer tables)."),
+    ],
     out: Annotated[
         str | None,
         typer.Option(help="File stem: writes <out>.png and <out>.pdf (a .png or .pdf it ends "
@@ -174,7 +182,10 @@ def cheatsheet(
         str, typer.Option(help="Folder for the run folder cheatsheet-<time>/ (without --out).")
     ] = "runs",
 ) -> None:  # fmt: skip
-    """A printable one-page cheat sheet: dice to commit and when to deny, solved exactly."""
+    """A one-page cheat sheet (7th and 8th only): dice to commit and when to deny, solved exactly.
+
+    Only the editions whose agents have exact answer tables have one: the 7th and the 8th.
+    """
     with user_errors():
         paths = write_cheatsheet(edition, out, "quick" if quick else SHEET_SIZE, runs_dir)
     for p in paths:

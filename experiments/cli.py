@@ -14,6 +14,7 @@ import time
 import traceback
 
 import typer
+from typer.core import TyperGroup
 
 _LOADED_AT = time.perf_counter()
 """When this module began loading its commands: the console script's command starts here."""
@@ -42,7 +43,35 @@ COMMAND_MODULES = [
 ]
 """Modules whose ``register(app)`` adds commands, in the order ``--help`` lists them."""
 
+
+class _Commands(TyperGroup):
+    """The ``psygym`` group: a command stopped by Ctrl-C says so in one line and exits 130.
+
+    Typer turns a ``KeyboardInterrupt`` into a silent exit 130 before :func:`run` could see it,
+    so the interruption is caught here, around the command. A command that printed its own
+    ``interrupted: ...`` line raises :class:`.harness.lifecycle.InterruptReported`: no second one.
+    """
+
+    def invoke(self, ctx: typer.Context) -> object:
+        """Run the command ``ctx`` names; an interruption ends in one ``interrupted`` line."""
+        from psygym_experiments.harness.lifecycle import InterruptReported
+
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as exc:
+            if not isinstance(exc, InterruptReported):
+                sys.stderr.write(_interrupted(ctx.invoked_subcommand))
+            raise typer.Exit(130) from None
+
+
+def _interrupted(command: str | None) -> str:
+    """The line of a command stopped by Ctrl-C (as the commands that explain theirs word it)."""
+    name = f"psygym {command}" if command else "psygym"
+    return f"interrupted: {name} stopped\n"
+
+
 app = typer.Typer(
+    cls=_Commands,
     name="psygym",
     help="The Warhammer 40,000 psychic phase as a laboratory: odds, bots, solvers, RL, play.",
     no_args_is_help=True,
@@ -141,8 +170,8 @@ def run(argv: list[str] | None = None) -> int:
         hint = f" (psygym {where.split(' ', 1)[1]} --help" if " " in where else " (psygym --help"
         sys.stderr.write(f"error: {_one_line(exc.format_message())}{hint} lists what is allowed)\n")
         return int(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
-        sys.stderr.write("interrupted\n")
+    except (typer.Abort, KeyboardInterrupt):  # end of input at a prompt, Ctrl-C outside a command
+        sys.stderr.write(_interrupted(None))
         return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

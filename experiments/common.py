@@ -93,6 +93,40 @@ def check_workers_option(value: int | None) -> int | None:
         raise typer.BadParameter(str(exc).removeprefix("--workers ")) from None
 
 
+def check_n_envs_option(value: int) -> int:
+    """Callback of ``--n-envs`` (:func:`n_envs_option`): :func:`.lifecycle.check_n_envs`.
+
+    0 means the config's; with ``--subproc`` the command checks the lower limit itself.
+
+    Raises:
+        typer.BadParameter: more (the command line then ends in one line naming the option).
+    """
+    from psygym_experiments.harness.lifecycle import check_n_envs
+
+    try:
+        return check_n_envs(value)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc).removeprefix("--n-envs ")) from None
+
+
+def n_envs_option(applies_to: str = "", subproc: bool = False) -> Any:
+    """The ``--n-envs`` option of ``train`` and ``tune``: training envs, 0 for the config's.
+
+    Checked when parsed (:func:`check_n_envs_option`). ``applies_to`` starts the help (``tune``:
+    which target takes it); ``subproc`` says how ``--subproc`` lowers the limit.
+    """
+    from psygym_experiments.harness.lifecycle import ENVS_PER_CORE
+
+    limit = f"at most {ENVS_PER_CORE} per CPU core"
+    if subproc:
+        limit += ", with --subproc as many as --workers"
+    text = f"vectorised envs (default: from the config; {limit})."
+    return typer.Option(
+        0, min=0, callback=check_n_envs_option,
+        help=f"{applies_to}: {text}" if applies_to else text[0].upper() + text[1:],
+    )  # fmt: skip
+
+
 def ray_option() -> Any:
     """The ``--ray`` option of the jobs that play many games (:mod:`.harness.pools`).
 
@@ -163,7 +197,8 @@ def editions_with_tool(name: str) -> list[str]:
 
 
 __all__ = [
-    "check_choice", "check_workers_option", "console", "default_edition", "edition_help",
-    "edition_option", "edition_tool", "editions_with_tool", "err_console", "error_line",
-    "printable", "ray_option", "solvable_edition_option", "split_names", "user_errors",
+    "check_choice", "check_n_envs_option", "check_workers_option", "console", "default_edition",
+    "edition_help", "edition_option", "edition_tool", "editions_with_tool", "err_console",
+    "error_line", "n_envs_option", "printable", "ray_option", "solvable_edition_option",
+    "split_names", "user_errors",
 ]  # fmt: skip

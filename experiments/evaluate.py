@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import math
 import time
-from contextlib import nullcontext
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,7 +32,12 @@ from psygym_experiments.common import (
     split_names,
     user_errors,
 )
-from psygym_experiments.harness.best_heuristic import with_best_heuristic
+from psygym_experiments.harness.best_heuristic import (
+    BEST_HEURISTIC,
+    also_known,
+    with_best_heuristic,
+)
+from psygym_experiments.harness.lifecycle import InterruptReported
 from psygym_experiments.harness.output import (
     atomic_write,
     check_choice,
@@ -175,7 +181,7 @@ def evaluate_command(
     """Round-robin between agents in both seats (common random numbers), with exact values."""
     from psygym.editions import load
 
-    with user_errors():
+    with user_errors(), also_known(BEST_HEURISTIC):
         check_choice(fmt, ("table", "csv", "json"), "--format")
         check_ray_workers(ray, workers)
         if resume:  # the settings not given are the run's own
@@ -234,7 +240,7 @@ def evaluate_command(
             episodes, seed, config["workers"], exact=exact, exploit=exact, max_states=max_states,
             self_play=self_play,
         )  # fmt: skip
-        with pool or nullcontext():
+        with pool or nullcontext(), _kept_on_interrupt(run_dir):
             ev = evaluate(rules, names, settings, policies=policies, record=record, pool=pool)
     config["seconds"] = round(time.perf_counter() - start, 2)
     write_evaluation(ev, run_dir, config)
@@ -255,6 +261,22 @@ def evaluate_command(
         for note in ev.notes:
             console.print(f"  note: {note}", highlight=False)
     err_console.print(f"results written to {run_dir}", highlight=False)
+
+
+@contextmanager
+def _kept_on_interrupt(run_dir: Path) -> Iterator[None]:
+    """Ctrl-C in the block: one line saying the finished games are kept, and how to go on."""
+    try:
+        yield
+    except KeyboardInterrupt as exc:
+        if isinstance(exc, InterruptReported):
+            raise
+        err_console.print(
+            f"interrupted: {run_dir} keeps every finished batch of games. Resume with: "
+            f"psygym evaluate --resume {run_dir}",
+            highlight=False, markup=False, soft_wrap=True,
+        )  # fmt: skip
+        raise InterruptReported from exc
 
 
 def check_field(names: list[str], *, until_clear: bool, self_play: bool) -> None:
@@ -481,26 +503,29 @@ def _until_clear(
                       highlight=False, soft_wrap=True)  # fmt: skip
     start = time.perf_counter()
     results = []
-    for opponent in names[1:]:
-        if played[opponent]:
-            err_console.print(f"resuming {names[0]} vs {opponent}: {len(played[opponent])} "
-                              "games per seat recorded", highlight=False)  # fmt: skip
+    with _kept_on_interrupt(run_dir):
+        for opponent in names[1:]:
+            if played[opponent]:
+                err_console.print(f"resuming {names[0]} vs {opponent}: {len(played[opponent])} "
+                                  "games per seat recorded", highlight=False)  # fmt: skip
 
-        def record(r: range, pairs: list[tuple[float, float]], opponent: str = opponent) -> None:
-            games.append({"opponent": opponent, "start": r.start, "pairs": pairs})
+            def record(
+                r: range, pairs: list[tuple[float, float]], opponent: str = opponent
+            ) -> None:
+                games.append({"opponent": opponent, "start": r.start, "pairs": pairs})
 
-        with ProgressBar(f"{names[0]} vs {opponent}", episodes) as bar:
-            match = head_to_head(
-                rules, names[0], opponent, seed=seed, max_games=episodes,
-                min_games=min(min_episodes, episodes), workers=config["workers"], pool=pool,
-                on_batch=lambda r: bar.update(
-                    completed=r.games_per_seat, note=f"{r.margin:+.2f} ± {r.ci95:.2f}"
-                ),
-                played=played[opponent], on_pairs=record,
-            )  # fmt: skip
-        results.append(match)
-        if fmt == "table":
-            console.print(f"  {match.verdict()}", highlight=False)
+            with ProgressBar(f"{names[0]} vs {opponent}", episodes) as bar:
+                match = head_to_head(
+                    rules, names[0], opponent, seed=seed, max_games=episodes,
+                    min_games=min(min_episodes, episodes), workers=config["workers"], pool=pool,
+                    on_batch=lambda r: bar.update(
+                        completed=r.games_per_seat, note=f"{r.margin:+.2f} ± {r.ci95:.2f}"
+                    ),
+                    played=played[opponent], on_pairs=record,
+                )  # fmt: skip
+            results.append(match)
+            if fmt == "table":
+                console.print(f"  {match.verdict()}", highlight=False)
     rows = [m.as_dict() for m in results]
     write_json(run_dir / "results.json", {"edition": rules.edition, "matches": rows})
     header = "agent,opponent,games_per_seat,margin,ci95,decided,seat0_mean,seat1_mean"

@@ -22,7 +22,13 @@ def odds(
     edition: str = edition_option(),
     table: str | None = typer.Option(None, "--table", help=_tables_help()),
     fmt: str = typer.Option("table", "--format", help=f"Output format: {', '.join(FORMATS)}."),
-    max_dice: int = typer.Option(10, min=1, max=30, help="Largest number of dice shown."),
+    max_dice: int = typer.Option(
+        10,
+        min=1,
+        max=30,
+        help="Largest number of dice shown, in the tables that count dice (7th: casting, deny); "
+        "the other tables ignore it.",
+    ),
     deny: bool = typer.Option(False, "--deny", help="Shortcut for --table deny."),
     generation: bool = typer.Option(False, "--generation", help="Shortcut for --table generation."),
 ) -> None:

@@ -23,7 +23,11 @@ from typing import Annotated, Any
 
 import typer
 from psygym_experiments.common import console, edition_option, err_console, user_errors
-from psygym_experiments.harness.best_heuristic import with_best_heuristic
+from psygym_experiments.harness.best_heuristic import (
+    BEST_HEURISTIC,
+    also_known,
+    with_best_heuristic,
+)
 from psygym_experiments.harness.runs import command_text
 from psygym_experiments.play_advice import HINT_BUDGET, Advisor
 from psygym_experiments.play_replay import replay_log
@@ -113,7 +117,7 @@ def play(
     runs_dir: str = typer.Option("runs", help="Games are logged to <runs-dir>/games/."),
 ) -> None:
     """Play a game against the AI in the terminal (type a number, ? to list, h hint, q quit)."""
-    with user_errors():
+    with user_errors(), also_known(AUTO, BEST_HEURISTIC):
         eid = edition_id(edition)
         rules = load(eid, scenario)
         spec = default_opponent(rules, seat=1 - seat) if opponent == AUTO else opponent

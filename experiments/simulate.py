@@ -6,7 +6,11 @@ import json
 
 import typer
 from psygym_experiments.common import console, edition_option, split_names, user_errors
-from psygym_experiments.harness.best_heuristic import with_best_heuristic
+from psygym_experiments.harness.best_heuristic import (
+    BEST_HEURISTIC,
+    also_known,
+    with_best_heuristic,
+)
 from psygym_experiments.harness.games import GameStats, mean_ci, run_games
 from psygym_experiments.harness.output import rate, strict_json
 
@@ -26,7 +30,7 @@ def simulate(
     as_json: bool = typer.Option(False, "--json", help="Print the results as JSON."),
 ) -> None:
     """Play N games between two agents; print mean score (95% CI) and perils/manifest/deny rates."""
-    with user_errors():
+    with user_errors(), also_known(BEST_HEURISTIC):
         rules = load(edition, scenario)
         names = split_names(agents)
         if len(names) != 2:

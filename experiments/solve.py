@@ -48,7 +48,11 @@ DEFAULT_MAX_MEMORY_GB = 3.0
 def solve(
     ctx: typer.Context,
     edition: str = solvable_edition_option(),
-    scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
+    scenario: str = typer.Option(
+        "default",
+        help="Shipped scenario name, random:N (the army list psygym scenario random --seed N "
+        "writes) or TOML path.",
+    ),
     max_depth: int = typer.Option(
         None,
         min=1,

@@ -15,6 +15,7 @@ from psygym_experiments.common import (
     edition_option,
     err_console,
     error_line,
+    n_envs_option,
     ray_option,
     user_errors,
 )
@@ -33,11 +34,9 @@ from psygym_experiments.harness.pools import RAY_ENV, ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.train_config import TrainConfig, make_config
 from psygym_experiments.harness.training import (
-    ENVS_PER_CORE,
     TRUSTED_NOTE,
     TrainingInterrupted,
     check_n_envs,
-    check_n_envs_option,
     resume_run,
     run_training,
 )
@@ -128,13 +127,7 @@ def train(
     eval_episodes: int = typer.Option(
         200, min=1, help="Games per evaluation (the same games each time: common random numbers)."
     ),
-    n_envs: int = typer.Option(
-        0,
-        min=0,
-        callback=check_n_envs_option,
-        help=f"Vectorised envs (default: from the config; at most {ENVS_PER_CORE} per CPU core, "
-        "with --subproc as many as --workers).",
-    ),  # fmt: skip
+    n_envs: int = n_envs_option(subproc=True),
     subproc: bool = typer.Option(False, "--subproc", help="SubprocVecEnv instead of DummyVecEnv."),
     vec_env: str = typer.Option(
         "auto",

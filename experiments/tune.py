@@ -12,10 +12,10 @@ from psygym_experiments.common import (
     console,
     edition_option,
     err_console,
+    n_envs_option,
     user_errors,
 )
 from psygym_experiments.harness.runs import command_text, invoked_as_cli
-from psygym_experiments.harness.training import ENVS_PER_CORE, check_n_envs_option
 from psygym_experiments.harness.tuning import TARGETS, TuneInterrupted, run_target
 
 
@@ -58,13 +58,7 @@ def tune(
         "to the pruner; default trial-steps/5).",
     ),
     eval_episodes: int = typer.Option(200, min=1, help="maskable-ppo: games per evaluation."),
-    n_envs: int = typer.Option(
-        0,
-        min=0,
-        callback=check_n_envs_option,
-        help=f"maskable-ppo: vectorised envs (default: config; at most {ENVS_PER_CORE} per CPU "
-        "core).",
-    ),  # fmt: skip
+    n_envs: int = n_envs_option("maskable-ppo"),
     exact_eval: bool = typer.Option(
         False, "--exact-eval", help="maskable-ppo: score trials exactly with the solver."
     ),

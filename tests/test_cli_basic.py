@@ -261,7 +261,7 @@ def test_agents_lists_every_agent_with_its_description():
         rows = [r for r in doc if r["edition"] == edition]
         names = [r["agent"] for r in rows]
         assert set(bots_for(edition).heuristics) <= set(names)
-        assert {"random", "optimal"} <= set(names)
+        assert {"random", "optimal", "best-heuristic", "auto"} <= set(names)
         assert all(r["description"] for r in rows), rows
     text = ok("agents", "--edition", "8th")
     assert "save-deny-for-best" in text and max(len(line) for line in text.splitlines()) <= 80

@@ -11,6 +11,8 @@ the edition's reference heuristic if it is among them, else the first in the edi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 ROUND_ROBIN_EPISODES = 40
@@ -62,3 +64,24 @@ def with_best_heuristic(rules: Any, names: list[str]) -> list[str]:
                       f"heuristics, {ROUND_ROBIN_EPISODES} games a pairing and seat)",
                       highlight=False, soft_wrap=True)  # fmt: skip
     return [best if n == BEST_HEURISTIC else n for n in names]
+
+
+@contextmanager
+def also_known(*names: str) -> Iterator[None]:
+    """An unknown agent in the block: the error's list of known agents also holds ``names``.
+
+    ``psygym.policies`` lists the agents it resolves itself; a command that takes more names
+    (:data:`BEST_HEURISTIC`, which it replaces before resolving, or ``play``'s ``auto``) adds
+    them here, so the list shows every name that command accepts.
+    """
+    from psygym.policies import UnknownAgentError
+
+    try:
+        yield
+    except UnknownAgentError as exc:
+        head, mark, rest = str(exc).partition("known agents: ")
+        if not mark:
+            raise
+        known, semi, tail = rest.partition(";")
+        every = sorted({*known.split(", "), *names})
+        raise UnknownAgentError(f"{head}{mark}{', '.join(every)}{semi}{tail}") from exc

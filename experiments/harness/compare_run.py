@@ -53,7 +53,11 @@ from psygym_experiments.harness.compare_search import (
     search_entry,
     search_match,
 )
-from psygym_experiments.harness.lifecycle import pool_initializer, sigterm_interrupts
+from psygym_experiments.harness.lifecycle import (
+    InterruptReported,
+    pool_initializer,
+    sigterm_interrupts,
+)
 from psygym_experiments.harness.output import write_json
 from psygym_experiments.harness.pools import ray_pool
 from psygym_experiments.harness.runs import run_folder
@@ -508,7 +512,8 @@ def _run_folder_kept(folder: Path) -> Iterator[None]:
     """If the block fails, remove ``folder`` when nothing was written into it; say if interrupted.
 
     An interruption (Ctrl-C, or SIGTERM under :func:`sigterm_interrupts`) prints one
-    ``interrupted: ...`` line on stderr, then goes on as ``KeyboardInterrupt`` (exit status 130).
+    ``interrupted: ...`` line on stderr, then goes on as :class:`.lifecycle.InterruptReported` (a
+    ``KeyboardInterrupt``: exit status 130, and the command line adds no line of its own).
     """
     try:
         yield
@@ -518,11 +523,12 @@ def _run_folder_kept(folder: Path) -> Iterator[None]:
             what = "no report written"
         except OSError:  # not empty (a partial report is kept), or already gone
             what = f"the report in {folder} is unfinished" if folder.is_dir() else "no report"
-        if isinstance(exc, KeyboardInterrupt):
+        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, InterruptReported):
             err_console.print(
                 f"interrupted: {what}; temporary files removed",
                 highlight=False, markup=False, soft_wrap=True,
             )  # fmt: skip
+            raise InterruptReported from exc
         raise
 
 

@@ -1,6 +1,9 @@
 """Worker processes that never outlive their parent, and SIGTERM taken like Ctrl-C.
 
-For ``evaluate --workers``, ``compare`` and solving.
+For ``evaluate --workers``, ``compare`` and solving; with the limits of a command's processes
+(``--workers``) and training envs (``--n-envs``). :class:`InterruptReported` marks an
+interruption a command has already explained in its own ``interrupted: ...`` line, so the
+``psygym`` command line adds no second one.
 
 :func:`die_with_parent` runs first in every child process the harness starts: on Linux it asks
 the kernel (``prctl(PR_SET_PDEATHSIG, SIGKILL)``) to kill the child when its parent dies, for
@@ -44,6 +47,40 @@ def check_workers(workers: int) -> int:
     return workers
 
 
+ENVS_PER_CORE = 64
+"""Most training envs per CPU core (``--n-envs``, ``n_envs``): a rollout holds ``n_steps`` steps
+of every env, so its memory and the fewest steps a run takes grow with the envs (100,000 envs:
+gigabytes before the first update). With ``--subproc`` each env is a process, capped like
+``--workers``."""
+
+
+def max_envs(subproc: bool = False) -> int:
+    """Most training envs a run may have here.
+
+    :data:`ENVS_PER_CORE` per CPU core, or with ``subproc`` (a process each) :func:`max_workers`.
+    """
+    return max_workers() if subproc else ENVS_PER_CORE * (os.cpu_count() or 1)
+
+
+def check_n_envs(n_envs: int, subproc: bool = False, what: str = "--n-envs") -> int:
+    """Return ``n_envs`` if a run here may have that many training envs (:func:`max_envs`).
+
+    ``what`` names the setting in the error (``--n-envs``, or ``n_envs`` of a config).
+
+    Raises:
+        ValueError: more (one line naming the maximum and why), before anything is built.
+    """
+    most = max_envs(subproc)
+    if n_envs > most:
+        cores = os.cpu_count() or 1
+        per = f"{WORKERS_PER_CORE} processes" if subproc else f"{ENVS_PER_CORE} envs"
+        why = "with --subproc each env is a process" if subproc else (
+            "a rollout holds n_steps steps of every env")  # fmt: skip
+        raise ValueError(f"{what} {n_envs} is too many: at most {most} ({per} per CPU core, "
+                         f"{cores} cores here; {why})")  # fmt: skip
+    return n_envs
+
+
 def _prctl_pdeathsig() -> bool:
     """Ask the Linux kernel for SIGKILL on parent death; False where unavailable."""
     if not sys.platform.startswith("linux"):
@@ -85,6 +122,14 @@ def pool_initializer(parent: int, then: object = None) -> None:
         then()
 
 
+class InterruptReported(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM taken like it) after the command printed its ``interrupted: ...`` line.
+
+    Raise it ``from`` the original interruption once the line is on stderr: it is still a
+    ``KeyboardInterrupt`` (exit status 130), and the ``psygym`` command line prints nothing more.
+    """
+
+
 @contextmanager
 def sigterm_interrupts() -> Iterator[None]:
     """While the block runs, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does; then the old one.
@@ -114,4 +159,14 @@ def sigterm_interrupts() -> Iterator[None]:
         signal.signal(signal.SIGTERM, old)
 
 
-__all__ = ["die_with_parent", "pool_initializer", "sigterm_interrupts"]
+__all__ = [
+    "ENVS_PER_CORE",
+    "InterruptReported",
+    "check_n_envs",
+    "check_workers",
+    "die_with_parent",
+    "max_envs",
+    "max_workers",
+    "pool_initializer",
+    "sigterm_interrupts",
+]

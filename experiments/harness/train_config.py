@@ -440,8 +440,36 @@ def config_from_file(run_dir: Path) -> TrainConfig:
     return TrainConfig(**{k: v for k, v in doc.items() if k in names})
 
 
+def rollout_note(model: Any, done: int, target: int) -> str | None:
+    """The note a run gets when SB3 will train past ``target`` steps, else None.
+
+    SB3 checks its total only between rollouts (``n_steps`` steps of every env for PPO, or
+    ``train_freq`` steps of every env for DQN), so it trains to the first whole rollout at or past
+    ``target``, counted from ``done`` (the steps a resumed run has already taken).
+    """
+    envs = int(getattr(model, "n_envs", 1) or 1)
+    freq = getattr(model, "train_freq", None)  # off-policy (DQN; its n_steps is n-step returns)
+    if freq is not None:
+        if getattr(freq.unit, "value", "") != "step":  # whole episodes: no length known ahead
+            return None
+        per, what = int(freq.frequency), f"train_freq {freq.frequency}"
+    elif getattr(model, "n_steps", None):
+        per, what = int(model.n_steps), f"n_steps {model.n_steps}"
+    else:
+        return None
+    rollout = per * envs
+    actual = done + -(-(target - done) // rollout) * rollout
+    if target <= done or actual == target:
+        return None
+    envs_text = f"{envs} env" + ("" if envs == 1 else "s")
+    return (
+        f"note: SB3 trains in whole rollouts of {rollout:,} steps ({what} x {envs_text}): this "
+        f"run trains to step {actual:,}, not {target:,}"
+    )
+
+
 __all__ = [
     "CONFIG_DIR", "RUN_KEYS", "VEC_ENVS", "TrainConfig", "algo_kwargs", "batched_refusal",
     "check_hyperparams", "check_learner_decides", "config_from_file", "load_hyperparams",
-    "load_rules", "make_config", "read_yaml", "reference_opponent",
+    "load_rules", "make_config", "read_yaml", "reference_opponent", "rollout_note",
 ]  # fmt: skip

@@ -58,7 +58,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from psygym_experiments.common import err_console
+from psygym_experiments.common import console, err_console
+from psygym_experiments.harness.lifecycle import check_n_envs, max_envs
 from psygym_experiments.harness.model_files import (
     BUFFER_ARRAYS,
     CHECKPOINT_FORMAT,
@@ -85,6 +86,7 @@ from psygym_experiments.harness.train_config import (
     config_from_file,
     load_rules,
     make_config,
+    rollout_note,
 )
 from psygym_experiments.harness.training_files import (
     FIRST_EVAL_FILE,
@@ -117,61 +119,6 @@ class TrainingInterrupted(RuntimeError):
 
 
 # --------------------------------------------------------------------------------- envs
-ENVS_PER_CORE = 64
-"""Most training envs per CPU core (``--n-envs``, ``n_envs``): a rollout holds ``n_steps`` steps
-of every env, so its memory and the fewest steps a run takes grow with the envs (100,000 envs:
-gigabytes before the first update). With ``--subproc`` each env is a process, capped like
-``--workers``."""
-
-
-def max_envs(subproc: bool = False) -> int:
-    """Most training envs a run may have here.
-
-    :data:`ENVS_PER_CORE` per CPU core, or with ``subproc`` (a process each)
-    :func:`.lifecycle.max_workers`.
-    """
-    from psygym_experiments.harness.lifecycle import max_workers
-
-    return max_workers() if subproc else ENVS_PER_CORE * (os.cpu_count() or 1)
-
-
-def check_n_envs(n_envs: int, subproc: bool = False, what: str = "--n-envs") -> int:
-    """Return ``n_envs`` if a run here may have that many training envs (:func:`max_envs`).
-
-    ``what`` names the setting in the error (``--n-envs``, or ``n_envs`` of a config).
-
-    Raises:
-        ValueError: more (one line naming the maximum and why), before anything is built.
-    """
-    from psygym_experiments.harness.lifecycle import WORKERS_PER_CORE
-
-    most = max_envs(subproc)
-    if n_envs > most:
-        cores = os.cpu_count() or 1
-        per = f"{WORKERS_PER_CORE} processes" if subproc else f"{ENVS_PER_CORE} envs"
-        why = "with --subproc each env is a process" if subproc else (
-            "a rollout holds n_steps steps of every env")  # fmt: skip
-        raise ValueError(f"{what} {n_envs} is too many: at most {most} ({per} per CPU core, "
-                         f"{cores} cores here; {why})")  # fmt: skip
-    return n_envs
-
-
-def check_n_envs_option(value: int) -> int:
-    """Callback of ``--n-envs`` (``train``, ``tune``): :func:`check_n_envs` without ``--subproc``.
-
-    0 means the config's; with ``--subproc`` the command checks the lower limit itself.
-
-    Raises:
-        typer.BadParameter: more (the command line then ends in one line naming the option).
-    """
-    import typer
-
-    try:
-        return check_n_envs(value)
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc).removeprefix("--n-envs ")) from None
-
-
 def _env_factory(cfg: TrainConfig, index: int, in_subprocess: bool) -> Any:
     def make() -> Any:
         import gymnasium as gym
@@ -588,6 +535,9 @@ def run_training(
         done = int(model.num_timesteps)
         remaining = cfg.steps - done
         if remaining > 0 and not stop.signum:
+            note = None if quiet else rollout_note(model, done, cfg.steps)
+            if note:  # beside the run folder's line: what the run does, not a warning
+                console.print(note, highlight=False, markup=False, soft_wrap=True)
             model.learn(
                 total_timesteps=remaining, callback=_callback_class()(trainer),
                 reset_num_timesteps=not resume, tb_log_name=cfg.algo,
