@@ -25,6 +25,14 @@ each player's observation reveals only what ``rules.observe`` lets it see.
 ``observe`` docstring). ``action_mask``: int8, 1 for each legal action of the agent on move,
 derived from ``rules.legal_actions``; all zeros for the agent not on move and at the end.
 
+## State
+
+``env.state()`` (PettingZoo's global view, for centralized critics): both players'
+observations side by side, float32 of length ``2 * rules.observation_size`` in
+``env.state_space``. Where hands are hidden (2nd edition) it shows both hands, so never feed it
+to one player's policy. The game's own state (``rules``' State object) is
+``env.unwrapped.game_state``.
+
 ## Rewards
 
 At each step every agent receives the change in its zero-sum score (``rules.returns``) caused by
@@ -38,7 +46,9 @@ Both agents are terminated when the game is over. No truncation.
 
 ``env(edition="7th", scenario="default", render_mode=None, engine=None)``; ``raw_env`` has
 the same arguments and skips PettingZoo's order-enforcing wrapper. An illegal action raises
-``IllegalActionError`` naming the legal ones.
+``IllegalActionError`` naming the legal ones (the agent's pending reward and the last step's
+events stay as they were); an action that is not an integer raises ``TypeError``.
+``copy.deepcopy`` and ``pickle`` give an independent env at the same state and generator.
 
 ## Engine
 
@@ -62,11 +72,13 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from psygym.core import CHANCE, TERMINAL, Event, RulesBase
 from psygym.edition import default as default_edition
 from psygym.editions import load
 from psygym.engine.position import Position, core_rules
+from psygym.envs.psychic import OBSERVATION_BOUND, check_render_mode, integer_action
 
 _MAX_RESETS = 1000
 AGENTS = ("player_0", "player_1")
@@ -95,8 +107,7 @@ class PsychicAECEnv(AECEnv):
         engine: str | None = None,
     ):
         super().__init__()
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
+        check_render_mode(render_mode)
         self.rules: RulesBase = (
             rules if rules is not None else load(edition or default_edition().id, scenario)
         )
@@ -111,6 +122,8 @@ class PsychicAECEnv(AECEnv):
             for a in self.possible_agents
         }  # fmt: skip
         self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        bound = float(getattr(self.rules, "observation_bound", OBSERVATION_BOUND))
+        self.state_space = spaces.Box(-bound, bound, (2 * n_obs,), dtype=np.float32)
         self.np_random, _ = seeding.np_random(None)
         self._core = core_rules(self.rules, engine)
         self._pos: Position | None = None  # the game in the core (None: on the reference)
@@ -126,17 +139,55 @@ class PsychicAECEnv(AECEnv):
         return "python" if self._core is None else "core"
 
     @property
-    def state(self) -> Any:
+    def game_state(self) -> Any:
         """The reference state of the game (decoded from the core's bytes when it holds it)."""
         return self._pos.state if self._pos is not None else self._state
 
-    @state.setter
-    def state(self, value: Any) -> None:
+    @game_state.setter
+    def game_state(self, value: Any) -> None:
         # A state the twin cannot hold goes on in the reference until the next reset.
         core = self._core
         held = value is not None and core is not None and core.serves()
         self._pos = core.place(value) if held else None
         self._state = None if self._pos is not None else value
+
+    # On this raw env ``state`` stays the game state, as callers set and read it; PettingZoo's
+    # ``state()`` is the wrapped env's (:func:`env`), which calls :meth:`global_state`.
+    state = game_state
+
+    def global_state(self) -> np.ndarray:
+        """Both players' observations side by side (PettingZoo's ``state()``, see the module).
+
+        Raises:
+            RuntimeError: before ``reset()``.
+        """
+        if self._pos is not None:
+            observe, at = self._core.observe, self._pos
+        elif self._state is not None:
+            observe, at = self.rules.observe, self._state
+        else:
+            raise RuntimeError("call reset() before state()")
+        return np.concatenate([observe(at, 0), observe(at, 1)]).astype(np.float32, copy=False)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The env's fields for pickling and deep copies: the game as its reference state.
+
+        The core's objects do not pickle; :meth:`__setstate__` places the state in a new twin.
+        """
+        fields = self.__dict__.copy()
+        fields["_state"] = self.game_state
+        fields["_pos"] = None
+        fields["_core"] = self._core is not None
+        fields["_legal_of"], fields["_legal_cache"] = None, (TERMINAL, None)
+        fields["_events"] = list(self._events)
+        return fields
+
+    def __setstate__(self, fields: dict[str, Any]) -> None:
+        """Restore a pickled or copied env (in the core again where the original ran there)."""
+        self.__dict__.update(fields)
+        self._core = core_rules(self.rules) if fields["_core"] else None
+        self._legal_of = object()
+        self.game_state = fields["_state"]
 
     def observation_space(self, agent: str) -> spaces.Space:
         """The observation space of ``agent`` (the same object every call)."""
@@ -230,12 +281,11 @@ class PsychicAECEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
-        self._events = []
-        action = int(action)
+        action = integer_action(action)
         player, legal = self._legal()
         # A legal action is known from the mask built for this state; anything else goes through
-        # the rules' own check, which raises IllegalActionError naming the legal set.
+        # the rules' own check, which raises IllegalActionError naming the legal set (before
+        # anything changes: the pending reward and the last step's events stay).
         known = legal is not None and 0 <= action < len(legal) and bool(legal[action])
         if self._pos is not None and not self._core.serves():
             self.state = self._pos.state  # a rules method was replaced: the reference goes on
@@ -244,9 +294,12 @@ class PsychicAECEnv(AECEnv):
             self._pos, path = core.walk(core.apply(start, action, check=not known), self.np_random)
             self._events = core.events(start, [action, *path])
         else:
+            events: list[Event] = []
             self.state = self.rules.apply_with_chance(
-                self.state, action, self.np_random, self._events, check=not known
+                self.state, action, self.np_random, events, check=not known
             )
+            self._events = events
+        self._cumulative_rewards[agent] = 0.0
         scores = list(self._returns())
         self.rewards = {a: scores[i] - self._scores[i] for i, a in enumerate(AGENTS)}
         self._scores = scores
@@ -281,6 +334,20 @@ def raw_env(
     return PsychicAECEnv(edition, scenario, render_mode=render_mode, **kwargs)
 
 
+class PsychicOrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper whose ``state()`` is the global state.
+
+    ``state()`` returns :meth:`PsychicAECEnv.global_state` (after ``reset()``), as PettingZoo's
+    ``state()`` and its converters (``aec_to_parallel``) expect.
+    """
+
+    def state(self) -> np.ndarray:
+        """Both players' observations side by side (see :meth:`PsychicAECEnv.global_state`)."""
+        if not self._has_reset:
+            EnvLogger.error_state_before_reset()
+        return self.env.unwrapped.global_state()
+
+
 def env(
     edition: str | None = None,
     scenario: str = "default",
@@ -288,7 +355,7 @@ def env(
     **kwargs: Any,
 ) -> AECEnv:
     """The AEC env wrapped in PettingZoo's order-enforcing wrapper (the usual entry point)."""
-    return wrappers.OrderEnforcingWrapper(raw_env(edition, scenario, render_mode, **kwargs))
+    return PsychicOrderEnforcingWrapper(raw_env(edition, scenario, render_mode, **kwargs))
 
 
-__all__ = ["AGENTS", "PsychicAECEnv", "env", "raw_env"]
+__all__ = ["AGENTS", "PsychicAECEnv", "PsychicOrderEnforcingWrapper", "env", "raw_env"]

@@ -8,10 +8,21 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from psygym.core import CHANCE, TERMINAL, Event, RulesBase, Walk, sample_action
+from psygym.core import (
+    CHANCE,
+    TERMINAL,
+    Event,
+    IllegalActionError,
+    RulesBase,
+    Walk,
+    restart_policies,
+    sample_action,
+)
 from psygym.edition import default as default_edition
 from psygym.editions import load
-from psygym.engine.episode import compiled_episode
+from psygym.engine import compiled_game
+from psygym.engine.episode import CompiledEpisode, compiled_episode
+from psygym.kernel import weighted_choice
 from psygym.policies import resolve_policy
 
 _MAX_RESETS = 1000
@@ -21,6 +32,48 @@ OBSERVATION_BOUND = 1000.0
 """Default bound of every observation entry (editions may set ``observation_bound``)."""
 
 
+class RenderModeError(ValueError, TypeError):
+    """A render mode the env does not have.
+
+    Also a ``TypeError``: callers that try a mode and fall back without it on a ``TypeError``
+    (SB3's ``make_vec_env`` asks for ``"rgb_array"`` first) then build the env without one.
+    """
+
+
+def check_render_mode(render_mode: Any) -> None:
+    """Refuse any render mode but ``"ansi"`` and ``None`` (:class:`RenderModeError`)."""
+    if render_mode not in (None, "ansi"):
+        raise RenderModeError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
+
+
+def integer_action(action: Any) -> int:
+    """``action`` as an int: a Python int, a numpy integer or a 0-d integer array.
+
+    Raises:
+        TypeError: anything else (a float, a string, a bool), in one line.
+    """
+    if type(action) is int:
+        return action
+    if isinstance(action, int | np.integer) and not isinstance(action, bool):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action)
+    raise TypeError(f"an integer action is expected, not {action!r} ({type(action).__name__})")
+
+
+def _checked_seat(seat: Any) -> int:
+    """``seat`` as an int, if it is the integer 0 or 1 (not a bool or a float)."""
+    if isinstance(seat, int | np.integer) and not isinstance(seat, bool) and seat in (0, 1):
+        return int(seat)
+    raise ValueError(f"seat must be 0 or 1 (an int), not {seat!r} ({type(seat).__name__})")
+
+
+def _policy_label(policy: Any) -> str:
+    """How an error names a policy: its ``name``, else its repr."""
+    name = getattr(policy, "name", None)
+    return repr(name) if isinstance(name, str) and name else repr(policy)
+
+
 class LegalDiscrete(spaces.Discrete):
     """``Discrete`` whose ``sample()`` without a mask draws one of the current legal actions.
 
@@ -28,25 +81,28 @@ class LegalDiscrete(spaces.Discrete):
     with this space they get a legal action, while stepping an illegal one still raises (DESIGN:
     one source of legality). Each unmasked sample remembers the env's episode number, so the env
     can tell a sample drawn before a ``reset()`` (as Gymnasium's determinism check does) from a
-    caller's illegal choice. Pickled or copied, it becomes a plain ``Discrete`` so saved models
-    do not carry the env.
+    caller's illegal choice. Pickled or copied, it stays a ``LegalDiscrete`` (with its generator
+    and last sample) but carries no env, so saved models do not hold one: copied with its env,
+    the env's copy attaches itself; copied alone, it samples as a plain ``Discrete``.
     """
 
-    def __init__(self, n: int, env: PsychicPhaseEnv, seed: int | None = None):
+    def __init__(self, n: int, env: PsychicPhaseEnv | None, seed: int | None = None):
         super().__init__(n, seed=seed)
         self._env = env
         self.last_sample: tuple[int, int] | None = None
 
     def sample(self, mask: np.ndarray | None = None, probability: Any = None) -> np.int64:
         """A uniformly random legal action (or as ``mask``/``probability`` say)."""
-        if mask is not None or probability is not None:
+        if mask is not None or probability is not None or self._env is None:
             return super().sample(mask=mask, probability=probability)
         action = super().sample(mask=self._env.action_masks().astype(np.int8))
         self.last_sample = (int(action), self._env.episode)
         return action
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        return (spaces.Discrete, (int(self.n), None, int(self.start)))
+    def __getstate__(self) -> dict[str, Any]:
+        fields = self.__dict__.copy()
+        fields["_env"] = None
+        return fields
 
 
 class PsychicPhaseEnv(gym.Env):
@@ -66,7 +122,8 @@ class PsychicPhaseEnv(gym.Env):
     (``env.unwrapped.rules.describe(state, a)`` gives a label, e.g. "Librarian casts Smite at
     Warboss with 3 dice"). Only legal actions may be taken: the mask is ``env.action_masks()``
     (the sb3-contrib convention) and ``info["action_mask"]``, both derived from
-    ``rules.legal_actions``. An illegal action raises ``IllegalActionError`` naming the legal ones.
+    ``rules.legal_actions``. An illegal action raises ``IllegalActionError`` naming the legal ones;
+    an action that is not an integer (a float, a string, a bool) raises ``TypeError``.
     ``env.action_space.sample()`` without a mask draws a legal action; one drawn before a
     ``reset()`` and stepped after it (as Gymnasium's env checker does) is mapped to a legal one.
 
@@ -97,7 +154,14 @@ class PsychicPhaseEnv(gym.Env):
     ## Information
 
     ``info["action_mask"]`` (bool array), ``info["events"]`` (what happened since the last step,
-    as ``Event`` records) and ``info["score"]`` (the agent's score so far).
+    as ``Event`` records: a list on the reference, a read-only sequence replayed when read on the
+    core; ``list(...)`` of either is the same list) and ``info["score"]`` (the agent's score so
+    far).
+
+    ## Copies
+
+    ``copy.deepcopy(env)`` and ``pickle`` give an independent env at the same state, with the
+    same generator state and opponent: it goes on as the original would.
 
     ## Arguments
 
@@ -110,8 +174,11 @@ class PsychicPhaseEnv(gym.Env):
     * ``scenario``: a shipped scenario name or a path to a TOML file (default: the edition's).
     * ``opponent``: a ``Policy`` object or a name/path resolved through the ``psygym.agents``
       entry points (``"random"``, ``"double-wc"``, ``"optimal"``, ``"runs/.../model.safetensors"``).
-    * ``seat``: 0 or 1, the agent's player.
-    * ``render_mode``: ``"ansi"`` or ``None``.
+      Its ``restart()``, if it has one, is called at every reset; a move it draws that is not
+      legal raises ``IllegalActionError`` naming it.
+    * ``seat``: 0 or 1 (an integer), the agent's player.
+    * ``render_mode``: ``"ansi"`` or ``None`` (another raises ``RenderModeError``, both a
+      ``ValueError`` and a ``TypeError``).
     * ``rules``: a ready ``Rules`` object (overrides ``edition``/``scenario``).
     * ``engine``: ``"python"`` keeps every step on the reference (``None`` or ``"core"``: the
       core where it can play the game, see Engine).
@@ -142,10 +209,8 @@ class PsychicPhaseEnv(gym.Env):
         rules: RulesBase | None = None,
         engine: str | None = None,
     ):
-        if seat not in (0, 1):
-            raise ValueError(f"seat must be 0 or 1, not {seat!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be 'ansi' or None, not {render_mode!r}")
+        seat = _checked_seat(seat)
+        check_render_mode(render_mode)
         if engine not in (None, "core", "python"):
             raise ValueError(f"engine must be 'core', 'python' or None, not {engine!r}")
         self._core = None
@@ -172,6 +237,36 @@ class PsychicPhaseEnv(gym.Env):
         self._score = 0.0  # the agent's score now
         self._paid = 0.0  # what the rewards so far add up to
         self._events: list[Event] = []
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The env's fields for pickling and deep copies, without the compiled episode.
+
+        The core's objects do not pickle: the state it holds is decoded, its generator written
+        back into ``np_random``, and :meth:`__setstate__` builds a new episode, placed at that
+        state at the next step. The original goes on as before.
+        """
+        fields = self.__dict__.copy()
+        core = self._core
+        if core is not None:
+            core.release(self._np_random)
+            if self._state is _IN_CORE:
+                fields["_state"] = self.state
+            fields["_core"] = True
+        fields["_mask"] = None  # rebuilt from the state when asked
+        fields["_in_step"] = False
+        fields["_events"] = list(self._events)  # replayed now: the copy holds no core path
+        return fields
+
+    def __setstate__(self, fields: dict[str, Any]) -> None:
+        """Restore a pickled or copied env (the compiled episode rebuilt where one ran)."""
+        self.__dict__.update(fields)
+        self._core = None
+        if fields["_core"] is not None:
+            compiled = compiled_game(self.rules)  # None where this process runs the reference
+            if compiled is not None and compiled.game.observation_size:
+                self._core = CompiledEpisode(self.rules, compiled, self._seat)
+        if isinstance(self.action_space, LegalDiscrete):
+            self.action_space._env = self
 
     # The mask is derived from ``legal_actions`` once per state and shared by
     # ``info["action_mask"]`` and ``action_masks()``; setting ``state`` or ``seat`` (as tests and
@@ -217,6 +312,7 @@ class PsychicPhaseEnv(gym.Env):
 
     @seat.setter
     def seat(self, value: int) -> None:
+        value = _checked_seat(value)
         self._seat = value
         self._mask = None
         if self._core is not None:
@@ -236,6 +332,8 @@ class PsychicPhaseEnv(gym.Env):
         """
         rules, seat, opponent = self.rules, self._seat, self.opponent
         current_player, chance_run = rules.current_player, rules.sample_chance_run
+        # A uniform policy draws among ``legal_actions`` itself; any other is checked.
+        trusted = getattr(opponent, "uniform", False)
         while True:
             player = current_player(state)
             if player == TERMINAL or player == seat:
@@ -245,7 +343,42 @@ class PsychicPhaseEnv(gym.Env):
             if player == CHANCE:
                 state = chance_run(state, rng, events)
                 continue
-            state = walk(state, sample_action(opponent, rules, state, player, rng), rng, events)
+            if trusted:
+                action = sample_action(opponent, rules, state, player, rng)
+            else:
+                action = self._opponent_action(state, player, rng)
+            state = walk(state, action, rng, events)
+
+    def _opponent_action(self, state: Any, player: int, rng: np.random.Generator) -> int:
+        """The opponent's move, drawn as :func:`~psygym.core.sample_action` draws it, if legal.
+
+        Raises:
+            IllegalActionError: the policy gave an empty distribution or drew an action that is
+                not legal; the message names the policy and lists the legal actions.
+        """
+        rules = self.rules
+        probs = self.opponent.action_probabilities(rules, state, player)
+        if len(probs) == 1:
+            action = next(iter(probs))
+        elif probs:
+            action = weighted_choice(list(probs), probs.values(), rng)
+        else:
+            raise self._opponent_error(None, state, player)
+        if action not in rules.legal_actions(state):
+            raise self._opponent_error(action, state, player)
+        return int(action)
+
+    def _opponent_error(self, action: Any, state: Any, player: int) -> IllegalActionError:
+        """The error for an opponent's illegal move (``action=None``: it chose nothing)."""
+        rules = self.rules
+        legal = rules.legal_actions(state)
+        labels = [str(rules.describe(state, a)) for a in legal]
+        who = f"the opponent {_policy_label(self.opponent)} (player {player})"
+        error = IllegalActionError(action, legal, labels, f"for {who} here")
+        if action is None:
+            shown = ", ".join(f"{a} ({lbl})" for a, lbl in zip(legal, labels))
+            error.args = (f"{who} gave an empty action distribution; legal actions: {shown}",)
+        return error
 
     def _info(self) -> dict[str, Any]:
         # The step's events list is new at every step and reset: no copy needed.
@@ -258,9 +391,7 @@ class PsychicPhaseEnv(gym.Env):
         super().reset(seed=seed)
         if seed is not None:
             self.action_space.seed(seed)
-        reset_opponent = getattr(self.opponent, "reset", None)
-        if callable(reset_opponent):
-            reset_opponent()
+        restart_policies([self.opponent])
         self.episode += 1
         if self._core is not None and self._core.serves(self.opponent):
             return self._core_reset(seed is not None)
@@ -282,7 +413,7 @@ class PsychicPhaseEnv(gym.Env):
         """Apply the agent's action, then resolve chance and the opponent's moves."""
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        action = int(action)
+        action = integer_action(action)
         if self.action_space.last_sample is not None:
             action = self._stale_sample(action)
         # A legal action is known from the mask already built for this state; anything else
@@ -299,12 +430,13 @@ class PsychicPhaseEnv(gym.Env):
         ):
             return self._core_step(action)
         state, rng = self.state, self.np_random
-        events = self._events = []
+        events: list[Event] = []
         walk = rules.decision_walk()  # one test of the rules' fast walk for the whole step
         if legal:
             state = walk(state, action, rng, events)
         else:
             state = rules.apply_with_chance(state, action, rng, events, check=True)
+        self._events = events  # only now: a refused action leaves the last step's for render()
         player = self._advance(state, rng, events, walk)
         state = self._state
         score = rules.returns(state)[seat]

@@ -14,10 +14,14 @@ All three keep ``action_masks()`` reachable (``get_wrapper_attr`` finds it on th
 
 from __future__ import annotations
 
+import math
+import numbers
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+
+from psygym.envs.psychic import integer_action
 
 FALLBACKS = ("lowest", "random")
 """How :class:`LegalActionWrapper` replaces an illegal action."""
@@ -30,22 +34,22 @@ class LegalActionWrapper(gym.Wrapper):
         env: a psygym env (anything with ``action_masks()``).
         fallback: ``"lowest"`` (the lowest legal action) or ``"random"`` (uniform among the
             legal actions, drawn with the env's ``np_random``).
-        penalty: subtracted from the step's reward when the action was illegal (>= 0).
+        penalty: subtracted from the step's reward when the action was illegal (finite, >= 0).
     """
 
     def __init__(self, env: gym.Env, fallback: str = "lowest", penalty: float = 0.0):
         super().__init__(env)
         if fallback not in FALLBACKS:
             raise ValueError(f"fallback {fallback!r} is not one of: {', '.join(FALLBACKS)}")
-        if penalty < 0:
-            raise ValueError(f"penalty must be >= 0, not {penalty}")
+        if not isinstance(penalty, numbers.Real) or not math.isfinite(penalty) or penalty < 0:
+            raise ValueError(f"penalty must be a finite number >= 0, not {penalty!r}")
         self.fallback = fallback
         self.penalty = float(penalty)
 
     def legal_action(self, action: int) -> tuple[int, bool]:
         """``(action to play, whether the given one was illegal)``."""
         mask = self.env.get_wrapper_attr("action_masks")()
-        action = int(action)
+        action = integer_action(action)
         if 0 <= action < len(mask) and mask[action]:
             return action, False
         legal = np.flatnonzero(mask)
