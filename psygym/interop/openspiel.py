@@ -1,8 +1,8 @@
 """Any psygym edition and scenario as an OpenSpiel (``pyspiel``) Python game.
 
-Importing this module registers the game ``python_psygym`` with the parameters ``edition`` and
-``scenario``, so OpenSpiel's algorithms (CFR, CFR+, ``exploitability.nash_conv``, NFSP,
-IS-MCTS, ...) run on psygym's exact rules::
+Importing this module registers the game ``python_psygym`` with the parameters ``edition``,
+``scenario`` and ``sha256``, so OpenSpiel's algorithms (CFR, CFR+, ``exploitability.nash_conv``,
+NFSP, IS-MCTS, ...) run on psygym's exact rules::
 
     import pyspiel
     import psygym.interop.openspiel  # registers python_psygym
@@ -35,10 +35,18 @@ Mapping:
   actions, the chance outcomes, the next state, the returns and the tensors, with the
   reference's values; the reference state is decoded only for text (strings, descriptions)
   and for ``psygym_state``. ``PSYGYM_ENGINE=python`` keeps every step on the reference.
+* **Parameters** record the scenario as given (a shipped name, ``random:...``, a file's absolute
+  path and its SHA-256), so ``pyspiel.load_game(str(game))``, pickling and
+  ``deserialize_game_and_state`` rebuild the same game or refuse (:mod:`.game_source`).
+* **Serialisation** (``state.serialize()``, ``pyspiel.serialize_game_and_state``, pickling):
+  OpenSpiel writes a Python state's history and pickles its attributes; here those pickle as
+  markers only, and the loading state replays the history on its own game. The text holds no
+  engine handle, so it loads on either engine.
 * **Utilities** (``TERMINAL`` reward model): ``rules.returns`` at terminal states.
   ``GameInfo``'s ``min_utility``/``max_utility``/``max_game_length``/``max_chance_outcomes`` are
-  those of ``rules.game_info()`` where the edition declares them (made symmetric, ``-max ..
-  max``: the game is zero-sum, so a bound on one player's score bounds the other's); otherwise
+  those of ``rules.game_info()`` where the edition declares them (its utilities bound player
+  0's score, player 1's are their negation: OpenSpiel's one pair is the union of both, so
+  symmetric, ``min(lo, -hi) .. max(hi, -lo)``); otherwise
   the large safe defaults :data:`UNDECLARED_UTILITY` and :data:`UNDECLARED_GAME_LENGTH` stand in.
 
 :class:`OpenSpielPolicy` wraps a psygym policy as an OpenSpiel ``policy.Policy`` (for
@@ -59,8 +67,8 @@ from open_spiel.python import policy as os_policy
 
 from psygym import edition as registry
 from psygym.core import CHANCE, TERMINAL, Information, Policy
-from psygym.editions import load
 from psygym.engine.position import Position, core_rules
+from psygym.interop.game_source import SHA256, edition_id, load_source, source_of
 
 GAME_NAME = "python_psygym"
 """Short name the game is registered under."""
@@ -90,27 +98,25 @@ def _game_type(information: pyspiel.GameType.Information) -> pyspiel.GameType:
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification={"edition": registry.default().id, "scenario": "default"},
+        parameter_specification={
+            "edition": registry.default().id,
+            "scenario": "default",
+            SHA256: "",
+        },
     )
-
-
-def _edition_id(rules: Any) -> str:
-    ed = rules.edition
-    return str(getattr(ed, "id", ed))
-
-
-def _scenario_name(rules: Any) -> str:
-    return str(getattr(rules.scenario, "name", "default"))
 
 
 class PsygymGame(pyspiel.Game):
     """One psygym scenario as an OpenSpiel game.
 
     Args:
-        params: OpenSpiel parameters ``edition`` (id or alias) and ``scenario`` (a shipped name
-            or a TOML path); ignored when ``rules`` is given.
+        params: OpenSpiel parameters ``edition`` (id or alias), ``scenario`` (a shipped name,
+            ``random:...`` or a TOML path) and ``sha256`` (the file's, checked where given);
+            ignored when ``rules`` is given.
         rules: an already built ``Rules`` object to wrap (e.g. a variant built in code); the
-            game's parameters then only name it and ``pyspiel.load_game`` cannot rebuild it.
+            parameters then name the first source that builds the same game again, else one
+            that ``pyspiel.load_game`` refuses (:func:`~.game_source.source_of`).
+        engine: ``"python"`` keeps every step on the reference (else the compiled twin).
     """
 
     def __init__(
@@ -120,7 +126,9 @@ class PsygymGame(pyspiel.Game):
             params = dict(params or {})
             edition = str(params.get("edition", registry.default().id))
             scenario = str(params.get("scenario", "default"))
-            rules = load(edition, scenario)
+            rules, source = load_source(edition, scenario, str(params.get(SHA256) or ""))
+        else:
+            source = source_of(rules)
         self.rules = rules
         # What answers at every node: the compiled twin over positions, else the reference.
         self.answers: Any = core_rules(rules, engine) or rules
@@ -131,7 +139,8 @@ class PsygymGame(pyspiel.Game):
         game_type = _game_type(kind.PERFECT_INFORMATION if perfect else kind.IMPERFECT_INFORMATION)
         lo = info.min_utility if math.isfinite(info.min_utility) else -UNDECLARED_UTILITY
         hi = info.max_utility if math.isfinite(info.max_utility) else UNDECLARED_UTILITY
-        # Zero-sum: one player's worst is the other's best, so each bound covers both players.
+        # psygym's bounds are player 0's; player 1's are their negation (zero-sum). OpenSpiel
+        # has one pair for every player: the union of both intervals.
         lo, hi = min(lo, -hi), max(hi, -lo)
         game_info = pyspiel.GameInfo(
             num_distinct_actions=int(rules.num_actions),
@@ -142,11 +151,18 @@ class PsygymGame(pyspiel.Game):
             utility_sum=0.0,
             max_game_length=int(info.max_game_length or UNDECLARED_GAME_LENGTH),
         )
-        super().__init__(
-            game_type,
-            game_info,
-            {"edition": _edition_id(rules), "scenario": _scenario_name(rules)},
-        )
+        super().__init__(game_type, game_info, source.params(edition_id(rules)))
+
+    def __reduce__(self) -> tuple[Callable[[str], pyspiel.Game], tuple[str]]:
+        # pyspiel pickles a game as its string, but unpickles a Python game without its
+        # attributes (rules, answers): load the string again instead, a whole game (or a refusal).
+        return _game_from_string, (str(self),)
+
+    def __copy__(self) -> PsygymGame:
+        return self  # immutable, as OpenSpiel's games are: copies share it
+
+    def __deepcopy__(self, memo: dict) -> PsygymGame:
+        return self
 
     def new_initial_state(self) -> PsygymState:
         """The state at the start of the game."""
@@ -163,12 +179,28 @@ class PsygymGame(pyspiel.Game):
                               answers=self.answers)  # fmt: skip
 
 
+def _game_from_string(text: str) -> pyspiel.Game:
+    """The game ``pyspiel.load_game`` builds from ``text`` (how a pickled game loads)."""
+    return pyspiel.load_game(text)
+
+
 def _digest(vector: np.ndarray) -> str:
     return hashlib.blake2b(np.ascontiguousarray(vector).tobytes(), digest_size=8).hexdigest()
 
 
+class _Rebuild:
+    """What a state's attribute unpickles to: :meth:`PsygymState.__setattr__` rebuilds it."""
+
+    __slots__ = ()
+
+
 class _Frozen:
-    """Holds immutable values; ``copy.deepcopy`` (pyspiel's clone) shares it instead of copying."""
+    """Holds immutable values; ``copy.deepcopy`` (pyspiel's clone) shares it instead of copying.
+
+    It pickles as a :class:`_Rebuild` marker, not its value: OpenSpiel serialises a Python state
+    as its history and a pickle of its attributes, and these hold the engine's handles (which
+    cannot be pickled) and nothing the history does not determine.
+    """
 
     __slots__ = ("value",)
 
@@ -178,12 +210,22 @@ class _Frozen:
     def __deepcopy__(self, memo: dict) -> _Frozen:
         return self
 
+    def __reduce__(self) -> tuple[type[_Rebuild], tuple[()]]:
+        return _Rebuild, ()
+
+
+_SET_ATTRIBUTE = pyspiel.State.__setattr__
+
 
 class PsygymState(pyspiel.State):
     """An OpenSpiel state holding a psygym state and each player's history of observations.
 
     pyspiel clones a Python state with ``copy.deepcopy`` of its attributes, so everything here is
     immutable and shared through :class:`_Frozen` (the rules, the psygym state, the histories).
+    OpenSpiel deserialises one (``game.deserialize_state``, ``deserialize_game_and_state``,
+    unpickling) by restoring its history on a new initial state of the game and setting its
+    attributes from their pickles, :class:`_Rebuild` markers: the state then replays the
+    history on its own game (on its own engine), checking every action is legal there.
 
     Attributes:
         state: the psygym state (frozen, hashable).
@@ -196,9 +238,37 @@ class PsygymState(pyspiel.State):
         super().__init__(game)
         answers = game.answers
         self._shared = _Frozen((game.rules, game.hides_moves, answers))
+        self._start()
+
+    def _start(self) -> None:
+        answers = self._answers
         s = answers.initial_state()
         tokens = tuple((f"o{_digest(answers.observe(s, p))}",) for p in (0, 1))
         self._data = _Frozen((s, tokens, ((), ()), None))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if value.__class__ is not _Rebuild:
+            _SET_ATTRIBUTE(self, name, value)  # on every step and clone: no super() call
+        elif name == "_data":  # deserialising: keep the game's rules, replay the history
+            self._replay(self.history())
+
+    def _replay(self, history: Sequence[int]) -> None:
+        """Set the psygym side to the start followed by ``history`` (the C++ side holds it)."""
+        self._start()
+        answers = self._answers
+        for i, action in enumerate(history):
+            node = self.node
+            player = answers.current_player(node)
+            if player == TERMINAL:
+                legal: Sequence[int] = ()
+            elif player == CHANCE:
+                legal = range(len(answers.chance_outcomes(node)))
+            else:
+                legal = answers.legal_actions(node)
+            if action not in legal:
+                raise ValueError(f"serialised history: action {action} at move {i} is not "
+                                 f"legal there (legal: {list(legal)})")  # fmt: skip
+            self._apply_action(int(action))
 
     @property
     def _rules(self) -> Any:
@@ -339,6 +409,9 @@ def game_from_rules(rules: Any, engine: str | None = None) -> PsygymGame:
     """Wrap an already built ``Rules`` object (a variant built in code) as an OpenSpiel game.
 
     ``engine="python"`` keeps it on the reference (else the compiled twin where there is one).
+    Its parameters name the shipped scenario, ``random:...`` or file that builds the same game
+    again, where one does; else ``pyspiel.load_game(str(game))`` and unpickling refuse it
+    (:func:`~.game_source.source_of`).
     """
     return PsygymGame(rules=rules, engine=engine)
 
