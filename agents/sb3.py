@@ -32,7 +32,13 @@ from typing import Any
 
 import numpy as np
 from psygym_agents.policy_net import PolicyNet, load_net
-from psygym_agents.safe_model import WEIGHTS_SUFFIX, check_seats, is_safe_model, load_safe
+from psygym_agents.safe_model import (
+    DEFAULT_STEM,
+    WEIGHTS_SUFFIX,
+    check_seats,
+    is_safe_model,
+    load_safe,
+)
 
 ALGO_NAMES = ("maskable-ppo", "ppo", "dqn")
 """Algorithms ``psygym train`` knows, by their CLI names."""
@@ -387,8 +393,11 @@ def load_policy(path: str | Path, rules: Any = None, *, trust_pickle: bool | Non
     if not is_safe_model(p):
         if p.with_suffix(".zip").is_file() and p.suffix in ("", WEIGHTS_SUFFIX):
             raise refuse_zip(p.with_suffix(".zip"))
+        # A bare agent spec is a model only by its suffix (psygym.policies.resolve_policy), so
+        # a stem or a run folder works only after "sb3:".
         raise FileNotFoundError(
-            f"no model {p}: give a safe model (.safetensors, its stem or its folder) or an SB3 .zip"
+            f"no model {p}: give a safe model's .safetensors file (or, after sb3:, its stem or "
+            f"its run folder holding {DEFAULT_STEM}{WEIGHTS_SUFFIX}) or an SB3 .zip"
         )
     _set_torch_threads()
     return load_safe(p, rules)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
-from psygym.kernel import uniform_choice, weighted_choice
+from psygym.kernel import guard_observe, uniform_choice, weighted_choice
 
 CHANCE = -1
 """``current_player`` value of a chance node."""
@@ -190,8 +190,9 @@ class GameInfo:
         information: what the players see (:class:`Information`).
         max_chance_outcomes: the most outcomes one chance node may list (0: not declared).
         max_game_length: the most decisions one game may take (0: not declared).
-        min_utility: lowest score a player can end with (``-inf``: not declared).
-        max_utility: highest score a player can end with (``inf``: not declared).
+        min_utility: lowest score player 0 can end with (``-inf``: not declared).
+        max_utility: highest score player 0 can end with (``inf``: not declared). Zero-sum:
+            player 1's lie in ``[-max_utility, -min_utility]`` (bounds may be asymmetric).
     """
 
     num_players: int
@@ -270,7 +271,7 @@ class RulesBase(ABC):
 
     @abstractmethod
     def observe(self, state: Hashable, player: int) -> np.ndarray:
-        """Flat float32 vector of what ``player`` may see (length ``observation_size``)."""
+        """Flat float32 vector (``observation_size``) of what ``player`` (0 or 1, checked) sees."""
 
     @abstractmethod
     def describe(self, state: Hashable, action: int) -> ActionView:
@@ -523,6 +524,7 @@ class RulesBase(ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        guard_observe(cls)  # every observe refuses a player that is not 0 or 1
         hooks = cls.__dict__.get("fast_walk_hooks")
         if hooks is not None:
             cls._fast_walk_owner = cls

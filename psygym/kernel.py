@@ -13,10 +13,15 @@
 - :class:`ChanceCache` memoises tables per chance-node key, for rules whose node distribution
   depends on a few fields of the state; :class:`Memo` shares other immutable values (events)
   by key.
+- :func:`check_player` is the one check that a player is a seat of the game, with one message;
+  ``RulesBase`` wraps every edition's ``observe`` in it (:func:`guard_observe`).
 """
 
 from __future__ import annotations
 
+import functools
+import operator
+import types
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import fields, is_dataclass
@@ -242,4 +247,50 @@ class Memo:
         return len(self._values)
 
 
-__all__ = ["ChanceCache", "ChanceTable", "Memo", "evolve", "uniform_choice", "weighted_choice"]
+def check_player(player: Any, num_players: int = 2) -> int:
+    """``player`` as an ``int``, if it is a seat of the game (0 or 1).
+
+    Raises:
+        ValueError: anything else (a negative number, 2, a float, ``None``), in one line.
+    """
+    try:
+        seat = operator.index(player)
+    except TypeError:
+        seat = -1
+    if not 0 <= seat < num_players:
+        seats = " or ".join(str(p) for p in range(num_players))
+        raise ValueError(f"player must be {seats}, got {player!r}")
+    return seat
+
+
+def guard_observe(cls: type) -> None:
+    """Make the ``observe(self, state, player)`` that ``cls`` defines refuse a non-seat first.
+
+    ``RulesBase.__init_subclass__`` calls it for every rules class, so each edition's
+    ``observe`` refuses 2 or -1 with one line of :func:`check_player` instead of indexing with
+    it (a wrong seat's vector, or an ``IndexError``). A class that does not define ``observe``
+    itself, or defines it as anything but a plain concrete function, is left as it is.
+    """
+    observe = cls.__dict__.get("observe")
+    if not isinstance(observe, types.FunctionType) or getattr(
+        observe, "__isabstractmethod__", False
+    ):
+        return
+
+    @functools.wraps(observe)
+    def checked(self: Any, state: Any, player: Any) -> Any:
+        return observe(self, state, check_player(player, self.num_players))
+
+    cls.observe = checked  # type: ignore[attr-defined]
+
+
+__all__ = [
+    "ChanceCache",
+    "ChanceTable",
+    "Memo",
+    "check_player",
+    "evolve",
+    "guard_observe",
+    "uniform_choice",
+    "weighted_choice",
+]

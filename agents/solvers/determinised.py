@@ -33,7 +33,9 @@ class DeterminisedSearch:
         rules: the rules to play (hidden hands).
         value: the board value at the phase's edge (``None``: the score so far alone).
         determinisations: deals searched per decision.
-        seed: seed of the deals.
+        seed: seed of the deals; every decision deals from the start of the generator seeded
+            with it, so a decision is a function of the state and the seed alone, whatever
+            games or decisions this object played before.
         fallback: the information-set search a decision goes to where a deal's phase does not
             fit.
         solve: ``solve(rules, deal, value, states, determinised=True)``, the exact search of
@@ -53,19 +55,29 @@ class DeterminisedSearch:
         if determinisations < 1:
             raise ValueError(f"determinisations must be at least 1, got {determinisations}")
         self.rules, self.value, self.deals = rules, value, determinisations
-        self.rng = np.random.default_rng((seed, 17))
+        self.seed = seed
         self.fallback = fallback
         self.solve, self.budget = solve, budget
         self.note = (f"the whole Psychic phase searched exactly in {determinisations} deals of "
                      "the cards the player to move has not seen (NOT exact: each deal is "
                      "searched as if both sides saw it)")  # fmt: skip
 
+    def restart(self) -> None:
+        """A new game starts: restart the information-set search a misfit goes to.
+
+        The deals keep nothing from one decision to the next (each decision deals from a
+        generator seeded afresh), so no game depends on the games before it.
+        """
+        self.fallback.restart()
+
     def action_values(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
         """Each legal action -> its mean value for ``player`` over the deals (``{}``: a misfit)."""
         legal = rules.legal_actions(state)
         total = dict.fromkeys(legal, 0.0)
+        # Seeded afresh at every decision (see SearchPolicy.search for why).
+        rng = np.random.default_rng((self.seed, 17))
         for _ in range(self.deals):
-            deal = determinize(rules, state, player, self.rng)
+            deal = determinize(rules, state, player, rng)
             solver = self.solve(rules, deal, self.value, self.budget // self.deals,
                                 determinised=True)  # fmt: skip
             if solver is None:

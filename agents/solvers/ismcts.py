@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from psygym.core import CHANCE, TERMINAL, EventKind, Policy, sample_action
+from psygym.core import CHANCE, TERMINAL, EventKind, Policy, restart_policies, sample_action
 from psygym.kernel import evolve
 
 SHIPPED = "shipped"
@@ -84,7 +84,10 @@ class SearchPolicy:
     Args:
         rules: the rules to play.
         iterations: search iterations per decision.
-        seed: seed of the policy's own random generator.
+        seed: seed of the generator each decision's search draws from, afresh from its start
+            at every decision: a decision is then a function of the state and the seed alone,
+            whatever games or decisions this object played before (``evaluate`` gives the
+            same numbers whatever ``--workers`` or ``--resume``).
         exploration: UCB exploration constant (scaled by the spread of scores seen); 0.3 was
             the strongest of 0.1, 0.3 and 1.0 on the hidden-hand duel
             (``search.HIDDEN_EXPLORATION``; ``docs/strength.md``).
@@ -119,7 +122,7 @@ class SearchPolicy:
         self.exploration = exploration
         self.horizon_phases = max(1, horizon_phases)
         self.rollout = rollout
-        self.rng = np.random.default_rng(seed)
+        self.seed = seed
         if isinstance(value, str) and value == SHIPPED:
             from psygym_agents.value import shipped_value
 
@@ -135,6 +138,15 @@ class SearchPolicy:
             self.note = head + "the player to move may see; the board after the phase is "
             self.note += f"estimated by a learned value{tail})"
 
+    def restart(self) -> None:
+        """A new game starts: restart the rollout policy, if it remembers a game.
+
+        The search itself keeps nothing from one decision to the next (each draws from a
+        generator seeded afresh with ``seed``), so no game depends on the games before it.
+        """
+        if self.rollout is not None:
+            restart_policies([self.rollout])
+
     def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
         """The action the search rates best, with probability 1."""
         legal = rules.legal_actions(state)
@@ -148,7 +160,10 @@ class SearchPolicy:
         Returns:
             ``(best action, {action: mean score for player})`` at the root information set.
         """
-        rng = self.rng
+        # Seeded afresh at every decision, not once per object: the harness's games do not
+        # all restart their policies, and a stream carried over would make a game's moves
+        # depend on the games played before it (on ``--workers`` and ``--resume``).
+        rng = np.random.default_rng(self.seed)
         stats: dict[Hashable, dict[int, list[float]]] = {}
         lo, hi = math.inf, -math.inf
         root_key = (player, rules.observe(state, player).tobytes())

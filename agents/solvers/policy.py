@@ -157,6 +157,12 @@ class OptimalPolicy:
             announce(rules, f"more than {self.settings['max_states']:,} states", search)
         return search
 
+    def restart(self) -> None:
+        """A new game starts: restart the ``search`` agent played once exact play gave up."""
+        search = self._fallback(self.rules)
+        if search is not None:
+            search.restart()
+
     def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
         """An optimal action with probability 1 (a mixed strategy at simultaneous moves)."""
         if self.auto:

@@ -441,8 +441,16 @@ class LookaheadPolicy:
         raise UnitTooLarge(self._too_large_note)
 
     def restart(self) -> None:
-        """A new game starts: forget which units of lookahead an exact solve did not fit."""
+        """A new game starts: forget which units of lookahead an exact solve did not fit.
+
+        The reference heuristic played where a unit is too large is restarted too, if it
+        remembers a game.
+        """
         forget_failures(self.rules)
+        if self._fallback is not None:
+            from psygym.core import restart_policies
+
+            restart_policies([self._fallback])
 
     def action_values(self, rules: Any, state: Hashable) -> dict[int, float]:
         """Each legal action -> the final score it leads to, from the mover's point of view."""

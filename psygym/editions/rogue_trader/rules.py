@@ -347,7 +347,7 @@ class RogueTraderRules(RTGeneration, RTCasting, RTBids, RTEffects, RTTurns, Rule
         env's question about it is a copy.
         """
         graph = self._graph
-        if state is not graph.last_state or player not in (0, 1):
+        if state is not graph.last_state:  # player is 0 or 1 (RulesBase checks it)
             return self.views.observe(state, player)
         cache = graph.obs1 if player else graph.obs0
         obs = cache[graph.last]

@@ -204,12 +204,15 @@ class RTTurns:
         return (state.score, -state.score)
 
     def game_info(self) -> GameInfo:
-        """Sizes and bounds: the largest chance node and the score bounds (RT-6.2).
+        """Sizes and bounds: the largest chance node and player 0's score bounds (RT-6.2).
 
-        A side's score can gain at most the value of every enemy wound (healing gives wounds'
-        value back; a removal scores only the wounds left), plus the best ``value`` of its
-        abilities once per possible use (``turns`` x psykers x ``abilities_per_turn``), minus
-        the other side's most negative ``value`` likewise.
+        As :class:`~psygym.core.GameInfo` says, the utilities bound player 0's score: player
+        1's lie in ``[-max_utility, -min_utility]`` (zero-sum). A side's score can gain at
+        most the value of every enemy wound (healing gives wounds' value back; a removal scores
+        only the wounds left), plus the best ``value`` of its abilities once per possible use
+        (``turns`` x psykers x ``abilities_per_turn``), minus the other side's most negative
+        ``value`` likewise: ``max_utility`` is what side 0 can gain, ``min_utility`` minus
+        what side 1 can.
         """
         per_turn = self.game.abilities_per_turn
         first, turns = self.game.first_player, self.game.turns

@@ -20,7 +20,7 @@ from functools import cache
 import numpy as np
 
 from psygym.core import ActionView
-from psygym.editions.rogue_trader.actions import END, REST
+from psygym.editions.rogue_trader.actions import END, REST, ActionKind
 from psygym.editions.rogue_trader.chances import works_chance
 from psygym.editions.rogue_trader.facts import RTFacts
 from psygym.editions.rogue_trader.state import DECISIONS, Phase, State, UnitState
@@ -31,6 +31,14 @@ KINDS = ("choose", "target", "amount", "attack_bid", "save_bid", "none")
 _KIND_OF = {
     Phase.CHOOSE: 0, Phase.TARGET: 1, Phase.AMOUNT: 2, Phase.ATTACK_BID: 3, Phase.SAVE_BID: 4,
 }  # fmt: skip
+_KINDS_AT = {
+    Phase.CHOOSE: (ActionKind.REST, ActionKind.END, ActionKind.ABILITY),
+    Phase.TARGET: (ActionKind.TARGET,),
+    Phase.AMOUNT: (ActionKind.NUMBER,),
+    Phase.ATTACK_BID: (ActionKind.NUMBER,),
+    Phase.SAVE_BID: (ActionKind.NUMBER,),
+}
+"""The kinds of action (:mod:`.actions`) each decision asks for: ``describe`` names no other."""
 _GLOBAL = 10
 _UNIT_FEATURES = 16
 _ACTING = _UNIT_FEATURES - 1  # the "acting now" feature of a unit
@@ -334,10 +342,21 @@ class RTViews:
 
     # ------------------------------------------------------------------ action views
     def describe(self, state: State, action: int) -> ActionView:
-        """Typed view of a decision or chance outcome in ``state``."""
+        """Typed view of a decision or chance outcome in ``state``.
+
+        An id of this decision's kind describes the action it would be, legal here or not (as
+        OpenSpiel's ``action_to_string`` does); any other id (outside the action space,
+        negative, or of another kind of decision) gets a plain "not an action" label.
+        """
         facts = self.facts
         layout = facts.actions
         phase = state.phase
+        action = int(action)
+        kinds = _KINDS_AT.get(phase)
+        if kinds is not None and (
+            not 0 <= action < layout.num_actions or layout.decode(action).kind not in kinds
+        ):
+            return ActionView(label=f"action {action} (not an action at this {phase.name} node)")
         u = state.actor
         name = facts.names[u] if u >= 0 else ""
         if phase == Phase.CHOOSE:
@@ -402,6 +421,9 @@ class RTViews:
             return Roll(label=f"psi-level {o}", kind="psi-level", outcome=o)
         if phase == Phase.SETUP_COUNT:
             return Roll(label=plural(o, "ability", "abilities"), kind="count", outcome=o)
+        if o < 0 or (phase == Phase.SETUP_DRAW and o >= len(facts.abilities)):
+            return Roll(label=f"outcome {o} (not an outcome at this {phase.name} node)",
+                        kind="none", outcome=o)  # fmt: skip
         if phase == Phase.SETUP_DRAW:
             return Roll(label=f"draws {facts.abilities[o].name}", kind="draw", outcome=o)
         if phase == Phase.RESOLVE:

@@ -103,18 +103,27 @@ class SecondActionViews:
         return facts.units[target].name if 0 <= target < facts.num_units else "?"
 
     def describe(self, state: SecondState, action: int) -> ActionView:
-        """Typed view of an action (or of a chance outcome at chance nodes)."""
+        """Typed view of an action (or of a chance outcome at chance nodes).
+
+        An id of the action space describes the action it would be, legal here or not (as
+        OpenSpiel's ``action_to_string`` does); an id outside it (or negative), or one that is
+        no response card at a response, gets a plain "not an action" label.
+        """
         facts = self.facts
         player = facts.current_player(state)
         if player == CHANCE:
             return self.describe_chance(state, action)
+        if not 0 <= action < facts.num_actions:
+            return ActionView(f"action {action} (not an action of this scenario)")
         p = max(player, 0)
         name = facts.side_names[p]
         if state.stage == RESPONSE:
             if action == PASS:
                 return PassView(f"{name} plays no response card", p, True)
             card = RESPONSE_CARDS.get(action)
-            label = CARD_LABELS[card] if card is not None else f"action {action}"
+            if card is None:
+                return ActionView(f"action {action} (not an action at a response)")
+            label = CARD_LABELS[card]
             return CardView(f"{name} plays {label}", p, label)
         if action == PASS:
             return PassView(f"{name} passes", p, False)

@@ -15,6 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from psygym.core import ActionView
+from psygym.editions.seventh.actions import (
+    CastAction,
+    DenyAction,
+    DiceAction,
+    DisciplineAction,
+    EndPhaseAction,
+    SwapAction,
+)
 from psygym.editions.seventh.facts import SeventhFacts
 from psygym.editions.seventh.spec import AREA_HITS, Power
 from psygym.editions.seventh.state import Stage, State
@@ -81,9 +89,32 @@ class Outcome(ActionView):
     """A chance outcome."""
 
 
+_KINDS_AT = {
+    Stage.SELECT: (EndPhaseAction, CastAction),
+    Stage.DICE: (DiceAction,),
+    Stage.DENY: (DenyAction,),
+    Stage.DISCIPLINE: (DisciplineAction,),
+    Stage.SWAP: (SwapAction,),
+}
+"""The kinds of action (:mod:`.actions`) each decision asks for: ``describe`` names no other."""
+
+
 def describe(facts: SeventhFacts, s: State, a: int) -> ActionView:
-    """Typed view of a decision or chance outcome."""
+    """Typed view of a decision or chance outcome.
+
+    An id of this decision's kind describes the action it would be, legal here or not (as
+    OpenSpiel's ``action_to_string`` does); any other id (outside the action space, negative,
+    or of another kind of decision) gets a plain "not an action" label, and so does an outcome
+    no chance node of this kind can have.
+    """
     st = s.stage
+    a = int(a)
+    kinds, layout = _KINDS_AT.get(st), facts.actions
+    if kinds is not None:
+        if not 0 <= a < layout.num_actions or not isinstance(layout.decode(a), kinds):
+            return ActionView(label=f"action {a} (not an action at this {st.name} node)")
+    elif a < 0 or (st in (Stage.GEN_ROLL, Stage.PURGE) and a >= len(facts.powers)):
+        return Outcome(label=f"outcome {a} (not an outcome at this {st.name} node)")
     if st == Stage.SELECT:
         if a == 0:
             return EndPhase(label="End the Psychic phase")
