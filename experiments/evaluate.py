@@ -58,6 +58,7 @@ from psygym_experiments.harness.runs import (
     shape_error,
     write_command,
 )
+from psygym_experiments.harness.seats import policy_seats
 from psygym_experiments.harness.solving import MAX_STATES, MOST_STATES, check_max_states
 from psygym_experiments.harness.task_record import TaskRecord
 from psygym_experiments.harness.tournament import EvalSettings, evaluate
@@ -236,9 +237,11 @@ def evaluate_command(
         err_console.print(f"run folder: {run_dir} (a killed run goes on with --resume {run_dir})",
                           highlight=False, soft_wrap=True)  # fmt: skip
         start = time.perf_counter()
+        # A model trained for one seat plays only that seat, as in compare.
+        seats = {n: policy_seats(p) for n, p in zip(names, policies, strict=True)}
         settings = EvalSettings(
             episodes, seed, config["workers"], exact=exact, exploit=exact, max_states=max_states,
-            self_play=self_play,
+            self_play=self_play, seats={n: s for n, s in seats.items() if s != (0, 1)},
         )  # fmt: skip
         with pool or nullcontext(), _kept_on_interrupt(run_dir):
             ev = evaluate(rules, names, settings, policies=policies, record=record, pool=pool)

@@ -6,7 +6,9 @@ decisions; ``--hint`` adds the ``search`` agent's value of every option (exact w
 turn in progress, the board beyond it valued by a learned value; estimates of the
 information-set search where hands are secret). The default AI is ``search`` too where the
 players see the whole board. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
-(format in :mod:`psygym_experiments.play_session`). ``--scenario random:SEED`` plays a random
+(format in :mod:`psygym_experiments.play_session`); a kill (SIGTERM) or a closed terminal (SIGHUP)
+ends the game as Ctrl-C does, so its log still gets its end line. A model trained for one seat
+plays only that seat (:mod:`.harness.seats`). ``--scenario random:SEED`` plays a random
 battle: the army list the edition's generator draws for that seed (:mod:`psygym.generator`),
 logged under that name so ``replay`` makes the same one again. ``replay`` applies a log's
 actions and chance outcomes through the rules, without random numbers, and fails with the line
@@ -28,7 +30,9 @@ from psygym_experiments.harness.best_heuristic import (
     also_known,
     with_best_heuristic,
 )
+from psygym_experiments.harness.lifecycle import hangup_interrupts
 from psygym_experiments.harness.runs import command_text
+from psygym_experiments.harness.seats import check_plays, seat_spec
 from psygym_experiments.play_advice import HINT_BUDGET, Advisor
 from psygym_experiments.play_replay import replay_log
 from psygym_experiments.play_session import (
@@ -88,6 +92,19 @@ def default_opponent(rules: Any, seat: int = 1) -> str:
     return bots.reference if bots is not None else "random"
 
 
+def _other_seat_hint(rules: Any, seat: int) -> str:
+    """What to do when the ``--opponent`` model was trained for the human's ``seat``."""
+    ai = 1 - seat
+    hint = f"play --seat {ai} against it, or give a model trained for seat {ai}"
+    try:
+        from psygym_agents.sb3 import pretrained_path
+
+        shipped = pretrained_path(rules.edition, getattr(rules.scenario, "name", ""), seat=ai)
+    except (ImportError, ValueError):
+        shipped = None
+    return hint + (f" (such as sb3:{shipped})" if shipped is not None else "")
+
+
 def play(
     edition: str = edition_option(),
     scenario: str = typer.Option(
@@ -97,9 +114,10 @@ def play(
     ),
     opponent: str = typer.Option(
         AUTO,
-        help="The AI: an agent name (search, optimal, random...), a .zip model or tuned "
+        help="The AI: an agent (search, optimal, random...), a .safetensors/.zip model or tuned "
         ".json; 'auto' picks search (else the shipped trained model or a heuristic); "
-        "'best-heuristic' the heuristic that does best on this list.",
+        "'best-heuristic' the heuristic that does best on this list. A model trained for one "
+        "seat plays only that seat ('{seat}' in a path becomes the AI's seat).",
     ),
     seat: int = typer.Option(0, min=0, max=1, help="Your player: 0 (first side) or 1."),
     seed: int | None = typer.Option(
@@ -121,8 +139,9 @@ def play(
         eid = edition_id(edition)
         rules = load(eid, scenario)
         spec = default_opponent(rules, seat=1 - seat) if opponent == AUTO else opponent
-        [spec] = with_best_heuristic(rules, [spec])
+        [spec] = with_best_heuristic(rules, [seat_spec(spec, 1 - seat)])
         policy = resolve_policy(spec, rules)
+        check_plays(policy, 1 - seat, f"--opponent {spec}", _other_seat_hint(rules, seat))
         info = scenario_info(rules, eid, scenario)
     if seed is None:
         seed = secrets.randbelow(2**31)
@@ -163,7 +182,8 @@ def play(
         opponent_name=f"AI: {getattr(policy, 'name', spec)}",
         advisor=Advisor(rules, budget=hint_seconds),
     )
-    session.run()
+    with hangup_interrupts():  # kill or a closed terminal ends the game as Ctrl-C: logged
+        session.run()
 
 
 def replay(

@@ -1,4 +1,8 @@
-"""``psygym simulate``: play N games between two agents and report score and event rates."""
+"""``psygym simulate``: play N games between two agents and report score and event rates.
+
+A model trained for one seat plays only that seat (:mod:`.harness.seats`): one listed in the
+other seat is refused.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from psygym_experiments.harness.best_heuristic import (
 )
 from psygym_experiments.harness.games import GameStats, mean_ci, run_games
 from psygym_experiments.harness.output import rate, strict_json
+from psygym_experiments.harness.seats import SEAT_FIELD, check_plays, seat_spec
 
 from psygym.editions import load
 from psygym.policies import resolve_policy
@@ -23,7 +28,8 @@ def simulate(
     scenario: str = typer.Option("default", help="Shipped scenario name or TOML path."),
     agents: str = typer.Option(
         "double-wc,deny-always",
-        help="Two agents: player 0, player 1 ('best-heuristic': the list's best, as in evaluate).",
+        help="Two agents: player 0, player 1 ('best-heuristic': the list's best, as in evaluate; "
+        "'{seat}' in a spec becomes the seat played). A model trained for one seat plays only it.",
     ),
     episodes: int = typer.Option(1000, min=1, help="Number of games."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
@@ -35,8 +41,12 @@ def simulate(
         names = split_names(agents)
         if len(names) != 2:
             raise ValueError(f"--agents needs two names separated by a comma, got {agents!r}")
-        names = with_best_heuristic(rules, names)
+        names = [seat_spec(n, p) for p, n in enumerate(with_best_heuristic(rules, names))]
         policies = [resolve_policy(n, rules) for n in names]
+        for p, (name, policy) in enumerate(zip(names, policies, strict=True)):
+            instead = (f"list it as player {1 - p}, or give a model trained for seat {p} "
+                       f"('{SEAT_FIELD}' in a path becomes the seat played)")  # fmt: skip
+            check_plays(policy, p, f"--agents: {name}", instead)
     stats = run_games(rules, policies, episodes, seed)
     summaries = [stats.summary(p) for p in (0, 1)]
     if as_json:

@@ -17,6 +17,7 @@ from psygym_experiments.common import (
 )
 from psygym_experiments.harness.output import write_bytes
 from psygym_experiments.harness.runs import inside
+from psygym_experiments.harness.seats import model_seats
 from psygym_experiments.harness.solving import (
     SOLVE_SECONDS,
 )
@@ -238,23 +239,6 @@ OPTIMAL_TEXT = (
     "plays the exact optimum: expectiminimax over every dice roll, best reply to every move"
 )
 """How the optimal agent plays (one sentence)."""
-
-
-def model_seats(spec: str) -> tuple[int, ...]:
-    """The seats a PPO model was trained for, from its JSON metadata (``seat`` or ``seats``).
-
-    A model without metadata counts as trained for both seats.
-    """
-    try:
-        from psygym_agents.sb3 import read_metadata
-    except ImportError:
-        return (0, 1)
-    meta = read_metadata(spec.removeprefix("sb3:"))
-    seats = meta.get("seats")
-    if seats is None and meta.get("seat") is not None:
-        seat = meta["seat"]
-        seats = [0, 1] if str(seat) == "both" else [int(seat)]
-    return tuple(sorted({int(x) for x in seats})) if seats else (0, 1)
 
 
 def ppo_text(spec: str) -> str:

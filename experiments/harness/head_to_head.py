@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.games import game_seed, mean_ci, play_crn
+from psygym_experiments.harness.seats import SEAT_FIELD, seat_spec
 
 Z95 = 1.959964
 """Standard errors either side of a mean in its two-sided 95% normal interval."""
@@ -137,16 +138,6 @@ _WORKER: dict[str, Any] = {}
 
 BATCH = 10
 """Games per seat of one batch (one worker task, one line of a resume record)."""
-
-
-SEAT_FIELD = "{seat}"
-"""In an agent spec, replaced by the seat it plays (models trained for one seat only:
-``agents/pretrained/7th-duel-seat{seat}.safetensors``)."""
-
-
-def seat_spec(spec: str, seat: int) -> str:
-    """``spec`` for an agent playing ``seat`` (see :data:`SEAT_FIELD`)."""
-    return spec.replace(SEAT_FIELD, str(seat))
 
 
 def _policies(

@@ -1,4 +1,4 @@
-"""Worker processes that never outlive their parent, and SIGTERM taken like Ctrl-C.
+"""Worker processes that never outlive their parent, and SIGTERM (or SIGHUP) taken like Ctrl-C.
 
 For ``evaluate --workers``, ``compare`` and solving; with the limits of a command's processes
 (``--workers``) and training envs (``--n-envs``). :class:`InterruptReported` marks an
@@ -139,24 +139,51 @@ def sigterm_interrupts() -> Iterator[None]:
     handler but ends on SIGTERM as before (a pool's ``terminate()``). Only on the main thread
     (where signal handlers run); elsewhere the block runs with the handlers as they are.
     """
+    with signals_interrupt(signal.SIGTERM):
+        yield
+
+
+@contextmanager
+def hangup_interrupts() -> Iterator[None]:
+    """:func:`sigterm_interrupts` for SIGHUP too (the terminal closed), where there is one.
+
+    For an interactive command (``play``) that must end as on Ctrl-C whichever way it is
+    stopped.
+    """
+    hangup = getattr(signal, "SIGHUP", None)  # not on Windows
+    if hangup is not None and signal.getsignal(hangup) is signal.SIG_IGN:
+        hangup = None  # started under nohup: hangups stay ignored
+    with signals_interrupt(signal.SIGTERM, *([hangup] if hangup is not None else [])):
+        yield
+
+
+@contextmanager
+def signals_interrupt(*signums: int) -> Iterator[None]:
+    """While the block runs, each of ``signums`` raises ``KeyboardInterrupt`` as Ctrl-C does.
+
+    The handlers before the block are put back after it. See :func:`sigterm_interrupts`: a child
+    forked while the block runs ends on these signals as it would without the block, and off the
+    main thread the block runs with the handlers as they are.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
 
     pid = os.getpid()
 
-    def on_term(_signum: int, _frame: Any) -> None:
-        if os.getpid() != pid:  # a child forked while the block ran: end as SIGTERM would
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
+    def on_signal(signum: int, _frame: Any) -> None:
+        if os.getpid() != pid:  # a child forked while the block ran: end as the signal would
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
             return
         raise KeyboardInterrupt
 
-    old = signal.signal(signal.SIGTERM, on_term)
+    old = {signum: signal.signal(signum, on_signal) for signum in signums}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, old)
+        for signum, handler in old.items():
+            signal.signal(signum, handler)
 
 
 __all__ = [
@@ -165,8 +192,10 @@ __all__ = [
     "check_n_envs",
     "check_workers",
     "die_with_parent",
+    "hangup_interrupts",
     "max_envs",
     "max_workers",
     "pool_initializer",
     "sigterm_interrupts",
+    "signals_interrupt",
 ]
