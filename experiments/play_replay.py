@@ -3,8 +3,19 @@
 :func:`replay_log` applies the logged actions and chance outcomes of a log written by
 :class:`psygym_experiments.play_session.GameLog`, checks every step against the rules and the
 end line against the state reached (format in :mod:`psygym_experiments.harness.gamelog`). Every
-line's chained hash is checked first: a changed, removed, reordered or cut-off line is refused
-with the number of the first bad line, and so is a log without an end line or without a chain.
+line's chained hash is checked first, over the whole file: a changed, removed, reordered or
+cut-off line is refused with the number of the first bad line, and so is a log without an end
+line or without a chain. Then every field the writer writes is checked: the header's ``format``,
+each step's count ``n`` and the end line's ``result`` (``"finished"`` exactly when the replay
+reached the end of the game).
+
+The scenario is loaded as the game loaded it: from the header's ``scenario_arg`` (a shipped
+name, a random battle, or the full path of a scenario file of one's own). ``scenario_path`` is
+where that file was; it is never read. For a file of one's own it is the same path as
+``scenario_arg`` and for a random battle it is ``null``: anything else is refused. For a
+shipped scenario it is where the game's psygym was installed, so another path (a log from
+another installation) is ignored with a warning. ``scenario_sha256`` is compared with the hash
+of the scenario replayed (a warning when it changed).
 
 A log holds everything, so a replay shows everything by default. ``as_player`` shows it as that
 player was shown the game (:class:`~psygym_experiments.harness.player_view.PlayerView`, the same
@@ -15,9 +26,9 @@ unless the game ended.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
+import re
 import sys
 from collections.abc import Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
@@ -25,7 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from psygym_experiments.common import printable
-from psygym_experiments.harness.gamelog import ChainError, read_json_lines, verify_chain
+from psygym_experiments.harness.gamelog import (
+    ChainError,
+    check_format,
+    check_log_path,
+    read_json_lines,
+    verify_chain,
+)
 from psygym_experiments.harness.player_view import PlayerView
 from psygym_experiments.play_session import (
     Narrator,
@@ -65,12 +82,7 @@ def read_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
             file and the line.
         FileNotFoundError: no file at ``path``.
     """
-    p = Path(path)
-    if p.is_dir():
-        raise ReplayError(
-            f"{p} is a folder, not a game log; give one of the .jsonl files psygym play writes "
-            "to <runs-dir>/games/"
-        )
+    p = check_log_path(path, ReplayError)
     try:
         yield from read_json_lines(p, ReplayError)
     except ReplayError:
@@ -113,14 +125,18 @@ def read_chained_log(path: str | Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def load_logged_rules(header: Mapping[str, Any], where: str) -> Any:
-    """Rules of a logged game: the shipped scenario by name, else the scenario file's path."""
+    """Rules of a logged game, loaded as the game loaded them (:func:`_scenario_arg`)."""
     from psygym.editions import load
 
     edition = header.get("edition")
     if not edition:
         raise ReplayError(f"{where}: the header has no edition")
-    arg = header.get("scenario_arg") or header.get("scenario") or "default"
-    return load(str(edition), str(arg))
+    return load(str(edition), _scenario_arg(header))
+
+
+def _scenario_arg(header: Mapping[str, Any]) -> str:
+    """The scenario argument the game was played with: a shipped name, random battle or path."""
+    return str(header.get("scenario_arg") or header.get("scenario") or "default")
 
 
 def replay_log(
@@ -137,16 +153,21 @@ def replay_log(
         path: the ``.jsonl`` log.
         console: where the transcript goes (nothing is printed when ``quiet``).
         quiet: print no transcript.
-        on_warning: called with warnings (the scenario file changed since the game).
+        on_warning: called with warnings (the scenario file changed since the game, or the
+            log names a shipped scenario's file where this psygym does not have it).
         as_player: show the game as this player (0 or 1) was shown it, not everything.
 
     Raises:
         ReplayError: the log does not match the rules: an illegal action or chance outcome, a
-            wrong player or label at line N, or a final state, score, step count or game end
-            other than logged; or a header or end line field that is not of the allowed kind
-            (a seat that is not a player, a score that is not two numbers...).
+            wrong player, label or step count ``n`` at line N, or a final state, score, step
+            count, game end or result other than logged; or a header or end line field that is
+            not of the allowed kind (a format other than this psygym's, a seat that is not a
+            player, a scenario_path other than its scenario's, a score that is not two
+            numbers...).
     """
     console = console or Console(highlight=False, soft_wrap=True)
+    for _ in read_chained_log(path):  # the whole chain first, then what the lines say
+        pass
     lines = read_chained_log(path)
     first = next(lines, None)
     if first is None or first[1].get("type") != "header":
@@ -154,9 +175,9 @@ def replay_log(
             f'{path}: line 1: expected the game header ({{"type": "header", "edition": ..., ...}})'
         )
     _, header = first
+    check_format(header, f"{path}: line 1", ReplayError)
     rules = load_logged_rules(header, f"{path}: line 1")
-    if on_warning is not None:
-        _check_scenario(rules, header, on_warning)
+    _check_scenario(rules, header, f"{path}: line 1", on_warning or (lambda _: None))
     seat = header.get("seat")
     if seat not in (0, 1) or isinstance(seat, bool):
         shown = "missing" if "seat" not in header else _json(seat)
@@ -191,7 +212,7 @@ def replay_log(
             continue
         if kind != "step":
             raise ReplayError(f"{where}: unknown line type {kind!r} (allowed: step, end)")
-        state = _replay_step(rules, state, obj, where, None if quiet else narrator, view)
+        state = _replay_step(rules, state, obj, where, None if quiet else narrator, view, steps + 1)
         steps += 1
     score = tuple(float(x) for x in rules.returns(state))
     if end is None:
@@ -216,32 +237,69 @@ def replay_log(
 
 
 def _check_scenario(
-    rules: Any, header: Mapping[str, Any], on_warning: Callable[[str], None]
+    rules: Any, header: Mapping[str, Any], where: str, on_warning: Callable[[str], None]
 ) -> None:
-    """Warn when the scenario is no longer the one played (its hash differs from the header's).
+    """Check the header's scenario fields against the scenario replayed (``rules``).
 
-    A scenario file is hashed as it is now; a random battle (``random:SEED``) is generated again
-    and its TOML text hashed, as :func:`~psygym_experiments.play_session.scenario_info` did.
+    The fields are made again from the scenario as :func:`load_logged_rules` loaded it, by the
+    writer's own :func:`~psygym_experiments.play_session.scenario_info` (a scenario file hashed
+    as it is now, a random battle generated again), so ``scenario_path`` is compared, never read.
+
+    Raises:
+        ReplayError: ``scenario_path`` is not the file of a scenario of one's own that
+            ``scenario_arg`` names, or not ``null`` for a random battle; ``scenario_sha256`` is
+            not a SHA-256 in hex.
     """
-    from psygym.generator import is_random
-
-    sha = header.get("scenario_sha256")
-    if not isinstance(sha, str) or not sha:
-        return
-    arg = header.get("scenario_arg")
-    if isinstance(arg, str) and is_random(arg):
-        now = scenario_info(rules, str(rules.edition), arg)["scenario_sha256"]
-        if now != sha:
-            on_warning(
-                f"the random battle {arg} is not the army list the game was played on (its "
-                "scenario_sha256 differs): this psygym generates it differently, or the log "
-                "was edited"
+    arg = _scenario_arg(header)
+    now = scenario_info(rules, str(rules.edition), arg)
+    path = now["scenario_path"]
+    # The writer logs a shipped scenario by name and any other file by its full path.
+    shipped = path is not None and now["scenario_arg"] != path
+    if "scenario_path" in header and header["scenario_path"] != path:
+        logged = _json(header["scenario_path"])
+        if path is None:
+            raise ReplayError(
+                f"{where}: the header's scenario_path is {logged}, but a random battle "
+                f"({printable(arg)}) has no file; allowed: null"
             )
+        if not shipped:
+            raise ReplayError(
+                f"{where}: the header's scenario_path is {logged}, but its scenario_arg names "
+                f"the file {printable(path)}; allowed: {printable(path)} (the game's scenario "
+                "file, which replay loads)"
+            )
+        on_warning(
+            f"the header's scenario_path {logged} is not where this psygym has the shipped "
+            f"scenario {printable(arg)} ({printable(path)}): ignored, the shipped one is "
+            "replayed (the log comes from another installation, or was edited)"
+        )
+    sha = header.get("scenario_sha256")
+    if sha is None:
         return
-    spath = header.get("scenario_path")
-    if isinstance(spath, str) and spath and Path(spath).is_file():
-        if hashlib.sha256(Path(spath).read_bytes()).hexdigest() != sha:
-            on_warning(f"the scenario file {spath} changed since the game was played")
+    if not isinstance(sha, str) or not re.fullmatch(r"[0-9a-f]{64}", sha):
+        raise ReplayError(
+            f"{where}: the header's scenario_sha256 is {_json(sha)}; allowed: a SHA-256 in hex "
+            "(64 lowercase hexadecimal digits, as the writer writes it)"
+        )
+    if sha == now["scenario_sha256"]:
+        return
+    if path is None:
+        on_warning(
+            f"the random battle {printable(arg)} is not the army list the game was played on "
+            "(its scenario_sha256 differs): this psygym generates it differently, or the log "
+            "was edited"
+        )
+    elif shipped:
+        on_warning(
+            f"the shipped scenario {printable(arg)} ({printable(path)}) is not the one the game "
+            "was played on (its sha256 differs from the log's scenario_sha256): this psygym "
+            "ships another version of it, or the log was edited"
+        )
+    else:
+        on_warning(
+            f"the scenario file {printable(path)} changed since the game was played (its "
+            "sha256 differs from the log's scenario_sha256)"
+        )
 
 
 def _replay_step(
@@ -251,7 +309,15 @@ def _replay_step(
     where: str,
     narrator: Narrator | None,
     view: PlayerView | None,
+    count: int,
 ) -> Hashable:
+    """The state after the step ``obj`` (the ``count``-th), checked against the rules."""
+    if "n" not in obj or type(obj["n"]) is not int or obj["n"] != count:
+        shown = "missing" if "n" not in obj else _json(obj["n"])
+        raise ReplayError(
+            f'{where}: "n" is {shown}; allowed: {count} (the writer counts the steps from 1, '
+            "one by one)"
+        )
     player = rules.current_player(state)
     logged = obj.get("player")
     action = obj.get("action")
@@ -312,6 +378,12 @@ def _check_end(rules: Any, state: Hashable, steps: int, end: Mapping[str, Any], 
         raise ReplayError(
             f'{where}: the log says the game "finished", but after its {steps} steps the replay '
             "reached a game that goes on"
+        )
+    if end["result"] != "finished" and terminal:
+        raise ReplayError(
+            f'{where}: the log says the game ended by "{end["result"]}", but after its {steps} '
+            'steps the replay reached the end of the game; allowed: "finished" (the result '
+            "the writer gives a game played to its end)"
         )
     if end["state_sha256"] != state_digest(state):
         raise ReplayError(

@@ -5,7 +5,8 @@ distinct boards per battle round it plays ``--continuations`` games from each bo
 ``--agent`` in both seats and prints, per round, the RMSE of ``V`` against the continuations'
 mean beside that mean's standard error. The run folder (``--out``) resumes: start the same
 command again to go on (the settings not given are then the folder's; one given with another
-value is refused, naming it).
+value is refused, naming it). A folder holding files but no value check is refused, never
+written over.
 """
 
 from __future__ import annotations
@@ -32,7 +33,13 @@ def value_check_command(
     edition: Annotated[
         str | None, typer.Option(help="Edition id or alias (default: the default edition).")
     ] = None,
-    scenario: Annotated[str, typer.Option(help="Shipped scenario name or TOML path.")] = "default",
+    scenario: Annotated[
+        str,
+        typer.Option(
+            help="Shipped scenario name, random:N (the army list psygym scenario random --seed N "
+            "writes) or TOML path."
+        ),
+    ] = "default",
     boards: Annotated[
         int, typer.Option(min=1, help="Distinct boards per battle round (at most).")
     ] = 10,
@@ -53,7 +60,10 @@ def value_check_command(
     ] = 1,
     out: Annotated[
         str | None,
-        typer.Option(help="Run folder (default runs/value-check/<edition>-<scenario>); resumed."),
+        typer.Option(
+            help="Run folder: new, empty, or a value-check run to resume (default "
+            "runs/value-check/<edition>-<scenario>)."
+        ),
     ] = None,
     ray: str = ray_option(),
 ) -> None:

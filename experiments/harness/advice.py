@@ -267,11 +267,22 @@ def generation_advice(rules: Any, state: Hashable, *, agent: Any = None) -> dict
 
 
 def _read_log(path: Path) -> list[tuple[int, dict[str, Any]]]:
-    from psygym_experiments.harness.gamelog import read_json_lines, verify_chain
+    """Every line of the game log ``path``, its hash chain and header format checked."""
+    from psygym_experiments.harness.gamelog import (
+        check_format,
+        check_log_path,
+        read_json_lines,
+        verify_chain,
+    )
 
-    if not path.is_file():
-        raise FileNotFoundError(f"--from-log: no game log at {path}")
-    return list(verify_chain(list(read_json_lines(path)), str(path)))
+    try:
+        check_log_path(path)  # the check replay makes: a folder or nothing there
+    except (OSError, ValueError) as exc:
+        raise type(exc)(f"--from-log: {exc}") from None
+    lines = list(verify_chain(list(read_json_lines(path)), str(path)))
+    if lines and lines[0][1].get("type") == "header":
+        check_format(lines[0][1], f"{path}: line 1")
+    return lines
 
 
 def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[str, Any]]:
@@ -286,8 +297,9 @@ def decision_from_log(path: str | Path, at: int) -> tuple[Any, Hashable, dict[st
         player was shown since its previous decision, for the caller to print).
 
     Raises:
-        ValueError: not a game log, a broken chain, a step the rules refuse, or ``at`` out of
-            range (the message gives the number of decisions).
+        ValueError: a folder or not a game log, a broken chain, a header format other than
+            this psygym's, a step the rules refuse, or ``at`` out of range (the message gives
+            the number of decisions).
         FileNotFoundError: no such file.
     """
     from psygym_experiments.harness.player_view import PlayerView

@@ -126,6 +126,41 @@ def verify_chain(
         yield n, obj
 
 
+def check_log_path(path: str | Path, error: type[ValueError] = ValueError) -> Path:
+    """``path`` once it is shown to be a file: the one check of every reader of game logs.
+
+    Raises:
+        ValueError: (of class ``error``) ``path`` is a folder.
+        FileNotFoundError: nothing at ``path``.
+    """
+    p = Path(path)
+    if p.is_dir():
+        raise error(
+            f"{p} is a folder, not a game log; give one of the .jsonl files psygym play writes "
+            "to <runs-dir>/games/"
+        )
+    if not p.is_file():
+        raise FileNotFoundError(f"no game log at {p}")
+    return p
+
+
+def check_format(
+    header: Mapping[str, Any], where: str, error: type[ValueError] = ValueError
+) -> None:
+    """Refuse a header whose ``format`` is not :data:`LOG_FORMAT`, the one this psygym writes.
+
+    Raises:
+        ValueError: (of class ``error``) one line naming ``where``, the format and what is allowed.
+    """
+    fmt = header.get("format")
+    if type(fmt) is not int or fmt != LOG_FORMAT:  # not 2.0 or true: the writer writes the int
+        shown = "missing" if "format" not in header else json.dumps(fmt, default=str)[:60]
+        raise error(
+            f"{where}: the header's format is {shown}; allowed: {LOG_FORMAT} (the only game-log "
+            "format this psygym writes and reads)"
+        )
+
+
 def read_json_lines(
     path: str | Path, error: type[ValueError] = ValueError
 ) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -133,11 +168,9 @@ def read_json_lines(
 
     Raises:
         FileNotFoundError: no file at ``path``.
-        ValueError: (of class ``error``) a line is not a JSON object.
+        ValueError: (of class ``error``) ``path`` is a folder, or a line is not a JSON object.
     """
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"no game log at {p}")
+    p = check_log_path(path, error)
     with p.open(encoding="utf-8") as f:
         for n, line in enumerate(f, start=1):
             if not line.strip():
@@ -216,5 +249,6 @@ class GameLog:
 
 __all__ = [
     "GENESIS", "HASH_KEY", "LOG_FORMAT", "ChainError", "GameLog", "canonical_json", "chain_hash",
-    "chained_line", "state_digest", "state_text", "verify_chain",
+    "chained_line", "check_format", "check_log_path", "read_json_lines", "state_digest",
+    "state_text", "verify_chain",
 ]  # fmt: skip

@@ -138,6 +138,30 @@ def check_run_folder(folder: str | Path, root: str | Path | None = None) -> Path
     return folder
 
 
+def check_new_or_own(folder: str | Path, marker: str, command: str) -> None:
+    """Refuse a non-empty ``folder`` that holds no ``marker`` file: not a run of ``command``.
+
+    A command that writes its files into a folder the user names (``--out``) and resumes the
+    run found there calls this first, so files of one's own (notes, another tool's output) are
+    never overwritten: a folder is new, empty, or holds ``marker`` (whose settings the command
+    then checks, :func:`check_resumable`).
+
+    Raises:
+        ValueError: one line naming the folder, a few of its entries and what is allowed.
+    """
+    path = Path(folder)
+    if not path.is_dir() or (path / marker).is_file():
+        return
+    names = sorted(os.listdir(path))
+    if not names:
+        return
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    raise ValueError(
+        f"{path} is not a {command} run folder: it holds {shown} and no {marker}; allowed: a "
+        f"new or empty folder, or a {command} run folder to resume"
+    )
+
+
 CHAIN_MISSING = (
     "the record has no hash chain (it was written by an older psygym); start a new run, as "
     "this one cannot be checked"

@@ -35,6 +35,7 @@ import numpy as np
 from psygym_experiments.harness.output import atomic_write, save_figure, write_json
 from psygym_experiments.harness.runs import (
     ResumeRecord,
+    check_new_or_own,
     check_resumable,
     check_run_folder,
     check_score,
@@ -267,7 +268,8 @@ def run_value_check(
     Args:
         cfg: the :data:`SETTINGS` (``value``: a board-value path, or ``None`` for the shipped
             one; ``agent``: the spec played in both seats).
-        out_dir: the output folder (created; resumed when it holds the same settings).
+        out_dir: the output folder (created; resumed when it holds the same settings;
+            refused when it holds files but no ``config.json``, so not a value check's).
         workers: processes (the figures do not depend on it).
         pool: a running pool to play the chunks in (:mod:`.pools`, a Ray one say), left open;
             ``None``: ``workers`` local processes.
@@ -278,6 +280,7 @@ def run_value_check(
     cfg = {k: cfg.get(k) for k in SETTINGS}
     if out.is_dir():
         check_run_folder(out)
+        check_new_or_own(out, CONFIG_FILE, "value-check")
     check_resumable(out / CONFIG_FILE, cfg, SETTINGS, "or another --out")
     rules, boards, _, _ = _setup(cfg)  # a bad edition, scenario or value fails before any file
     out.mkdir(parents=True, exist_ok=True)
