@@ -417,3 +417,20 @@ class ScriptedConsole(Console):
         self.file.seek(0)
         self.file.truncate()
         return text
+
+
+class RestartCounter:
+    """A policy that counts its ``restart()`` calls and always plays its first legal action."""
+
+    name = "counting"
+
+    def __init__(self) -> None:
+        self.restarts = 0
+
+    def restart(self) -> None:
+        """A new game starts."""
+        self.restarts += 1
+
+    def action_probabilities(self, rules: Any, state: Hashable, player: int) -> dict[int, float]:
+        """The first legal action, with probability 1."""
+        return {rules.legal_actions(state)[0]: 1.0}

@@ -20,6 +20,7 @@ import shutil
 import numpy as np
 import pytest
 from cli_helpers import ok
+from helpers import RestartCounter
 from psygym_agents.sb3 import PRETRAINED_DIR
 
 from psygym.core import CHANCE, TERMINAL, GameInfo, play_game, restart_policies
@@ -77,27 +78,12 @@ def test_a_2nd_search_game_after_other_games_plays_as_alone(scenario, agent):
         assert after[g] == _moves(scenario, agent, [g])[g], g
 
 
-class _Counting:
-    """A rollout policy that counts its restarts."""
-
-    name = "counting"
-
-    def __init__(self):
-        self.restarts = 0
-
-    def restart(self):
-        self.restarts += 1
-
-    def action_probabilities(self, rules, state, player):
-        return {rules.legal_actions(state)[0]: 1.0}
-
-
 def test_2nd_search_restarts_what_it_wraps():
     rules = load("2nd", "random:2")
     determinised = resolve_policy("search:determinisations=2", rules)
     plain = resolve_policy("search:determinisations=0", rules)
     for search in (determinised.fallback, plain):
-        search.rollout = _Counting()
+        search.rollout = RestartCounter()
     restart_policies([determinised, plain])
     assert determinised.fallback.rollout.restarts == 1 and plain.rollout.restarts == 1
 

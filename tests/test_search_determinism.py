@@ -9,6 +9,7 @@ after ``--resume``. :func:`psygym.core.play_game` now restarts each policy as a 
 from __future__ import annotations
 
 import numpy as np
+from helpers import RestartCounter
 
 from psygym.core import play_game
 from psygym.editions import load
@@ -35,26 +36,11 @@ def test_a_game_plays_the_same_after_other_games_as_alone():
     assert after == alone
 
 
-class _Counting:
-    """A policy that counts its restarts."""
-
-    name = "counting"
-
-    def __init__(self):
-        self.restarts = 0
-
-    def restart(self):
-        self.restarts += 1
-
-    def action_probabilities(self, rules, state, player):
-        return {rules.legal_actions(state)[0]: 1.0}
-
-
 def test_play_game_restarts_each_policy_once_per_game():
     rules = load("8th", "single-phase")
-    both = _Counting()
+    both = RestartCounter()
     split = resolve_policy("smite-first+deny-never", rules)
-    split.caster = _Counting()  # a part of a split policy is restarted through it
+    split.caster = RestartCounter()  # a part of a split policy is restarted through it
     for game in range(3):
         play_game(rules, [both, both], np.random.default_rng(game))
         play_game(rules, [split, both], np.random.default_rng(game))
@@ -66,7 +52,7 @@ def test_the_evaluation_harness_restarts_each_policy_once_per_game():
     from psygym_experiments.harness.games import play_crn
 
     rules = load("8th", "single-phase")
-    both, other = _Counting(), _Counting()
+    both, other = RestartCounter(), RestartCounter()
     for game in range(3):
         play_crn(rules, [both, both], seed=game)
         play_crn(rules, [other, both], seed=game)
