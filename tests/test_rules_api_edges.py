@@ -197,3 +197,21 @@ def test_a_missing_model_names_only_forms_that_load(tmp_path):
         assert resolve_policy(spec, rules).action_probabilities(rules, s, 0)
     with pytest.raises(UnknownAgentError):  # a bare stem is no agent, as the message says
         resolve_policy(str(tmp_path / "m"), rules)
+
+
+def test_rogue_trader_board_says_what_a_decision_asks_in_words():
+    # It showed the observation's kind names: "Player 0 decides: choose." / "attack_bid."
+    rules = load("rt", "duel")
+    s, rng, asked = rules.initial_state(), np.random.default_rng(0), set()
+    while rules.current_player(s) != TERMINAL and len(asked) < 3:
+        player = rules.current_player(s)
+        if player == CHANCE:
+            s = rules.apply(s, rules.sample_chance(s, rng))
+            continue
+        last = rules.render(s).splitlines()[-1]
+        if "decides:" in last:
+            asked.add(last)
+            assert last.startswith(f"{rules.facts.side_names[player]} (player {player})"), last
+            assert "choose" not in last and "_bid" not in last, last
+        s = rules.apply(s, rules.legal_actions(s)[-1])
+    assert any("secret bid to enhance the attack" in a for a in asked), asked

@@ -31,6 +31,14 @@ KINDS = ("choose", "target", "amount", "attack_bid", "save_bid", "none")
 _KIND_OF = {
     Phase.CHOOSE: 0, Phase.TARGET: 1, Phase.AMOUNT: 2, Phase.ATTACK_BID: 3, Phase.SAVE_BID: 4,
 }  # fmt: skip
+_ASKS = {
+    Phase.CHOOSE: "use an ability, rest or end the turn (RT-2, RT-5)",
+    Phase.TARGET: "the target (RT-2)",
+    Phase.AMOUNT: "how many psi-points to spend (RT-2)",
+    Phase.ATTACK_BID: "the secret bid to enhance the attack (RT-3)",
+    Phase.SAVE_BID: "the bid to augment the save (RT-3)",
+}
+"""What each decision asks, in the words the board shows (not the observation's kind names)."""
 _KINDS_AT = {
     Phase.CHOOSE: (ActionKind.REST, ActionKind.END, ActionKind.ABILITY),
     Phase.TARGET: (ActionKind.TARGET,),
@@ -264,7 +272,7 @@ class RTViews:
             )
         elif state.phase in DECISIONS:
             who = facts.current_player(state)
-            lines.append(f"Player {who} decides: {KINDS[_KIND_OF[state.phase]]}.")
+            lines.append(f"{facts.side_names[who]} (player {who}) decides: {_ASKS[state.phase]}.")
         return "\n".join(lines)
 
     def _unit_line(self, s: State, i: int) -> str:
