@@ -131,6 +131,11 @@ def load_logged_rules(header: Mapping[str, Any], where: str) -> Any:
     edition = header.get("edition")
     if not edition:
         raise ReplayError(f"{where}: the header has no edition")
+    if not isinstance(edition, str):
+        raise ReplayError(
+            f"{where}: the header's edition is {_json(edition)}; allowed: an edition id such "
+            'as "7th" (a string)'
+        )
     return load(str(edition), _scenario_arg(header))
 
 
@@ -184,6 +189,13 @@ def replay_log(
         raise ReplayError(
             f"{path}: line 1: the header's seat is {shown}; allowed: 0 or 1 (the player the "
             "human played)"
+        )
+    game_seed = header.get("seed")
+    if not isinstance(game_seed, int) or isinstance(game_seed, bool) or game_seed < 0:
+        shown = "missing" if "seed" not in header else _json(game_seed)
+        raise ReplayError(
+            f"{path}: line 1: the header's seed is {shown}; allowed: a whole number 0 or more "
+            "(the game's seed, as play and serve write it)"
         )
     if as_player not in (None, 0, 1):
         raise ReplayError(f"--as-player {as_player} is not a player; allowed: 0, 1")

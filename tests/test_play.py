@@ -700,15 +700,14 @@ def test_replay_shows_the_logs_header_fields_as_text(tmp_path):
 
     def change(lines):
         lines[0]["opponent"] = "\x1b[31mEVIL [bold]x\u202e"
-        lines[0]["seed"] = "[red]s\x1b]0;title\x07"
+        lines[0]["scenario"] = "[red]s\x1b]0;title\x07"  # shown; the game is its scenario_arg
 
     res = runner.invoke(app, ["replay", str(_rewrite(log, change))])
     assert res.exit_code == 0, res.output
     first = res.output.splitlines()[0]
     assert "\x1b" not in res.output and "\u202e" not in res.output
-    assert first.endswith(
-        r"seed [red]s\x1b]0;title\x07, human seat 0, opponent \x1b[31mEVIL [bold]x\u202e"
-    )
+    assert r"scenario [red]s\x1b]0;title\x07, seed " in first, first
+    assert first.endswith(r"human seat 0, opponent \x1b[31mEVIL [bold]x\u202e"), first
 
 
 def test_replay_of_unreadable_files_names_the_file_and_line(tmp_path):

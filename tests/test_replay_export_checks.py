@@ -108,6 +108,16 @@ def test_replay_checks_the_step_count_n(tmp_path):
         )
 
 
+def test_replay_refuses_a_seed_or_edition_of_another_kind(tmp_path):
+    log = _played(tmp_path)
+    for value, shown in ((-1, "-1"), ("3", '"3"'), (True, "true"), (KeyError, "missing")):
+        bad = _edited(log, _setting(0, "seed", value))
+        clean_error(run("replay", bad, "--quiet"), f"{bad}: line 1: the header's seed is {shown}",
+                    "allowed: a whole number 0 or more")  # fmt: skip
+    bad = _edited(log, _setting(0, "edition", 7))
+    clean_error(run("replay", bad, "--quiet"), "the header's edition is 7", "(a string)")
+
+
 def test_replay_never_reads_scenario_path_and_refuses_one_that_disagrees(tmp_path):
     # A shipped scenario is replayed by name: a path elsewhere is ignored, with a warning.
     log = _played(tmp_path / "shipped")
