@@ -55,7 +55,7 @@ import numpy as np
 from psygym_experiments.common import printable
 from psygym_experiments.harness.gamelog import LOG_FORMAT, state_digest, state_text
 from psygym_experiments.harness.gamelog import GameLog as _ChainedLog
-from psygym_experiments.harness.odds_view import action_odds, format_odds, percent
+from psygym_experiments.harness.odds_view import action_odds, format_odds, outcome_note
 from psygym_experiments.harness.player_view import (
     HIDDEN_OUTCOME,
     SECRET_CHOICE,
@@ -174,7 +174,7 @@ class Narrator:
 
     def chance(self, label: str, p: float | None, events: Sequence[Event]) -> None:
         """A chance outcome, its probability and what it caused."""
-        odds = f" (chance {percent(p)})" if p is not None else ""
+        odds = outcome_note(p) if p is not None else ""
         self.console.print(
             f"[yellow]Chance:[/yellow] {escape(label)}{odds}", highlight=False, soft_wrap=True
         )

@@ -439,7 +439,7 @@ def test_second_edition_hides_the_ai_cards(tmp_path):
     assert not any(line.endswith(f" to {rules.side_names[1]}") for line in rolls)
     for label, n in mine.items():
         assert rolls[f"Chance: {label}"] == n
-    assert not any("(chance" in line for line in list(rolls)[-10:])  # draw odds would tell
+    assert not any("(odds of" in line for line in list(rolls)[-10:])  # draw odds would tell
 
 
 class ScriptedConsole(Console):
@@ -762,3 +762,18 @@ def test_log_names_never_collide(tmp_path):
     assert a.path != b.path and a.path.parent == tmp_path / "games"
     a.close()
     b.close()
+
+
+def test_a_public_roll_shows_the_odds_of_that_outcome(tmp_path):
+    # "test 10: passed (chance 8.3%)" read as the odds of passing; it is those of rolling 10.
+    out, log = play(tmp_path, "--edition", "8th", "--scenario", "single-phase", "--seed", "4",
+                    answers="1\n" * 40)  # fmt: skip
+    rules = load("8th", "single-phase")
+    s, shown = rules.initial_state(), []
+    for step in lines_of(log)[1:-1]:
+        if step["player"] == "chance":
+            p = dict(rules.chance_outcomes(s))[step["action"]]
+            shown.append(f"Chance: {step['label']} (odds of this outcome {percent(p)})")
+        s = rules.apply(s, step["action"])
+    assert shown and all(line in out for line in shown), (shown, out)
+    assert "(chance " not in out

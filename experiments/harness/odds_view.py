@@ -118,6 +118,15 @@ def percent(p: float) -> str:
     return f"{Decimal(p).scaleb(2).quantize(Decimal('0.1'), ROUND_HALF_UP)}%"
 
 
+def outcome_note(p: float) -> str:
+    """How a chance outcome's probability is shown beside it: `` (odds of this outcome 8.3%)``.
+
+    The probability of the outcome that happened, not of passing: "test 10: passed (chance
+    8.3%)" read as the odds of passing.
+    """
+    return f" (odds of this outcome {percent(p)})"
+
+
 def format_odds(odds: Mapping[str, float]) -> str:
     """``"passes 58.3%, Perils 2.8%"``."""
     words = dict(ODDS_KINDS)
@@ -126,5 +135,5 @@ def format_odds(odds: Mapping[str, float]) -> str:
 
 __all__ = [
     "COUNTS_AS", "DEPENDS_ON_RESPONSE", "ODDS_KINDS", "RELEVANT", "action_odds", "awaits_response",
-    "format_odds", "odds_text", "percent",
+    "format_odds", "odds_text", "outcome_note", "percent",
 ]  # fmt: skip

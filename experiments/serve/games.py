@@ -37,7 +37,7 @@ from psygym_experiments.harness.gamelog import (  # noqa: F401 - LOG_FORMAT re-e
     GameLog,
     state_text,
 )
-from psygym_experiments.harness.odds_view import percent
+from psygym_experiments.harness.odds_view import outcome_note, percent
 from psygym_experiments.harness.player_view import HIDDEN_OUTCOME, SECRET_CHOICE, PlayerView
 
 from psygym.core import CHANCE, TERMINAL, Event, IllegalActionError
@@ -244,7 +244,7 @@ class Game:
         if shown.label is None:
             text = HIDDEN_OUTCOME
         elif shown.probability is not None:
-            text = f"{shown.label} (chance {percent(shown.probability)})"
+            text = shown.label + outcome_note(shown.probability)
         else:
             text = shown.label
         self.entries.append(Entry("chance", text, _event_rows(shown.events)))
