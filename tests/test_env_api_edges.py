@@ -304,3 +304,24 @@ def test_a_refused_aec_step_keeps_the_events_and_the_pending_reward(engine):
     with pytest.raises(IllegalActionError):
         e.step(int(np.flatnonzero(mask == 0)[0]))
     assert e.render() == shown and e.last()[1] == pending != 0
+
+
+@pytest.mark.parametrize(
+    "env_id,opponent",
+    [("psygym/Seventh-v0", "double-wc"), ("psygym/Seventh-v0", "deny-big"),
+     ("psygym/Seventh-v0", "all-in"), ("psygym/Eighth-v0", "deny-high-roll")],
+)  # fmt: skip
+def test_an_env_pickles_with_a_heuristic_built_from_parameters(env_id, opponent):
+    # Their dice and deny rules were closures: "Can't pickle local object 'commit.<locals>.rule'".
+    env = gym.make(env_id, opponent=opponent)
+    env.reset(seed=3)
+    twin = pickle.loads(pickle.dumps(env))
+    for _ in range(6):
+        legal = np.flatnonzero(env.unwrapped.action_masks())
+        if not len(legal):
+            break
+        a = int(legal[-1])
+        mine, theirs = env.step(a), twin.step(a)
+        assert np.array_equal(mine[0], theirs[0]) and mine[1:4] == theirs[1:4]
+        if mine[2] or mine[3]:
+            break

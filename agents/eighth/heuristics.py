@@ -13,6 +13,7 @@ left). Each kind fills the other role with a sensible default: casters deny like
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 
 from psygym_agents.base import DeterministicPolicy
@@ -192,13 +193,20 @@ def deny_never(rules: EighthRules, s: State) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class DenyHighRoll:
+    """Deny only tests whose total is at least ``threshold`` (a class, so a policy pickles)."""
+
+    threshold: int = 7
+
+    def __call__(self, rules: EighthRules, s: State) -> bool:
+        """Whether to deny the pending test."""
+        return s.total >= self.threshold
+
+
 def deny_high_roll(threshold: int = 7) -> DenyRule:
-    """Deny only tests whose total is at least ``threshold``."""
-
-    def rule(rules: EighthRules, s: State) -> bool:
-        return s.total >= threshold
-
-    return rule
+    """The deny rule :class:`DenyHighRoll`: deny only tests totalling ``threshold`` or more."""
+    return DenyHighRoll(threshold)
 
 
 def save_deny_for_best(rules: EighthRules, s: State) -> bool:

@@ -16,6 +16,7 @@ discipline offered and keep the rolled power.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 from weakref import WeakKeyDictionary
@@ -132,19 +133,28 @@ class SeventhHeuristic(DeterministicPolicy):
         raise ValueError(f"{self.name} has no decision at stage {s.stage.name}")
 
 
-def commit(extra_per_wc: int, extra: int = 0, *, all_in: bool = False) -> DiceRule:
+@dataclass(frozen=True)
+class Commit:
     """A dice rule: ``extra_per_wc`` x WC + ``extra`` dice, or everything left with ``all_in``.
 
     The rule casts only while the pool holds at least the warp charge, and commits what is left
-    when the pool is short of its target.
+    when the pool is short of its target. A class, not a closure, so a policy using it pickles.
     """
 
-    def rule(wc: int, dice_left: int) -> int:
+    extra_per_wc: int
+    extra: int = 0
+    all_in: bool = False
+
+    def __call__(self, wc: int, dice_left: int) -> int:
+        """Dice to commit to a power of warp charge ``wc`` with ``dice_left`` in the pool."""
         if dice_left < wc:
             return 0
-        return dice_left if all_in else min(dice_left, extra_per_wc * wc + extra)
+        return dice_left if self.all_in else min(dice_left, self.extra_per_wc * wc + self.extra)
 
-    return rule
+
+def commit(extra_per_wc: int, extra: int = 0, *, all_in: bool = False) -> DiceRule:
+    """The dice rule :class:`Commit` (``extra_per_wc`` x WC + ``extra``, or all in)."""
+    return Commit(extra_per_wc, extra, all_in)
 
 
 def deny_fair(rules: SeventhRules, s: State) -> int:
@@ -167,16 +177,23 @@ def deny_never(rules: SeventhRules, s: State) -> int:
     return 0
 
 
-def deny_big(threshold: float = 2.0) -> Callable[[SeventhRules, State], int]:
+@dataclass(frozen=True)
+class DenyBig:
     """Deny only powers whose expected value exceeds ``threshold`` wound-equivalents."""
 
-    def rule(rules: SeventhRules, s: State) -> int:
+    threshold: float = 2.0
+
+    def __call__(self, rules: SeventhRules, s: State) -> int:
+        """Deny dice for the pending cast (0: let it through)."""
         c = s.cast
-        if expected_value(rules, s, c.caster, c.power, c.target) <= threshold:
+        if expected_value(rules, s, c.caster, c.power, c.target) <= self.threshold:
             return 0
         return deny_fair(rules, s)
 
-    return rule
+
+def deny_big(threshold: float = 2.0) -> Callable[[SeventhRules, State], int]:
+    """The deny rule :class:`DenyBig` (a class, not a closure, so a policy using it pickles)."""
+    return DenyBig(threshold)
 
 
 DOUBLE_WC = commit(2)
