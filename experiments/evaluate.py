@@ -474,8 +474,9 @@ def _until_clear(
     killed run goes on with ``--resume <folder>`` and the same settings. ``pool``: a Ray pool
     (:mod:`.harness.pools`) to play in, with as many batches at a time as it has workers.
     """
-    from psygym_experiments.harness.head_to_head import BATCH, head_to_head, seat_spec
+    from psygym_experiments.harness.head_to_head import BATCH, head_to_head
     from psygym_experiments.harness.progress import ProgressBar
+    from psygym_experiments.harness.seats import seat_spec
 
     from psygym.policies import resolve_policy
 

@@ -92,7 +92,7 @@ def test_seat_in_a_spec_becomes_the_seat_played():
 
 
 def test_a_run_folders_model_has_the_seat_of_its_json(tmp_path):
-    from psygym_experiments.harness.compare_field import model_seats
+    from psygym_experiments.harness.seats import model_seats
 
     for suffix in (".safetensors", ".json"):
         shutil.copy(EIGHTH_SEAT1.removesuffix(".safetensors") + suffix, tmp_path / f"model{suffix}")

@@ -160,9 +160,9 @@ class SearchPolicy:
         Returns:
             ``(best action, {action: mean score for player})`` at the root information set.
         """
-        # Seeded afresh at every decision, not once per object: the harness's games do not
-        # all restart their policies, and a stream carried over would make a game's moves
-        # depend on the games played before it (on ``--workers`` and ``--resume``).
+        # Seeded afresh at every decision, not once per object: a stream carried over would
+        # make a game's moves depend on the games (and decisions, as advise and hints ask
+        # them) this object was asked before, whoever restarts it.
         rng = np.random.default_rng(self.seed)
         stats: dict[Hashable, dict[int, list[float]]] = {}
         lo, hi = math.inf, -math.inf

@@ -483,6 +483,6 @@ __all__ = [
     "EXACT_BUDGET", "EXTRA_SCENARIO", "GENERIC_AGENTS", "OPTIMAL_TEXT", "QUICK_EPISODES",
     "QUICK_EXACT_BUDGET", "QUICK_SOLVE_SECONDS", "QUICK_TUNE_EPISODES", "QUICK_TUNE_TRIALS",
     "SEARCH", "SEARCH_GAMES", "TUNED_TEXT", "TUNE_EPISODES", "TUNE_SECONDS", "CompareSettings",
-    "Entry", "ScenarioResult", "heuristic_entries", "loaded_policy", "model_seats", "plan",
+    "Entry", "ScenarioResult", "heuristic_entries", "loaded_policy", "plan",
     "ppo_entry", "ppo_text", "tuned_entry", "usable",
 ]  # fmt: skip

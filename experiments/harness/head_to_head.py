@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 from psygym_experiments.harness.games import game_seed, mean_ci, play_crn
-from psygym_experiments.harness.seats import SEAT_FIELD, seat_spec
+from psygym_experiments.harness.seats import seat_spec
 
 Z95 = 1.959964
 """Standard errors either side of a mean in its two-sided 95% normal interval."""
@@ -282,6 +282,5 @@ def _play_in(
 
 
 __all__ = [
-    "BATCH", "SEAT_FIELD", "Z95", "HeadToHead", "head_to_head", "looks_of", "play_pairs",
-    "seat_spec", "sequential_z",
+    "BATCH", "Z95", "HeadToHead", "head_to_head", "looks_of", "play_pairs", "sequential_z",
 ]  # fmt: skip

@@ -180,7 +180,8 @@ def _safe_model(
     ``shipped`` scenarios, whose rules it still fits. ``runs_dir`` is the user's runs folder it
     lies in, None for a shipped model.
     """
-    from psygym_experiments.harness.compare_field import model_seats, ppo_text
+    from psygym_experiments.harness.compare_field import ppo_text
+    from psygym_experiments.harness.seats import model_seats
 
     if doc.get("edition") != edition_id or doc.get("scenario") not in shipped or not _fits(doc):
         return None
