@@ -358,12 +358,9 @@ class PsychicPhaseEnv(gym.Env):
         """
         rules = self.rules
         probs = self.opponent.action_probabilities(rules, state, player)
-        if len(probs) == 1:
-            action = next(iter(probs))
-        elif probs:
-            action = weighted_choice(list(probs), probs.values(), rng)
-        else:
+        if not probs:
             raise self._opponent_error(None, state, player)
+        action = weighted_choice(list(probs), probs.values(), rng)  # one item: no draw
         if action not in rules.legal_actions(state):
             raise self._opponent_error(action, state, player)
         return int(action)
