@@ -45,15 +45,3 @@ def test_play_game_restarts_each_policy_once_per_game():
         play_game(rules, [both, both], np.random.default_rng(game))
         play_game(rules, [split, both], np.random.default_rng(game))
     assert both.restarts == 6 and split.caster.restarts == 3
-
-
-def test_the_evaluation_harness_restarts_each_policy_once_per_game():
-    # evaluate plays through play_crn, not play_game: it never restarted a policy before.
-    from psygym_experiments.harness.games import play_crn
-
-    rules = load("8th", "single-phase")
-    both, other = RestartCounter(), RestartCounter()
-    for game in range(3):
-        play_crn(rules, [both, both], seed=game)
-        play_crn(rules, [other, both], seed=game)
-    assert both.restarts == 6 and other.restarts == 3
