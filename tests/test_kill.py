@@ -173,7 +173,8 @@ def test_tune_sigkill_leaves_no_running_trial_and_failed_ones_are_not_counted(tm
     proc = subprocess.Popen([*argv, "--trials", "500"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)  # fmt: skip
     _wait_for(lambda: "COMPLETE" in (s := states()) and s[-1] == "RUNNING", proc)
-    time.sleep(random.uniform(0.0, 0.3))  # trials take about a second: still in one
+    time.sleep(random.uniform(0.0, 0.3))  # a random point of a trial (about a second each)
+    _wait_for(lambda: states()[-1:] == ["RUNNING"], proc)  # a fast one may have ended: the next
     proc.kill()
     proc.wait(timeout=30)
     assert "RUNNING" in states(), "no trial was in progress at the kill"
