@@ -32,7 +32,20 @@ Factory = Callable[..., Policy]
 
 
 class UnknownAgentError(ValueError):
-    """An agent name no installed entry point provides; the message lists the known names."""
+    """An agent name no installed entry point provides; the message lists the known names.
+
+    ``known`` holds them, so a command that accepts more names can list those too.
+    """
+
+    def __init__(self, spec: str, edition: str, known: list[str]):
+        self.spec, self.edition, self.known = spec, edition, list(known)
+        super().__init__(
+            f"unknown agent {spec!r} for edition {edition}; known agents: {', '.join(known)}; "
+            "or a path to a trained model (.safetensors) or tuned parameters (.json)"
+        )
+
+    def __reduce__(self) -> tuple[Any, tuple[str, str, list[str]]]:
+        return (type(self), (self.spec, self.edition, self.known))  # workers send it back
 
 
 @dataclass(frozen=True)
@@ -173,11 +186,7 @@ def resolve_policy(spec: Any, rules: Any) -> Policy:
     if factory is None and name in agent_names(rules):
         factory = _factories().get(name)
     if factory is None:
-        known = ", ".join(agent_names(rules))
-        raise UnknownAgentError(
-            f"unknown agent {spec!r} for edition {rules.edition}; known agents: {known}; "
-            "or a path to a trained model (.safetensors) or tuned parameters (.json)"
-        )
+        raise UnknownAgentError(spec, rules.edition, agent_names(rules))
     return factory(rules, arg) if arg is not None else factory(rules)
 
 

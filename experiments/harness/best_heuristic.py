@@ -79,9 +79,5 @@ def also_known(*names: str) -> Iterator[None]:
     try:
         yield
     except UnknownAgentError as exc:
-        head, mark, rest = str(exc).partition("known agents: ")
-        if not mark:
-            raise
-        known, semi, tail = rest.partition(";")
-        every = sorted({*known.split(", "), *names})
-        raise UnknownAgentError(f"{head}{mark}{', '.join(every)}{semi}{tail}") from exc
+        every = sorted({*exc.known, *names})
+        raise UnknownAgentError(exc.spec, exc.edition, every) from exc
