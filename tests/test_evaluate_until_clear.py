@@ -150,3 +150,22 @@ def test_best_heuristic_names_the_lists_best_before_play(tmp_path):
     field = runner.invoke(app, [*base, "--agents", "best-heuristic,random", "--no-exact"])
     assert field.exit_code == 0, field.output
     assert json.loads(field.stdout)["agents"] == ["spend-freely", "random"]
+
+
+def test_a_match_decided_early_kills_the_batches_still_running_and_keeps_its_result(
+    monkeypatch,
+):
+    # The pool used to wait for the batches already running when the margin became clear: on
+    # the 7th duel, search against double-wc took twice as long as its decision.
+    from psygym_experiments.harness import lifecycle
+
+    rules = psygym.load("rt", "duel")
+    killed = []
+    real = lifecycle.kill_workers
+    monkeypatch.setattr(lifecycle, "kill_workers", lambda *p: (killed.append(p), real(*p)))
+    local = head_to_head(rules, "search", "random", max_games=200, min_games=10, batch=10)
+    pooled = head_to_head(
+        rules, "search", "random", max_games=200, min_games=10, batch=10, workers=2
+    )
+    assert local.decided and pooled.as_dict() == local.as_dict()
+    assert len(killed) == 1  # the second batch was still out when the first decided

@@ -58,12 +58,10 @@ _KEEP = 4
 _KEEP_STATES = 2_000_000
 """Older solvers are kept too until all of a rules object's hold this many memoised states.
 
-Then only the :data:`_KEEP` most recently used stay (kept solvers also grow: later games reach
-new states of the same units of lookahead, so the bound is checked at every decision).
-
-A game started again from a board seen before (``evaluate``, ``value-check``) meets the same
-units of lookahead, and a kept solver answers what it solved already, so later games from that
-board cost less. The bound keeps memory to about a gigabyte."""
+Then only the :data:`_KEEP` most recently used stay (kept solvers grow as later games reach new
+states of their units, so the bound is checked at every decision). A game from a board seen
+before (``evaluate``, ``value-check``) meets the same units, and a kept solver answers what it
+solved already. The bound keeps memory to about a gigabyte."""
 
 _LOOKAHEAD: PerRules[dict[Hashable, Solver]] = PerRules()
 
@@ -94,27 +92,27 @@ class UnitTooLarge(NotSolvable):
 
 
 class _Fit:
-    """Per rules object: the exact solver that fitted each budget last, and the units that did not.
+    """Per rules object: the exact solver that fitted each budget last, and what did not fit.
 
-    Also the whole-phase searches (:func:`phase_solver`): the one that fitted last per board
-    value, and the states whose phase did not fit. There the state itself is remembered, never
-    its phase: whether the phase fits is then a function of the state alone, and so are the
-    moves, whatever games the process played before (the phases of one unit differ from game
-    to game far more than the rests of a game do).
+    Also the whole-phase searches (:func:`phase_solver`), the one that fitted last per board
+    value. What did not fit is remembered by state across games (whether it fits is a function
+    of the state alone, so the moves do not depend on the games played before), and by unit of
+    lookahead within a game only (:func:`forget_failures`).
     """
 
-    __slots__ = ("failed", "phase_failed", "phases", "solvers", "unit_failed")
+    __slots__ = ("failed", "failed_states", "phase_failed", "phases", "solvers", "unit_failed")
 
     def __init__(self) -> None:
         self.solvers: dict[int, Solver] = {}  # budget -> the solver that fitted it last
         self.failed: dict[Any, int] = {}  # unit -> the largest budget it did not fit (this game)
+        self.failed_states: set[Any] = set()  # (state, budget) not fitting, from any game
         self.phases: dict[tuple[int, int], Solver] = {}  # (id of the value, budget) -> solver
         self.phase_failed: set[Any] = set()
         self.unit_failed: set[Any] = set()  # (state, lookahead key) over LOOKAHEAD_BUDGET
 
 
 _FAILED_KEPT = 100_000
-"""States remembered as not fitting a phase search, per rules object, before they are forgotten."""
+"""States remembered as not fitting, per kind and rules object, before they are forgotten."""
 
 
 def _remember(failed: set[Any], key: Any) -> None:
@@ -143,7 +141,8 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     :func:`forget_failures`, which :meth:`LookaheadPolicy.restart` calls as a game starts).
 
     So the moves are a function of the game's own history, whatever games the process played
-    before: a kept solver answers only where a fresh one would fit too, and exactly as it.
+    before: a kept solver answers only where a fresh one would fit too, and exactly as it; a
+    state whose fresh solve did not fit in any game fails its unit at once, as a solve would.
     """
     from psygym_agents.solvers import NotSolvable
 
@@ -151,21 +150,23 @@ def fitted_solver(rules: Any, state: Hashable, budget: int = EXACT_BUDGET) -> So
     unit = rules.horizon(state)
     if fit.failed.get(unit, 0) >= budget:
         return None  # asked first: a solver kept from another game must not answer instead
-    last = fit.solvers.get(budget)  # per budget: a larger one must not answer for a smaller
-    if last is not None:
+    if (state, budget) not in fit.failed_states:
+        last = fit.solvers.get(budget)  # per budget: a larger one must not answer for a smaller
+        if last is not None:
+            try:
+                _solve_for(last, rules, state)
+                return last
+            except NotSolvable:
+                del fit.solvers[budget]  # its memo and this state's game are past the budget
+        solver = Solver(rules, max_states=budget)
         try:
-            _solve_for(last, rules, state)
-            return last
+            _solve_for(solver, rules, state)
+            fit.solvers[budget] = solver
+            return solver
         except NotSolvable:
-            del fit.solvers[budget]  # its memo and this state's game together are past the budget
-    solver = Solver(rules, max_states=budget)
-    try:
-        _solve_for(solver, rules, state)
-    except NotSolvable:
-        fit.failed[unit] = max(budget, fit.failed.get(unit, 0))
-        return None
-    fit.solvers[budget] = solver
-    return solver
+            _remember(fit.failed_states, (state, budget))
+    fit.failed[unit] = max(budget, fit.failed.get(unit, 0))
+    return None
 
 
 def forget_failures(rules: Any) -> None:

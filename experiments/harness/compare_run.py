@@ -55,6 +55,7 @@ from psygym_experiments.harness.compare_search import (
 )
 from psygym_experiments.harness.lifecycle import (
     InterruptReported,
+    kill_workers,
     pool_initializer,
     sigterm_interrupts,
 )
@@ -532,28 +533,6 @@ def _run_folder_kept(folder: Path) -> Iterator[None]:
         raise
 
 
-def _kill_workers(*pools: Any) -> None:
-    """Cancel the queued work of process pools and kill their worker processes.
-
-    After a failure or an interruption: a pool's shutdown, and the interpreter's exit, would
-    otherwise wait for the task each worker is running (a graph build, an answer table, a batch
-    of games), minutes after the command said it stopped. ``concurrent.futures`` has no public
-    way to stop a running task before Python 3.14 (``kill_workers``), so the worker processes
-    are read from the pool; a pool that is not a ``ProcessPoolExecutor`` (``None``, a Ray
-    cluster) is left alone. The workers' own children die with them (:mod:`.lifecycle`).
-    """
-    from concurrent.futures import ProcessPoolExecutor
-
-    for pool in pools:
-        if not isinstance(pool, ProcessPoolExecutor):
-            continue
-        processes = list((getattr(pool, "_processes", None) or {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for proc in processes:
-            if proc.is_alive():
-                proc.kill()
-
-
 def _eta_line(k: int, total: int, start: float) -> None:
     """``scenario k+1 of n, elapsed, about ... left`` on stderr."""
     elapsed = time.perf_counter() - start
@@ -663,7 +642,7 @@ def run_compare(
         finally:
             shutil.rmtree(memo_dir, ignore_errors=True)  # first: the one thing outside run_dir
             if not finished:  # failed or interrupted: the exit must not wait for their work
-                _kill_workers(None if cluster else pool, getattr(exact_side, "_pool", None),
+                kill_workers(None if cluster else pool, getattr(exact_side, "_pool", None),
                               tables_side[0] if tables_side else None)  # fmt: skip
             if pool is not None:
                 pool.shutdown(cancel_futures=True)

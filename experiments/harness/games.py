@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from psygym.core import CHANCE, TERMINAL, Event, EventKind, play_game
+from psygym.core import CHANCE, TERMINAL, Event, EventKind, play_game, restart_policies
 from psygym.kernel import uniform_choice, weighted_choice
 
 DRAW_TOL = 1e-9
@@ -147,6 +147,7 @@ def play_crn(
     gave more than one action a probability. A seat's action stream is only made at its first
     random choice (a generator draws nothing until asked, so the draws are the same).
     """
+    restart_policies(policies)  # as play_game: a game's moves follow from its own history
     phase = 0
     chance_rng = _stream((seed, 0, phase))
     action_rngs: list[np.random.Generator | None] = [None] * len(policies)

@@ -253,10 +253,12 @@ def head_to_head(
     if pool is not None:
         _play_in(pool, max(1, workers), rules, specs, seed, ranges, add_new, memos)
         return result
+    from psygym_experiments.harness.lifecycle import kill_workers
     from psygym_experiments.harness.tournament import worker_pool
 
     with worker_pool(workers, len(ranges)) as own:
-        _play_in(own, workers, rules, specs, seed, ranges, add_new, memos)
+        if _play_in(own, workers, rules, specs, seed, ranges, add_new, memos):
+            kill_workers(own)  # decided: the batches still running are not needed
     return result
 
 
@@ -264,8 +266,11 @@ def _play_in(
     pool: Any, workers: int, rules: Any, specs: tuple[str, str], seed: int,
     ranges: list[range], add: Callable[[range, list[tuple[float, float]]], bool],
     memos: Mapping[str, str] | None = None,
-) -> None:  # fmt: skip
-    """Play ``ranges`` in ``pool``, ``workers`` batches at a time, until ``add`` says stop."""
+) -> bool:  # fmt: skip
+    """Play ``ranges`` in ``pool``, ``workers`` batches at a time, until ``add`` says stop.
+
+    Returns whether it stopped with batches still pending (cancelled; those running go on).
+    """
     pending = [(r, pool.submit(play_pairs, rules, specs, seed, r, memos))
                for r in ranges[:workers]]  # fmt: skip
     nxt = workers
@@ -274,11 +279,12 @@ def _play_in(
         if add(r, job.result()):
             for _, f in pending:
                 f.cancel()
-            return
+            return bool(pending)
         if nxt < len(ranges):
             job = pool.submit(play_pairs, rules, specs, seed, ranges[nxt], memos)
             pending.append((ranges[nxt], job))
             nxt += 1
+    return False
 
 
 __all__ = [

@@ -130,6 +130,29 @@ class InterruptReported(KeyboardInterrupt):
     """
 
 
+def kill_workers(*pools: Any) -> None:
+    """Cancel the queued work of process pools and kill their worker processes.
+
+    After a failure, an interruption or a match decided early: a pool's shutdown, and the
+    interpreter's exit, would otherwise wait for the task each worker is running (a graph build,
+    an answer table, a batch of games), minutes after the command said it stopped or decided.
+    ``concurrent.futures`` has no public way to stop a running task before Python 3.14
+    (``kill_workers``), so the worker processes are read from the pool; a pool that is not a
+    ``ProcessPoolExecutor`` (``None``, a Ray cluster) is left alone. The workers' own children
+    die with them (:func:`die_with_parent`).
+    """
+    from concurrent.futures import ProcessPoolExecutor
+
+    for pool in pools:
+        if not isinstance(pool, ProcessPoolExecutor):
+            continue
+        processes = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for proc in processes:
+            if proc.is_alive():
+                proc.kill()
+
+
 @contextmanager
 def sigterm_interrupts() -> Iterator[None]:
     """While the block runs, SIGTERM raises ``KeyboardInterrupt`` as Ctrl-C does; then the old one.
@@ -193,6 +216,7 @@ __all__ = [
     "check_workers",
     "die_with_parent",
     "hangup_interrupts",
+    "kill_workers",
     "max_envs",
     "max_workers",
     "pool_initializer",
