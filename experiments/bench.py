@@ -299,6 +299,12 @@ class _Timed:
             self.times.limit_hit = True  # optimal gave up exact play (its state budget)
         return probs
 
+    def restart(self) -> None:
+        """A new game starts: restart the wrapped policy, as the game loop would unwrapped."""
+        from psygym.core import restart_policies
+
+        restart_policies([self.policy])
+
 
 def agent_subjects() -> list[tuple[str, Any, Any]]:
     """(agent name, edition, scenario) triples for ``bench --agents``.

@@ -54,3 +54,17 @@ def test_solver_and_agents_together_is_one_clear_line():
     res = runner.invoke(app, ["bench", "--agents", "--solver"])
     assert res.exit_code == 2
     assert "--solver and --agents" in res.output and "Traceback" not in res.output
+
+
+def test_the_timed_agent_is_restarted_each_game_as_it_would_be_unwrapped(monkeypatch):
+    # The wrapper had no restart(), so the game loop's restart never reached search: the bench
+    # timed games that skipped exact solves an earlier game had found too large.
+    from types import SimpleNamespace
+
+    from helpers import RestartCounter
+    from psygym_experiments import bench
+
+    counter = RestartCounter()
+    monkeypatch.setattr("psygym.policies.resolve_policy", lambda agent, rules: counter)
+    times = bench.time_agent("counting", SimpleNamespace(id="8th"), "single-phase", 3, 0)
+    assert times.games == 3 and counter.restarts == 3
