@@ -2,10 +2,12 @@
 
 ``play`` shows the state as the human's side may see it, the legal actions numbered with their
 odds (from public information only), every roll with its chance and what it caused, and the AI's
-decisions; ``--hint`` adds the ``search`` agent's value of every option (exact within the cast or
-turn in progress, the board beyond it valued by a learned value; estimates of the
-information-set search where hands are secret). The default AI is ``search`` too where the
-players see the whole board. Each game is written to ``<runs-dir>/games/<timestamp>.jsonl``
+decisions. Each of the human's menus is headed "decision N": N counts both players' decisions
+from 1 (chance rolls excluded), as ``psygym advise --from-log LOG --at N`` takes it. ``--hint``
+adds the ``search`` agent's value of every option (exact within the cast or turn in progress,
+the board beyond it valued by a learned value; estimates of the information-set search where
+hands are secret). The default AI is ``search`` too where the players see the whole board. Each
+game is written to ``<runs-dir>/games/<timestamp>.jsonl``
 (format in :mod:`psygym_experiments.play_session`); a kill (SIGTERM) or a closed terminal (SIGHUP)
 ends the game as Ctrl-C does, so its log still gets its end line. A model trained for one seat
 plays only that seat (:mod:`.harness.seats`). ``--scenario random:SEED`` plays a random

@@ -334,7 +334,9 @@ class PlaySession:
         sides = getattr(rules.scenario, "sides", None)
         mine = f" ({sides[self.seat].name})" if sides else ""
         self.console.print(
-            f"[bold]Your move{escape(mine)}:[/bold]", highlight=False, soft_wrap=True
+            f"[bold]Your move{escape(mine)}, decision {self.player_view.decisions + 1}:[/bold]",
+            highlight=False,
+            soft_wrap=True,
         )
         best = None
         if advice is not None and advice.values:
@@ -470,6 +472,13 @@ class PlaySession:
             self.narrator.text(str(self.log.path))
             self.console.print("Replay it with: ", end="", highlight=False, soft_wrap=True)
             self.narrator.text(f"psygym replay {shlex.quote(str(self.log.path))}")
+            if self.player_view.decisions:
+                self.console.print(
+                    "Advice on decision N: ", end="", highlight=False, soft_wrap=True
+                )
+                self.narrator.text(
+                    f"psygym advise --from-log {shlex.quote(str(self.log.path))} --at N"
+                )
 
 
 _MAX_CHOICE_DIGITS = 6  # no menu is that long; int() of thousands of digits raises

@@ -92,6 +92,10 @@ class PlayerView:
             shown (no secret hands in the edition, :func:`hides_hands`).
         pending: the state before the other player's secret decision that the viewer has not
             answered yet, else ``None``: hints value the viewer's decision from there.
+        decisions: the decisions seen so far, either player's (chance outcomes are not
+            decisions); the next one is number ``decisions + 1``, as ``psygym advise
+            --from-log LOG --at N`` counts them. Public: every decision is shown, if only as
+            a secret choice.
     """
 
     def __init__(self, rules: Any, seat: int):
@@ -100,6 +104,7 @@ class PlayerView:
         self.laws_public = not hides_hands(rules)
         self.pending: Hashable | None = None
         self._withheld: list[Shown] = []
+        self.decisions = 0
 
     def see(
         self,
@@ -120,6 +125,8 @@ class PlayerView:
         rules = self.rules
         player = rules.current_player(state)
         events = tuple(events)
+        if player != CHANCE:
+            self.decisions += 1
         if player == self.seat:
             revealed = tuple(self._withheld)
             self._withheld.clear()
