@@ -21,6 +21,7 @@ from pathlib import Path
 
 import typer
 from psygym_experiments.common import console, printable, user_errors
+from psygym_experiments.harness.model_files import check_new_model
 
 
 def export(
@@ -55,7 +56,8 @@ def check_export(model: Path, out: Path | None) -> None:
 
     Raises:
         ValueError: ``model`` is a folder or its name does not end in ``.zip``; or a file the
-            export would write exists already (other than the zip's own metadata beside it).
+            export would write exists already (other than the zip's own metadata beside it), or
+            is a link (:func:`.harness.model_files.check_new_model`).
     """
     from psygym_agents.safe_model import safe_paths
 
@@ -76,22 +78,17 @@ def check_export(model: Path, out: Path | None) -> None:
             f"(lowercase, the suffix every psygym command knows an SB3 model by){rename}"
         )
     dest = out if out is not None else model.parent
-    weights, meta = safe_paths(dest / model.stem)  # where export_zip writes them
-    allowed = f"remove {weights.name} and {meta.name} there, or give another --out folder"
-    for target in (weights, meta):
-        if target.is_symlink() or not target.is_file():
-            continue  # nothing there, or a link or folder the writer refuses itself, naming it
-        own = model.with_suffix(".json")
-        if target == meta and own.is_file() and target.samefile(own):
-            if _json_object(own):
-                continue  # the zip's metadata: read by the export and written again, extended
+    own = model.with_suffix(".json")
+    meta = safe_paths(dest / model.stem)[1]  # where export_zip writes the metadata
+    reused = None
+    if meta.is_file() and not meta.is_symlink() and own.is_file() and meta.samefile(own):
+        if not _json_object(own):
             raise ValueError(
-                f"{target} is not the zip's metadata (a JSON object), and the export would "
-                f"write over it; {allowed}"
+                f"{meta} is not the zip's metadata (a JSON object), and the export would write "
+                "over it; remove it there, or give another --out folder"
             )
-        raise ValueError(
-            f"{target} exists already (an earlier export?); export writes new files only: {allowed}"
-        )
+        reused = own  # the zip's metadata: read by the export and written again, extended
+    check_new_model(dest / model.stem, "export", "give another --out folder", reused=reused)
 
 
 def _json_object(path: Path) -> bool:

@@ -6,6 +6,7 @@ The run folder, resuming, self-play and illegal-action handling are described in
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from psygym_experiments.common import (
     err_console,
     error_line,
     n_envs_option,
+    printable,
     ray_option,
     user_errors,
 )
@@ -29,7 +31,11 @@ from psygym_experiments.harness.general_value import (
 )
 from psygym_experiments.harness.general_value import start_run as start_general_run
 from psygym_experiments.harness.general_value import summary_lines as general_summary
-from psygym_experiments.harness.model_files import checkpoint_record, export_model
+from psygym_experiments.harness.model_files import (
+    check_new_model,
+    checkpoint_record,
+    export_model,
+)
 from psygym_experiments.harness.pools import RAY_ENV, ray_pool
 from psygym_experiments.harness.runs import command_text, invoked_as_cli, write_command
 from psygym_experiments.harness.train_config import TrainConfig, make_config
@@ -143,7 +149,8 @@ def train(
     export: str = typer.Option(
         "",
         help="Also write the final model (safe format) to this stem: <stem>.safetensors + "
-        "<stem>.json, e.g. agents/pretrained/7th-duel-seat0.",
+        "<stem>.json, e.g. agents/pretrained/7th-duel-seat0 (new files only: checked before "
+        "training starts).",
     ),
     ray: str = ray_option(),
 ) -> None:
@@ -170,6 +177,7 @@ def train(
     with user_errors():
         if steps is not None and steps < 1:
             raise ValueError(f"--steps must be at least 1, not {steps}")
+        stem = _export_stem(export) if export else None  # before any training time is spent
         value_run = algo == VALUE_ALGO or (bool(resume) and is_value_run(resume))
         if ray and subproc:
             raise ValueError(f"--subproc starts local processes; with --ray (or {RAY_ENV}) the "
@@ -217,14 +225,55 @@ def train(
         finally:
             if pool is not None:
                 pool.shutdown(cancel_futures=True)
-        if value_run:
-            exported = export_value(run_dir, export) if export else None
-        else:
-            exported = export_model(run_dir, export) if export else None
+        exported = None
+        if stem is not None:
+            _check_export(stem)  # again: a file may have appeared there while the run trained
+            exported = (export_value if value_run else export_model)(run_dir, stem)
     if value_run:
         _print_value_summary(run_dir, exported)
     else:
         _print_summary(run_dir, exported)
+
+
+def _export_stem(export: str) -> Path:
+    """The stem ``--export`` names, once its name and the files it would write are shown fine.
+
+    Allowed: a stem (``agents/pretrained/x``) or it with ``.safetensors`` or ``.json``, in a
+    folder that exists or can be made, where neither ``<stem>.safetensors`` nor
+    ``<stem>.json`` exists yet (:func:`.harness.model_files.check_new_model`, as ``psygym
+    export``). An SB3 ``.zip``, another case of the suffixes, or a folder is refused.
+
+    Raises:
+        ValueError: one line naming ``--export``, what is wrong and what is allowed.
+    """
+    given = Path(export)
+    if export.endswith(("/", os.sep)) or given.is_dir():
+        example = given / "model"
+        raise ValueError(
+            f"--export {export} is a folder; name the model's files in it (a stem), e.g. "
+            f"--export {example} for {example}.safetensors + model.json"
+        )
+    stem = given.with_suffix("") if given.suffix in (".safetensors", ".json") else given
+    suffix = stem.suffix.lower()
+    if suffix in (".zip", ".safetensors", ".json"):
+        if suffix == ".zip":
+            why = "train writes psygym's safe format, not an SB3 .zip"
+        elif stem != given:
+            why = f"{given.name} has two model suffixes"
+        else:
+            why = f"psygym knows a model by {suffix} in lowercase, not {stem.suffix}"
+        bare = stem.with_suffix("")
+        raise ValueError(
+            f"--export {export}: {why}; allowed: a stem, or it with .safetensors or .json "
+            f"(lowercase), e.g. --export {bare} for {bare}.safetensors + {bare.name}.json"
+        )
+    _check_export(stem)
+    return stem
+
+
+def _check_export(stem: Path) -> None:
+    """Refuse ``--export``'s files if they exist, are links, or cannot be made."""
+    check_new_model(stem, "train --export", "name another --export")
 
 
 RESUME_OPTIONS = ("steps", "show_progress", "export", "resume", "runs_dir", "ray")
@@ -290,7 +339,7 @@ def _start_value(o: dict[str, Any], pool: Any = None) -> Path:
         write_command(run_dir)
     else:  # called in-process (tests, notebooks): record the equivalent command
         write_command(run_dir, value_command_line(cfg, o["runs_dir"], o["config"] or None))
-    console.print(f"run folder: {run_dir}", highlight=False)
+    _say(f"run folder: {run_dir}")
     run_value_training(cfg, run_dir, show_progress=o["show_progress"], pool=pool)
     return run_dir
 
@@ -309,7 +358,7 @@ def _start_general(o: dict[str, Any], pool: Any = None) -> Path:
     cfg = make_general_config(o["edition"], o["scenario"], steps, o["seed"], overrides)
     run_dir = start_general_run(cfg, o["runs_dir"])
     write_command(run_dir, None if invoked_as_cli() else general_command(cfg, o["runs_dir"]))
-    console.print(f"run folder: {run_dir}", highlight=False)
+    _say(f"run folder: {run_dir}")
     run_general(cfg, run_dir, show_progress=o["show_progress"], pool=pool)
     return run_dir
 
@@ -334,7 +383,7 @@ def _start(cfg: TrainConfig, runs_dir: str) -> Path:
         write_command(run_dir)
     else:  # called in-process (tests, notebooks): record the equivalent command
         write_command(run_dir, command_line(cfg, runs_dir))
-    console.print(f"run folder: {run_dir}", highlight=False)
+    _say(f"run folder: {run_dir}")
     return run_dir
 
 
@@ -365,10 +414,9 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
     """The last evaluation of a run, and the exported model if any."""
     rows = read_metrics(run_dir)
     last = rows[-1] if rows else {}
-    console.print(
+    _say(
         f"done: {last.get('step', '?')} steps, mean eval score {last.get('mean_score', '?')} "
-        f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.safetensors'}",
-        highlight=False,
+        f"(± {last.get('ci95', '?')}); model: {run_dir / 'model.safetensors'}"
     )
     first = first_evaluation(run_dir)
     if len(rows) > 1 and last.get("gain") and first is not None:
@@ -379,7 +427,7 @@ def _print_summary(run_dir: Path, exported: Path | None) -> None:
             highlight=False,
         )
     if exported is not None:
-        console.print(f"exported: {exported} ({exported.stat().st_size} bytes)", highlight=False)
+        _say(f"exported: {exported} ({exported.stat().st_size} bytes)")
 
 
 def _print_value_summary(run_dir: Path, exported: Path | None) -> None:
@@ -388,7 +436,7 @@ def _print_value_summary(run_dir: Path, exported: Path | None) -> None:
         for line in general_summary(run_dir):
             console.print(line, highlight=False)
         if exported:
-            console.print(f"exported: {exported}", highlight=False)
+            _say(f"exported: {exported}")
         return
     rows = [r for r in read_value_metrics(run_dir) if r.get("model") == "final"]
     for r in rows:
@@ -398,9 +446,19 @@ def _print_value_summary(run_dir: Path, exported: Path | None) -> None:
             f"(targets' sd {sd:.3f}), Bellman RMSE {bellman:.3f} on {r['bellman_boards']} boards",
             highlight=False,
         )
-    console.print(f"done: board value {final_value(run_dir)}", highlight=False)
+    _say(f"done: board value {final_value(run_dir)}")
     if exported is not None:
-        console.print(f"exported: {exported} ({exported.stat().st_size} bytes)", highlight=False)
+        _say(f"exported: {exported} ({exported.stat().st_size} bytes)")
+
+
+def _say(text: str) -> None:
+    """Print a line naming the user's files as it is: no markup read in a name like ``a[b]``."""
+    console.print(
+        text if text.isprintable() else printable(text),  # spaces kept, control codes escaped
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
 
 
 def register(app: typer.Typer) -> None:

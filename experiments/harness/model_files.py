@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from psygym_experiments.harness.output import check_output, write_bytes
 from psygym_experiments.harness.runs import read_metrics as _read_csv
+
+from psygym.file_writes import obstacle
 
 
 def save_model(model: Any, path: Path, meta: dict[str, Any]) -> Path:
@@ -32,6 +35,49 @@ def save_model(model: Any, path: Path, meta: dict[str, Any]) -> Path:
     for file in safe_paths(stem):
         check_output(file)
     return save_safe(model, stem, meta)
+
+
+def check_new_model(
+    stem: Path, command: str, other: str, *, reused: Path | None = None
+) -> tuple[Path, Path]:
+    """The safe model's files at ``stem`` (weights, JSON), once shown free for a new model.
+
+    Every command that writes a model to a name the user gave (``psygym export``, ``psygym
+    train --export``) checks it here before its work starts: a model is written as new files
+    only (no command has a ``--force``), so an earlier model there, a link or folder where a file
+    would go, or a file where a folder would go is refused in one line naming it. A missing
+    folder is fine (the writer makes it).
+
+    Args:
+        stem: the model's path without suffix (:func:`psygym_agents.safe_model.safe_paths`).
+        command: the command, as the message names it (``"export"``).
+        other: what else the user can do, ending the message (``"give another --out folder"``).
+        reused: a file that may be there because the command reads it and writes it again.
+
+    Raises:
+        ValueError: one line naming the file, what is there, and ``other``.
+    """
+    from psygym_agents.safe_model import safe_paths
+
+    weights, meta = safe_paths(stem)
+    for target in (weights, meta):
+        what = obstacle(target)
+        if what is not None:
+            raise ValueError(f"refusing to write {target}: it is {what}; {command} writes new "
+                             f"regular files only: remove {target.name}, or {other}")  # fmt: skip
+        if target.exists() and not (reused is not None and target.samefile(reused)):
+            raise ValueError(
+                f"{target} exists already (an earlier export?); {command} writes new files only: "
+                f"remove {weights.name} and {meta.name} there, or {other}"
+            )
+    folder = next(p for p in weights.absolute().parents if os.path.lexists(p))
+    if not folder.is_dir():
+        what = "a file, not a folder" if folder.is_file() else "not a folder"
+        raise ValueError(f"cannot write {weights}: {folder} is {what}; {other}")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"cannot write {weights}: no permission to make files in {folder}; "
+                         f"{other}")  # fmt: skip
+    return weights, meta
 
 
 def sha256_of(path: Path) -> str:
@@ -257,7 +303,7 @@ def load_init(model: Any, path: str) -> None:
 
 
 __all__ = [
-    "BUFFER_ARRAYS", "CHECKPOINT_FORMAT", "checkpoint_record", "export_model", "final_model",
-    "load_buffer", "load_checkpoint", "load_init", "load_optimizer", "save_buffer", "save_model",
-    "save_optimizer", "sha256_of", "trained_models",
+    "BUFFER_ARRAYS", "CHECKPOINT_FORMAT", "check_new_model", "checkpoint_record", "export_model",
+    "final_model", "load_buffer", "load_checkpoint", "load_init", "load_optimizer", "save_buffer",
+    "save_model", "save_optimizer", "sha256_of", "trained_models",
 ]  # fmt: skip
