@@ -5,7 +5,8 @@ generic Gymnasium env (``psygym.envs``) and the shared game API (``psygym.core``
 ``psygym`` registers one Gymnasium id per edition (``psygym.env_ids()`` lists them).
 """
 
-from psygym.core import CHANCE, TERMINAL, IllegalActionError, check_rules
+from psygym.conformance import check_rules
+from psygym.core import CHANCE, TERMINAL, IllegalActionError
 from psygym.edition import Edition
 from psygym.editions import load
 from psygym.envs import env_ids, register_envs

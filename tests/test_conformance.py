@@ -1,11 +1,11 @@
 """One conformance test for every registered edition x shipped scenario, plus the toy plug-in.
 
 Each case checks, on a few games only (the duel scenarios are long): the rules invariants
-(``psygym.core.check_rules``), Gymnasium's ``check_env`` on ``gym.make(edition.env_id, ...)``,
-that the same seed gives the same trajectory, PettingZoo's ``api_test`` on the AEC env, and that
-sampled chance (``rules.sample_chance``, the fast path the envs use) draws from the exact
-``chance_outcomes`` (DESIGN: chance is an explicit node; a fast sampling path must be shown to
-draw from the same distribution).
+(``psygym.conformance.check_rules``), Gymnasium's ``check_env`` on
+``gym.make(edition.env_id, ...)``, that the same seed gives the same trajectory, PettingZoo's
+``api_test`` on the AEC env, and that sampled chance (``rules.sample_chance``, the fast path the
+envs use) draws from the exact ``chance_outcomes`` (DESIGN: chance is an explicit node; a fast
+sampling path must be shown to draw from the same distribution).
 """
 
 from __future__ import annotations
@@ -24,7 +24,8 @@ from psygym_agents.base import RandomPolicy
 from toy_edition import EDITION as TOY
 
 import psygym
-from psygym.core import CHANCE, TERMINAL, check_rules, play_game
+from psygym.conformance import check_rules
+from psygym.core import CHANCE, TERMINAL, play_game
 from psygym.edition import editions
 from psygym.envs import aec
 

@@ -1,4 +1,5 @@
-"""The foundation: psygym.core (API, check_rules), odds rounding, combat, scenario, purity."""
+"""The foundation: psygym.core (the API), psygym.conformance (check_rules), odds rounding,
+combat, scenario, purity."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from helpers import REPO
 from pydantic import Field
 
 from psygym import combat
+from psygym.conformance import RulesCheckError, check_rules
 from psygym.core import (
     CHANCE,
     TERMINAL,
@@ -23,8 +25,6 @@ from psygym.core import (
     Event,
     IllegalActionError,
     RulesBase,
-    RulesCheckError,
-    check_rules,
     play_game,
     sample_action,
 )
@@ -186,6 +186,16 @@ class OutcomesAtTerminal(ToyRules):
         return [(0, 1.0)] if s.stage == 2 else super().chance_outcomes(s)
 
 
+class RestBoundsTooTight(ToyRules):
+    def rest_bounds(self, s):
+        return (0.0, 0.0)  # the coin still moves the score by 1 before stage 2
+
+
+class RestBoundsInverted(ToyRules):
+    def rest_bounds(self, s):
+        return (1.0, -1.0)
+
+
 class SamplesUnlisted(ToyRules):
     def sample_chance(self, s, rng):
         return 7
@@ -248,6 +258,8 @@ BROKEN = [
     (SamplesUnlisted, "not an outcome"),
     (OutcomesAtTerminal, "chance_outcomes is not"),
     (MutatesInput, "modified its input"),
+    (RestBoundsTooTight, "outside this state's rest_bounds"),
+    (RestBoundsInverted, "low above its high"),
 ]
 
 
@@ -266,6 +278,15 @@ def test_check_rules_catches_broken_rules(cls, message):
     with pytest.raises(RulesCheckError, match=message) as err:
         check_rules(cls(), games=3, max_steps=50)
     assert str(err.value).startswith("toy: ")
+
+
+def test_rest_bounds_that_hold_pass_and_the_default_is_unbounded():
+    class Exact(ToyRules):
+        def rest_bounds(self, s):
+            return (0.0, 0.0) if s.stage == 2 else (-1.0, 1.0)
+
+    check_rules(Exact(), games=7, seed=1)
+    assert ToyRules().rest_bounds(ToyState()) == (-math.inf, math.inf)
 
 
 def test_rules_check_error_is_an_assertion_error():

@@ -12,7 +12,8 @@ from gymnasium.utils.env_checker import check_env
 from psygym_agents.base import RandomPolicy
 
 import psygym.envs
-from psygym.core import check_rules, play_game
+from psygym.conformance import check_rules
+from psygym.core import play_game
 from psygym.editions import load, load_file, scenario_names
 from psygym.editions.eighth import DEFAULT_SCENARIO, EDITION, SCENARIO_DIR
 from psygym.scenario import ScenarioError

@@ -39,6 +39,8 @@ def _play_on(game, state: bytes, moves: int = 60) -> None:
     for _ in range(moves):
         player = game.current_player(state)
         game.returns(state)
+        low, high = game.rest_bounds(state)
+        assert low <= high
         if player == TERMINAL:
             return
         if player == CHANCE:
@@ -59,7 +61,9 @@ def _probe(game, state: bytes) -> None:
         accepted = game.check_state(state) == ""
     except REFUSED:
         accepted = False
-    for method in (game.current_player, game.legal_actions, game.chance_outcomes, game.returns):
+    methods = (game.current_player, game.legal_actions, game.chance_outcomes, game.returns,
+               game.rest_bounds)  # fmt: skip
+    for method in methods:
         try:
             method(state)
         except REFUSED:

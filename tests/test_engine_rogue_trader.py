@@ -21,9 +21,11 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from engine_cases import decision_states
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from psygym.conformance import check_rules
 from psygym.core import TERMINAL, RulesBase
 from psygym.engine import compiled_game, core_module
 from psygym.engine.differential import check_games
@@ -246,6 +248,26 @@ def test_twin_matches_the_reference_on_generated_scenarios():
 
     run()
     assert seen["nodes"] > 5000 and seen["random"] > 10
+
+
+def test_the_rest_bounds_hold_on_generated_scenarios():
+    # Along playouts, what the rest of each game added lies within every state's rest_bounds
+    # (psygym.conformance.check_rules), with values, cures and removals of every sign drawn;
+    # the differential check above holds the twin's bounds to these at every node.
+    seen = {"one-sided": 0, "zero": 0}
+
+    @HYPOTHESIS
+    @given(scenarios())
+    def run(data):
+        rules = _rules(data)
+        check_rules(rules, games=6, seed=4)
+        for s in decision_states(rules, 3, seed=4):
+            low, high = rules.rest_bounds(s)
+            seen["zero"] += low == high == 0.0
+            seen["one-sided"] += (low == 0.0) != (high == 0.0)
+
+    run()
+    assert seen["zero"] > 20 and seen["one-sided"] > 100
 
 
 def _odd_dice(monkeypatch) -> None:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from psygym.core import IllegalActionError, check_rules
+from psygym.conformance import check_rules
+from psygym.core import IllegalActionError
 from psygym.editions import load, scenario_names
 from psygym.editions.rogue_trader import DEFAULT_SCENARIO, SCENARIO_DIR
 from psygym.editions.rogue_trader.abilities import DATA_DIR, load_data

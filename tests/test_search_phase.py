@@ -149,7 +149,8 @@ def test_search_options_phases():
     assert agent.phases == 3 and not agent.phase
     want = "exact over the whole Psychic phase and the 2 after it where they fit within 250,000"
     assert agent.note.startswith(want + " states, else within each turn")
-    assert make_search(rules, "exact=no").phases == 1
+    assert make_search(rules, "exact=no").phases == 3  # the edition value's search_phases
+    assert make_search(rules, "exact=no;phases=1").phases == 1
     for bad in ("phases=0", "phases=two"):
         with pytest.raises(ValueError, match="phases must be a whole number from 1 to"):
             make_search(rules, bad)

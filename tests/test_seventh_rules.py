@@ -33,7 +33,8 @@ from seventh_cases import BROS, CULT, LIB, F, base, cast, deny, perils_state, ro
 
 import psygym
 from psygym.combat import wound_distribution
-from psygym.core import check_rules, play_game
+from psygym.conformance import check_rules
+from psygym.core import play_game
 from psygym.dice import binomial
 from psygym.editions import scenario_names
 from psygym.editions.seventh.state import Stage

@@ -285,7 +285,8 @@ class LookaheadPolicy:
             ``phases - 1`` after it, ``search:phases=N``) wherever they fit
             :data:`PHASE_BUDGET` states, before the phase alone and the unit of lookahead: on
             Rogue Trader, where a phase is a turn, ``phases=3`` reaches the end of the mover's
-            next turn, where the psi-points a bid keeps are spent.
+            next turn, where the psi-points a bid keeps are spent. ``None``: the
+            ``search_phases`` the board value's JSON records (else 1).
 
     Attributes:
         note: one plain sentence on what the last values asked for are (exact, or exact within
@@ -298,7 +299,7 @@ class LookaheadPolicy:
     def __init__(
         self, rules: Any, value: Any = None, *, exact: bool | None = None,
         steps: int | None = None, phase: bool | None = None, budget: int = EXACT_BUDGET,
-        phases: int = 1,
+        phases: int | None = None,
     ):  # fmt: skip
         from psygym_agents.value import shipped_value
 
@@ -320,6 +321,7 @@ class LookaheadPolicy:
         if phase is None:
             phase = meta_of(self.value).get("search_phase") == "fit"
         self.phase = phase
+        phases = _asked(self.value, "search_phases", 1, 1) if phases is None else phases
         if phases < 1:
             raise ValueError(f"phases must be at least 1, got {phases}")
         self.phases = phases
@@ -536,7 +538,7 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
 
     if has_hidden_information(rules):
         return hidden_search(rules, arg)
-    value, steps, exact, phase, budget, phases = None, None, None, None, EXACT_BUDGET, 1
+    value, steps, exact, phase, budget, phases = None, None, None, None, EXACT_BUDGET, None
     rollouts = 0
     # ";" separates options too (a comma-separated agent list cannot hold a comma in one agent)
     for part in (arg or "").replace(";", ",").split(","):
@@ -582,16 +584,15 @@ def make_search(rules: Any, arg: str | None = None) -> Any:
                            phases=phases)  # fmt: skip
 
 
-def _asked_deals(value: Any) -> int:
-    """The deals the board value's JSON asks the search for hands to use (0: none).
+def _asked(value: Any, key: str, default: int, low: int) -> int:
+    """What the board value's JSON asks the search for under ``key`` (``search_phases``...).
 
     Raises:
-        ValueError: ``search_determinisations`` is not a whole number >= 0 (one line).
+        ValueError: the entry is not a whole number >= ``low`` (one line).
     """
-    asked = meta_of(value).get("search_determinisations", 0)
-    if isinstance(asked, bool) or not isinstance(asked, int) or asked < 0:
-        raise ValueError(f"board value: search_determinisations must be a whole number >= 0, "
-                         f"got {asked!r}")  # fmt: skip
+    asked = meta_of(value).get(key, default)
+    if isinstance(asked, bool) or not isinstance(asked, int) or asked < low:
+        raise ValueError(f"board value: {key} must be a whole number >= {low}, got {asked!r}")
     return asked
 
 
@@ -676,7 +677,7 @@ def hidden_search(rules: Any, arg: str | None = None) -> Any:
             raise ValueError(f"search: unknown option {name!r}; allowed: {allowed}")
     search = SearchPolicy(rules, rollout=reference_policy(rules), value=value, **kwargs)
     if deals is None:
-        deals = _asked_deals(search.value)
+        deals = _asked(search.value, "search_determinisations", 0, 0)
     if not deals:
         return search
     from psygym_agents.solvers.determinised import DeterminisedSearch

@@ -76,12 +76,21 @@ class BoardValue:
         return dense_forward(h, self.weights, np.tanh)[:, 0]
 
     def __call__(self, rules: Any, state: Hashable) -> float:
-        """``V(state)`` for player 0, memoised by state (a search meets the same leaf often)."""
+        """``V(state)`` for player 0, memoised by state (a search meets the same leaf often).
+
+        Clamped to ``rules.rest_bounds(state)``: a value never contradicts what the rules prove
+        the rest of the game can add (the compiled search clamps its leaves the same way).
+        """
         hit = self._memo.get(state)
         if hit is None:
             if len(self._memo) > 500_000:
                 self._memo.clear()
-            hit = self._memo[state] = float(self.predict(rules.observe(state, 0))[0])
+            hit = float(self.predict(rules.observe(state, 0))[0])
+            bounds = getattr(rules, "rest_bounds", None)
+            if bounds is not None:
+                lo, hi = bounds(state)
+                hit = min(max(hit, lo), hi)
+            self._memo[state] = hit
         return hit
 
     @property

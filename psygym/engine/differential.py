@@ -4,13 +4,13 @@
 with its exact probabilities) and at every node compares what the twin says of the same
 state: the state itself (bytes decoded, and the bytes of the state encoded), the player to move,
 the legal actions, the chance outcomes with their probabilities (``==``, not approximately),
-the next state after the action taken and the returns; where the twin has the edition's
-horizon, ``horizon`` (the unit of the search agent's lookahead); where it has a compiled
-observation, both players' float32 observations (equal arrays, bit for bit); and at chance
-nodes the draw the reference's ``sample_chance`` makes from a generator state against the
-twin's ``sample_chance`` from the same state (the outcome and the generator state after it).
-The first difference raises :class:`EngineMismatch` naming the game, the move and what
-differs.
+the next state after the action taken, the returns and the bounds on the rest
+(``rest_bounds``); where the twin has the edition's horizon, ``horizon`` (the unit of the
+search agent's lookahead); where it has a compiled observation, both players' float32
+observations (equal arrays, bit for bit); and at chance nodes the draw the reference's
+``sample_chance`` makes from a generator state against the twin's ``sample_chance`` from the
+same state (the outcome and the generator state after it). The first difference raises
+:class:`EngineMismatch` naming the game, the move and what differs.
 """
 
 from __future__ import annotations
@@ -100,6 +100,7 @@ def _check_game(
         _same(where, "current_player", player, game.current_player(data))
         ref_returns = tuple(rules.returns(state))
         _same(where, "returns", ref_returns, tuple(game.returns(data)))
+        _same(where, "rest_bounds", tuple(rules.rest_bounds(state)), tuple(game.rest_bounds(data)))
         if horizon:
             _same(where, "horizon", tuple(rules.horizon(state)), tuple(game.horizon(data)))
             _same(where, "phase_horizon", tuple(rules.phase_horizon(state)),

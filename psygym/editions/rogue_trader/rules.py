@@ -218,6 +218,8 @@ class RogueTraderRules(RTGeneration, RTCasting, RTBids, RTEffects, RTTurns, Rule
                 continue
             for a, ab in enumerate(self.abilities):
                 self._cands[(u, a)] = self._candidates(u, ab)
+        # How each (psyker, ability) can move the score, target by target (rest_bounds).
+        self._moves = {key: self.score_moves(*key) for key in self._cands}
         nb = self.number_base
         self._bids = tuple(tuple(range(nb, nb + cap + 1)) for cap in range(self.bid_limit + 1))
         """The legal bids up to each cap (:meth:`_legal`)."""

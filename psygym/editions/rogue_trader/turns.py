@@ -11,6 +11,7 @@ unit left in the fight (RT-6.1); the score is zero-sum (RT-6.2), and
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from psygym.combat import capped
@@ -21,8 +22,10 @@ from psygym.editions.rogue_trader.units import evolve_unit, put, shared_units
 from psygym.kernel import evolve
 
 _CHOOSE, _RECOVER, _OVER = Phase.CHOOSE, Phase.RECOVER, Phase.OVER
+_SETUP = frozenset({Phase.SETUP_LEVEL, Phase.SETUP_COUNT, Phase.SETUP_DRAW})
 _RESET = {"used": 0, "ability": -1, "target": -1, "amount": 0, "attack_bid": 0, "save_bid": 0}
 """Fields cleared whenever a psyker starts choosing (no ability under way)."""
+_UNBOUNDED = (-math.inf, math.inf)
 
 
 class RTTurns:
@@ -202,6 +205,69 @@ class RTTurns:
     def returns(self, state: State) -> tuple[float, float]:
         """Zero-sum scores (RT-6.2)."""
         return (state.score, -state.score)
+
+    def rest_bounds(self, state: State) -> tuple[float, float]:
+        """Bounds on what the rest of the game adds to player 0's score (RT-6.2).
+
+        The score moves only when an ability takes effect, or a Cure Injury fails (RT-4,
+        RT-2.5): by an ability under way, or by one a psyker of a side with a turn left holds,
+        with a candidate target still in the fight, each one way or both
+        (:meth:`score_moves`). Where none can raise player 0's score the high bound is 0, where
+        none can lower it the low one; the other sides are unbounded. A search's leaf is then
+        worth no more (or no less) than the score so far, whatever a board value reads. Loose
+        on purpose: costs, stolen and confused minds, and a cure's target at full wounds are
+        ignored; before the abilities are drawn (RT-1.3) the rest is unbounded.
+        """
+        phase = state.phase
+        if phase == _OVER:
+            return (0.0, 0.0)
+        if phase in _SETUP:  # the abilities are still being drawn
+            return _UNBOUNDED
+        units = state.units
+        ways = [0, 0]  # per side: 1 the rest can raise its score, 2 lower it
+        if state.ability >= 0:  # an ability under way, whatever its target
+            for _, way in self._moves.get((state.actor, state.ability), ()):
+                ways[state.active] |= way
+        for p in (state.active, 1 - state.active)[: min(self.game.turns - state.turn, 2)]:
+            for u in self.psykers_of[p]:
+                if units[u].fighting:
+                    for a in units[u].abilities:
+                        for t, way in self._moves[(u, a)]:
+                            if units[t].fighting:
+                                ways[p] |= way
+        up = ways[0] & 1 or ways[1] & 2
+        down = ways[0] & 2 or ways[1] & 1
+        return (-math.inf if down else 0.0, math.inf if up else 0.0)
+
+    def score_moves(self, u: int, a: int) -> tuple[tuple[int, int], ...]:
+        """How ability ``a`` of psyker ``u`` can move the score, per candidate target (static).
+
+        ``(target, way)`` for each target it can move the score with: ``way`` 1 where it can
+        raise the score of ``u``'s side, 2 lower it, 3 both (RT-4, RT-2.5, RT-6.2). Wounds move
+        the score by the target's value per wound against its side (a heal for it), a removal
+        credits the caster with the wounds it takes off (``removal_scores_wounds``), and an
+        ability's own ``value`` credits the caster (RT-4.8).
+        """
+        ab = self.abilities[a]
+        effect, value, own = ab.effect, self.value[a], self.owner[u]
+        out = []
+        for t in self._cands[(u, a)]:
+            way = (1 if value > 0 else 0) | (2 if value < 0 else 0)
+            vpw = self.vpw[t]
+            up = 1 if vpw > 0 else 2  # the way a wound's worth credited to u's side goes
+            mine = up if self.owner[t] == own else 3 - up  # a heal of t, for u's side
+            if vpw != 0:
+                if effect in ("mental", "missile"):
+                    way |= 3 - mine
+                elif effect == "remove" and self.game.removal_scores_wounds:
+                    way |= up
+                elif effect == "cure_wounds":
+                    way |= mine
+                elif effect == "cure_injury":  # it heals, or wounds when it fails (RT-2.5)
+                    way |= 3
+            if way:
+                out.append((t, way))
+        return tuple(out)
 
     def game_info(self) -> GameInfo:
         """Sizes and bounds: the largest chance node and player 0's score bounds (RT-6.2).

@@ -362,6 +362,13 @@ PYBIND11_MODULE(_core, m) {
              return std::make_pair(h[0], h[1]);
            },
            py::arg("state"), "(battle round, phase): the reference's rules.phase_horizon.")
+      .def("rest_bounds",
+           [](const PyGame& g, const py::bytes& state) {
+             double b[2];
+             g.game->rest_bounds(bytes_of(checked(*g.game, state)), b);
+             return std::make_pair(b[0], b[1]);
+           },
+           py::arg("state"), "(low, high): the reference's rules.rest_bounds.")
       .def_property_readonly("has_horizon", [](const PyGame& g) { return g.game->has_horizon(); },
                              "Whether horizon() is the edition's own (else the default (0, 0)).")
       .def_property_readonly(

@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -105,6 +106,14 @@ class Game {
   // Whether simultaneous() is the twin of the edition's rules.simultaneous_info: the core's
   // solver then plays the secret pairs as matrix games; otherwise they are searched in Python.
   virtual bool has_simultaneous() const { return false; }
+  // Bounds on what the rest of the game from `s` adds to player 0's score, into out[0] (low)
+  // and out[1] (high), as the reference's rules.rest_bounds: the search agent's board value is
+  // clamped to them at a leaf. The default is the reference's: unbounded.
+  virtual void rest_bounds(const uint8_t* s, double out[2]) const {
+    (void)s;
+    out[0] = -std::numeric_limits<double>::infinity();
+    out[1] = std::numeric_limits<double>::infinity();
+  }
 
   // Length of observe()'s vector; 0 where the game has no compiled observation.
   virtual std::size_t observation_size() const { return 0; }

@@ -1,5 +1,6 @@
 #include "solver.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -73,7 +74,10 @@ double Solver::leaf(const uint8_t* s) {
   const uint64_t hash = leaves_.hash(s);
   if (const double* hit = leaves_.find(s, hash)) return r[0] + *hit;
   game_.observe(s, 0, observation_.data());
-  const double v = (*value_)(observation_.data());
+  // BoardValue.__call__: the value clamped to what the rest of the game can still add.
+  double bounds[2];
+  game_.rest_bounds(s, bounds);
+  const double v = std::min(std::max((*value_)(observation_.data()), bounds[0]), bounds[1]);
   if (leaves_.size() > kLeafMemo) leaves_.clear();
   leaves_.insert(s, v, hash);
   return r[0] + v;

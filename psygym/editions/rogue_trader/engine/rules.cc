@@ -48,6 +48,7 @@ RogueTraderGame::RogueTraderGame(ScenarioSpec spec)
       }
     }
   }
+  build_moves();
   // The scenario's numbers may still make a first state the twin refuses: say so here.
   std::vector<uint8_t> first(layout_.size);
   build_initial(first.data());

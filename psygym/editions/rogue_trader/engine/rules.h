@@ -14,6 +14,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "chances.h"
@@ -49,6 +50,9 @@ class RogueTraderGame : public Game {
   bool simultaneous(const uint8_t* s, std::vector<int32_t>* rows,
                     std::vector<int32_t>* cols) const override;
   bool has_simultaneous() const override { return true; }
+  // turns.rest_bounds (turns.cc): a side of the bounds is 0 where nothing left can move the
+  // score that way (RT-6.2).
+  void rest_bounds(const uint8_t* s, double out[2]) const override;
 
  private:
   // A state being built in place: its header, and its bytes for the unit records.
@@ -134,6 +138,12 @@ class RogueTraderGame : public Game {
   void next_actor(Work& w, int after) const;
   int first_actor(const uint8_t* b, int active, int after) const;
   static void game_over(Work& w);
+  // turns.score_moves for every (psyker, ability): (target, way) pairs, into moves_.
+  void build_moves();
+  const std::vector<std::pair<int, int>>& moves(int u, int a) const {
+    return moves_[static_cast<std::size_t>(u) * static_cast<std::size_t>(sc_.n_abilities) +
+                  static_cast<std::size_t>(a)];
+  }
 
   // generation.py (RT-1).
   void setup_from(Work& w, int u, bool count_stage) const;
@@ -152,6 +162,7 @@ class RogueTraderGame : public Game {
   std::vector<double> one_over_;   // float(Fraction(1, m)) for a draw among m abilities
   std::vector<std::vector<Outcome>> level_outcomes_, count_outcomes_;  // by unit
   std::vector<std::vector<int>> wound36_;  // [ability][unit * 5 + aura]: p36 of an attack
+  std::vector<std::vector<std::pair<int, int>>> moves_;  // [unit * A + ability]: score_moves
   mutable std::mutex resolve_mutex_;
   mutable std::unordered_map<uint64_t, std::vector<Outcome>> resolve_cache_;
 };

@@ -8,6 +8,7 @@
 // The reference's _end_turn and _begin_turn call each other while nobody can act; here
 // begin_turn loops over such turns instead, so nothing recurses.
 #include <algorithm>
+#include <limits>
 
 #include "rules.h"
 
@@ -130,6 +131,68 @@ void RogueTraderGame::game_over(Work& w) {
   w.h.used = 0;
   w.h.ability = w.h.target = -1;
   w.h.amount = w.h.attack_bid = w.h.save_bid = 0;
+}
+
+void RogueTraderGame::rest_bounds(const uint8_t* s, double out[2]) const {
+  // turns.rest_bounds: per side with a turn left, the ways its fighting psykers' abilities can
+  // move the score against candidate targets still in the fight (1 raise its score, 2 lower
+  // it), and those of an ability under way; a side of the bounds is 0 where no way leads
+  // there. Before the abilities are drawn (set-up): unbounded.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const Header h = load_header(s);
+  out[0] = out[1] = 0.0;
+  if (h.phase == kOver) return;
+  if (h.phase == kSetupLevel || h.phase == kSetupCount || h.phase == kSetupDraw) {
+    out[0] = -kInf;
+    out[1] = kInf;
+    return;
+  }
+  int ways[2] = {0, 0};
+  if (h.ability >= 0)
+    for (const auto& [t, way] : moves(h.actor, h.ability)) ways[h.active] |= way;
+  const int sides = std::min(sc_.turns - static_cast<int>(h.turn), 2);
+  for (int k = 0; k < sides; ++k) {
+    const int p = k == 0 ? h.active : 1 - h.active;
+    for (int u : sc_.psykers_of[p]) {
+      if (!unit(s, u).fighting()) continue;
+      each_held(s, layout_, u, [&](int a) {
+        for (const auto& [t, way] : moves(u, a))
+          if (unit(s, t).fighting()) ways[p] |= way;
+        return true;
+      });
+    }
+  }
+  if ((ways[0] & 2) || (ways[1] & 1)) out[0] = -kInf;
+  if ((ways[0] & 1) || (ways[1] & 2)) out[1] = kInf;
+}
+
+void RogueTraderGame::build_moves() {
+  // turns.score_moves: wounds move the score by the target's value per wound against its side
+  // (a heal for it), a removal credits the caster with the wounds it takes off, an ability's
+  // own value credits the caster (RT-4, RT-2.5, RT-6.2).
+  const int n = sc_.n_units, na = sc_.n_abilities;
+  moves_.assign(static_cast<std::size_t>(n) * static_cast<std::size_t>(na), {});
+  for (int u = 0; u < n; ++u) {
+    if (!unit_data(u).psyker) continue;
+    for (int a = 0; a < na; ++a) {
+      const AbilityData& ab = ability_data(a);
+      auto& out = moves_[static_cast<std::size_t>(u) * static_cast<std::size_t>(na) +
+                         static_cast<std::size_t>(a)];
+      for (int t : cands(u, a)) {
+        int way = (ab.value > 0 ? 1 : 0) | (ab.value < 0 ? 2 : 0);
+        const double vpw = unit_data(t).vpw;
+        const int up = vpw > 0 ? 1 : 2;
+        const int mine = unit_data(t).owner == unit_data(u).owner ? up : 3 - up;
+        if (vpw != 0.0) {
+          if (ab.effect == kMental || ab.effect == kMissile) way |= 3 - mine;
+          else if (ab.effect == kRemove && sc_.removal_scores_wounds) way |= up;
+          else if (ab.effect == kCureWounds) way |= mine;
+          else if (ab.effect == kCureInjury) way |= 3;
+        }
+        if (way) out.emplace_back(t, way);
+      }
+    }
+  }
 }
 
 }  // namespace rogue_trader
