@@ -24,6 +24,7 @@ Shipped models live in ``agents/pretrained/value-<edition>-<scenario>.safetensor
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
@@ -85,11 +86,12 @@ class BoardValue:
         if hit is None:
             if len(self._memo) > 500_000:
                 self._memo.clear()
-            hit = float(self.predict(rules.observe(state, 0))[0])
             bounds = getattr(rules, "rest_bounds", None)
-            if bounds is not None:
-                lo, hi = bounds(state)
-                hit = min(max(hit, lo), hi)
+            lo, hi = bounds(state) if bounds is not None else (-math.inf, math.inf)
+            if lo == hi:  # the rules leave one value: no need to run the network
+                hit = lo
+            else:
+                hit = min(max(float(self.predict(rules.observe(state, 0))[0]), lo), hi)
             self._memo[state] = hit
         return hit
 

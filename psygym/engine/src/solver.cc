@@ -73,11 +73,15 @@ double Solver::leaf(const uint8_t* s) {
   if (!value_) return r[0];
   const uint64_t hash = leaves_.hash(s);
   if (const double* hit = leaves_.find(s, hash)) return r[0] + *hit;
-  game_.observe(s, 0, observation_.data());
-  // BoardValue.__call__: the value clamped to what the rest of the game can still add.
+  // BoardValue.__call__: the value clamped to what the rest of the game can still add (the
+  // network is not run where the bounds leave one value).
   double bounds[2];
   game_.rest_bounds(s, bounds);
-  const double v = std::min(std::max((*value_)(observation_.data()), bounds[0]), bounds[1]);
+  double v = bounds[0];
+  if (bounds[0] != bounds[1]) {
+    game_.observe(s, 0, observation_.data());
+    v = std::min(std::max((*value_)(observation_.data()), bounds[0]), bounds[1]);
+  }
   if (leaves_.size() > kLeafMemo) leaves_.clear();
   leaves_.insert(s, v, hash);
   return r[0] + v;
