@@ -140,9 +140,12 @@ class RogueTraderGame : public Game {
   static void game_over(Work& w);
   // turns.score_moves for every (psyker, ability): (target, way) pairs, into moves_.
   void build_moves();
+  std::size_t move_slot(int u, int a) const {
+    return static_cast<std::size_t>(u) * static_cast<std::size_t>(sc_.n_abilities) +
+           static_cast<std::size_t>(a);
+  }
   const std::vector<std::pair<int, int>>& moves(int u, int a) const {
-    return moves_[static_cast<std::size_t>(u) * static_cast<std::size_t>(sc_.n_abilities) +
-                  static_cast<std::size_t>(a)];
+    return moves_[move_slot(u, a)];
   }
 
   // generation.py (RT-1).

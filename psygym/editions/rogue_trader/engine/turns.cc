@@ -176,8 +176,7 @@ void RogueTraderGame::build_moves() {
     if (!unit_data(u).psyker) continue;
     for (int a = 0; a < na; ++a) {
       const AbilityData& ab = ability_data(a);
-      auto& out = moves_[static_cast<std::size_t>(u) * static_cast<std::size_t>(na) +
-                         static_cast<std::size_t>(a)];
+      auto& out = moves_[move_slot(u, a)];
       for (int t : cands(u, a)) {
         int way = (ab.value > 0 ? 1 : 0) | (ab.value < 0 ? 2 : 0);
         const double vpw = unit_data(t).vpw;
